@@ -1,0 +1,116 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+)
+
+// Service is the domain layer the adapters call through the bot package.
+type Service struct {
+	store  Store
+	issuer Issuer
+	clock  Clock
+	log    *slog.Logger
+}
+
+// NewService returns a Service over the given store and issuing service.
+// A nil clock means the system clock; a nil logger discards.
+func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Service {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, issuer: issuer, clock: clock, log: log}
+}
+
+// CollectionQuery says whose POAPs to list: a wallet typed by the member, or
+// a member of the same platform (by platform id, or by display name), or,
+// when all are empty, the caller.
+type CollectionQuery struct {
+	Wallet           string
+	MemberExternalID string
+	MemberName       string
+}
+
+// Collection is the answer to a CollectionQuery: the wallet that was read
+// and its POAPs, newest first.
+type Collection struct {
+	Wallet   string
+	Holdings []Holding
+}
+
+// Collection lists the POAPs held by the wallet the query names. Errors:
+// ErrInvalidWallet (as *WalletError) for a malformed wallet, ErrNotLinked
+// when the member to read has no wallet, ErrUnknownMember when a named member
+// is not known, and the issuer's ErrIssuerUnavailable or ErrIssuerRejected.
+func (s *Service) Collection(ctx context.Context, platform Platform, callerExternalID string, q CollectionQuery) (Collection, error) {
+	wallet, err := s.resolveWallet(ctx, platform, callerExternalID, q)
+	if err != nil {
+		return Collection{}, err
+	}
+	holdings, err := s.issuer.Holdings(ctx, wallet)
+	if err != nil {
+		return Collection{}, fmt.Errorf("collection: %w", err)
+	}
+	slices.SortStableFunc(holdings, func(a, b Holding) int {
+		if c := b.MintedAt.Compare(a.MintedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.DropID, a.DropID)
+	})
+	return Collection{Wallet: wallet, Holdings: holdings}, nil
+}
+
+// resolveWallet turns a query into the wallet identifier to scan.
+func (s *Service) resolveWallet(ctx context.Context, platform Platform, callerID string, q CollectionQuery) (string, error) {
+	if q.Wallet != "" {
+		_, value, err := ParseWallet(q.Wallet)
+		return value, err
+	}
+	var (
+		user User
+		err  error
+	)
+	switch {
+	case q.MemberExternalID != "":
+		user, err = s.store.FindUser(ctx, platform, q.MemberExternalID)
+	case q.MemberName != "":
+		user, err = s.store.FindUserByName(ctx, platform, q.MemberName)
+	default:
+		user, err = s.store.FindUser(ctx, platform, callerID)
+		if errors.Is(err, ErrNotFound) {
+			return "", ErrNotLinked
+		}
+	}
+	if errors.Is(err, ErrNotFound) {
+		return "", ErrUnknownMember
+	}
+	if err != nil {
+		return "", fmt.Errorf("collection: %w", err)
+	}
+	return s.primaryWallet(ctx, user.ID)
+}
+
+// primaryWallet returns the value of the user's primary wallet, or
+// ErrNotLinked.
+func (s *Service) primaryWallet(ctx context.Context, userID int64) (string, error) {
+	wallets, err := s.store.Wallets(ctx, userID)
+	if err != nil {
+		return "", fmt.Errorf("collection: %w", err)
+	}
+	for _, w := range wallets {
+		if w.Primary {
+			return w.Value, nil
+		}
+	}
+	if len(wallets) > 0 {
+		return wallets[0].Value, nil
+	}
+	return "", ErrNotLinked
+}
