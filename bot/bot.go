@@ -1,0 +1,154 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// Observer counts commands; web.Metrics satisfies it.
+type Observer interface {
+	ObserveCommand(platform, command, outcome string)
+}
+
+// Options configure a Bot.
+type Options struct {
+	// Name is the bot's display name, used in replies.
+	Name string
+	// CommandTimeout bounds one command, also while the process shuts
+	// down. Default 30 s.
+	CommandTimeout time.Duration
+	Observer       Observer
+	Logger         *slog.Logger
+}
+
+// Bot is the command table bound to the core service. Adapters hand it
+// requests and render its replies.
+type Bot struct {
+	svc      *core.Service
+	name     string
+	timeout  time.Duration
+	observer Observer
+	log      *slog.Logger
+	commands []*Command
+	byName   map[string]*Command
+	inflight sync.WaitGroup
+}
+
+// New returns the bot with its full command table.
+func New(svc *core.Service, opts Options) *Bot {
+	b := &Bot{
+		svc:      svc,
+		name:     opts.Name,
+		timeout:  opts.CommandTimeout,
+		observer: opts.Observer,
+		log:      opts.Logger,
+		byName:   map[string]*Command{},
+	}
+	if b.name == "" {
+		b.name = "POAP bot"
+	}
+	if b.timeout <= 0 {
+		b.timeout = 30 * time.Second
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	b.register(b.helpCommand())
+	b.register(b.poapsCommand())
+	return b
+}
+
+func (b *Bot) register(c *Command) {
+	b.commands = append(b.commands, c)
+	b.byName[c.Name] = c
+}
+
+// Commands returns the command table in declaration order. Callers must not
+// modify it.
+func (b *Bot) Commands() []*Command { return b.commands }
+
+// Command returns the command with that name ("poaps", "drop add"), or nil.
+func (b *Bot) Command(name string) *Command { return b.byName[name] }
+
+// Handle runs one request and always returns a reply: errors become the
+// words a member reads (see Explain). The command runs to completion even
+// when ctx is cancelled by a shutdown, bounded by the command timeout, so a
+// member never loses a half-done step; Wait lets the process wait for it.
+func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
+	b.inflight.Add(1)
+	defer b.inflight.Done()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.timeout)
+	defer cancel()
+
+	cmd := b.byName[req.Command]
+	if cmd == nil {
+		return b.finish(req, Reply{}, ErrUnknownCommand)
+	}
+	if !allowed(cmd.Access, req.Caller) {
+		return b.finish(req, Reply{}, core.ErrForbidden)
+	}
+	reply, err := cmd.Handler(ctx, req)
+	return b.finish(req, reply, err)
+}
+
+// HandleLine parses a typed command line and runs it, filling req.Command
+// and req.Options. Lines that are not commands return ok false.
+func (b *Bot) HandleLine(ctx context.Context, req *Request, line, botName string) (reply Reply, ok bool) {
+	cmd, opts, err := b.ParseLine(line, botName)
+	switch {
+	case errors.Is(err, ErrNotACommand):
+		return Reply{}, false
+	case err != nil:
+		req.Command = commandWord(line)
+		return b.finish(req, Reply{}, err), true
+	}
+	req.Command, req.Options = cmd.Name, opts
+	return b.Handle(ctx, req), true
+}
+
+// Wait blocks until every command in flight has finished, or ctx is done.
+func (b *Bot) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { b.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// finish turns an error into a reply, logs and counts the outcome.
+func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
+	outcome := "ok"
+	if err != nil {
+		reply, outcome = b.explain(req, err)
+	}
+	if b.observer != nil {
+		b.observer.ObserveCommand(string(req.Platform), metricName(b, req.Command), outcome)
+	}
+	return reply
+}
+
+// metricName keeps the command label bounded: unknown names become "unknown".
+func metricName(b *Bot, name string) string {
+	if b.byName[name] == nil {
+		return "unknown"
+	}
+	return name
+}
+
+func allowed(a Access, c Caller) bool {
+	switch a {
+	case ManageDrops:
+		return c.ManagesDrops
+	case ManageRoles:
+		return c.ManagesRoles
+	}
+	return true
+}

@@ -1,0 +1,175 @@
+// Package bot holds what every chat adapter shares: the command table
+// (declared once, rendered by each adapter), the request a platform event
+// becomes, the platform-neutral reply, and the one place where errors become
+// the words a member reads.
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// OptionType is the type of a command option, as each platform renders it.
+type OptionType int
+
+// The option types. Adapters map them to their platform's types: Discord
+// slash-command option types, positional words on Telegram and the console.
+const (
+	String OptionType = iota
+	Integer
+	Boolean
+	Member
+	Role
+	Channel
+	Attachment
+)
+
+func (t OptionType) String() string {
+	switch t {
+	case Integer:
+		return "integer"
+	case Boolean:
+		return "boolean"
+	case Member:
+		return "member"
+	case Role:
+		return "role"
+	case Channel:
+		return "channel"
+	case Attachment:
+		return "attachment"
+	}
+	return "text"
+}
+
+// Option is one named argument of a command.
+type Option struct {
+	Name        string
+	Description string
+	Type        OptionType
+	Required    bool
+	// Choices, when set, are the only accepted values.
+	Choices []string
+	// Hidden options are not rendered as platform options (Discord) nor
+	// listed by /help; they carry state such as a page number for buttons.
+	Hidden bool
+}
+
+// Access says who may run a command.
+type Access int
+
+// Access levels. Platforms decide what makes a member a moderator: Discord
+// permissions (Manage Server for drops, Manage Roles for gates), Telegram
+// chat administrators, and the console user.
+const (
+	Anyone Access = iota
+	Members
+	ManageDrops
+	ManageRoles
+)
+
+// Handler runs a command and returns its reply. Errors are turned into words
+// by Explain; a handler returns domain sentinels, not user text.
+type Handler func(ctx context.Context, req *Request) (Reply, error)
+
+// Command is one entry of the command table. Name is one word ("poaps") or a
+// group and a subcommand ("drop add").
+type Command struct {
+	Name        string
+	Description string
+	Options     []Option
+	Access      Access
+	Handler     Handler
+}
+
+// Group returns the first word of the name, and Sub the second ("" when the
+// command has no group).
+func (c *Command) Group() string { g, _, _ := strings.Cut(c.Name, " "); return g }
+
+// Sub returns the subcommand word of a grouped command, or "".
+func (c *Command) Sub() string { _, s, _ := strings.Cut(c.Name, " "); return s }
+
+// Option returns the declared option with that name, or nil.
+func (c *Command) Option(name string) *Option {
+	for i := range c.Options {
+		if c.Options[i].Name == name {
+			return &c.Options[i]
+		}
+	}
+	return nil
+}
+
+// Usage renders the command as a one-line synopsis: /poaps [wallet] [member].
+func (c *Command) Usage() string {
+	var b strings.Builder
+	b.WriteString("/" + c.Name)
+	for _, o := range c.Options {
+		if o.Hidden {
+			continue
+		}
+		if o.Required {
+			b.WriteString(" <" + o.Name + ">")
+		} else {
+			b.WriteString(" [" + o.Name + "]")
+		}
+	}
+	return b.String()
+}
+
+// Caller is the member who runs a command, in the platform's terms.
+type Caller struct {
+	ExternalID string
+	Name       string
+	// ManagesDrops and ManagesRoles are the platform's verdict on the
+	// member's rights in this place (see Access).
+	ManagesDrops bool
+	ManagesRoles bool
+}
+
+// Place is where a command runs: a Discord server, a Telegram chat, the
+// console.
+type Place struct {
+	ExternalID string
+	Name       string
+	// Private is true in the bot's private chat (Telegram) or a DM.
+	Private bool
+}
+
+// Request is a command invocation as the adapters hand it to the bot.
+// Options holds the raw text of every given option, by name.
+type Request struct {
+	Platform core.Platform
+	Place    Place
+	Caller   Caller
+	Command  string
+	Options  map[string]string
+}
+
+// String returns the option's text, or "".
+func (r *Request) String(name string) string { return r.Options[name] }
+
+// Int returns the option as an integer, with ok false when it was not given.
+// A value that is not a whole number is an *OptionError.
+func (r *Request) Int(name string) (n int64, ok bool, err error) {
+	s, ok := r.Options[name]
+	if !ok || s == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, true, &OptionError{Option: name, Reason: "must be a whole number"}
+	}
+	return n, true, nil
+}
+
+// OptionError says which option of a command was wrong, and why.
+type OptionError struct {
+	Option string
+	Reason string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("option %s: %s", e.Option, e.Reason) }

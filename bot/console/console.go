@@ -1,0 +1,196 @@
+// Package console is the terminal adapter: it reads command lines from
+// standard input and prints the bot's replies, acting as the member
+// "console" of the tenant "console", with moderator rights.
+package console
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// Owner is the member the console acts as until /as says otherwise. It has
+// moderator rights.
+const Owner = "console"
+
+// maxLine bounds one input line; longer lines are refused, not buffered.
+const maxLine = 64 << 10
+
+// Console is one terminal session.
+type Console struct {
+	bot         *bot.Bot
+	in          io.Reader
+	out         io.Writer
+	interactive bool
+	member      string
+}
+
+// New returns a console over in and out. Interactive sessions (a terminal)
+// get a prompt; piped input gets none.
+func New(b *bot.Bot, in io.Reader, out io.Writer, interactive bool) *Console {
+	return &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner}
+}
+
+// Run reads and runs lines until the input ends (it returns nil), /quit is
+// typed, or ctx is done (it returns ctx.Err()). Commands run one at a time,
+// in order.
+func (c *Console) Run(ctx context.Context) error {
+	lines := make(chan lineOrErr)
+	go c.read(ctx, lines)
+	for {
+		c.prompt()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			if l.err != nil {
+				c.printf("%s\n", l.err)
+				continue
+			}
+			if !c.runLine(ctx, l.text) {
+				return nil
+			}
+		}
+	}
+}
+
+// runLine handles one line; it returns false when the session should end.
+func (c *Console) runLine(ctx context.Context, line string) bool {
+	line = strings.TrimSpace(line)
+	word, arg, _ := strings.Cut(line, " ")
+	switch word {
+	case "":
+		return true
+	case "/quit", "/exit":
+		return false
+	case "/as":
+		c.switchMember(strings.TrimSpace(arg))
+		return true
+	}
+	req := &bot.Request{
+		Platform: core.Console,
+		Place:    bot.Place{ExternalID: "console", Name: "console", Private: true},
+		Caller: bot.Caller{
+			ExternalID:   c.member,
+			Name:         c.member,
+			ManagesDrops: c.member == Owner,
+			ManagesRoles: c.member == Owner,
+		},
+	}
+	reply, ok := c.bot.HandleLine(ctx, req, line, "")
+	if !ok {
+		c.printf("Commands start with a slash. Type /help to see them.\n")
+		return true
+	}
+	if word == "/help" {
+		reply.Text += "\n\nOn the console: " + "`/as NAME` acts as another member (`/as " + Owner + "` is the moderator), `/quit` leaves."
+	}
+	c.render(reply)
+	return true
+}
+
+func (c *Console) switchMember(name string) {
+	if name == "" || strings.ContainsAny(name, " \t") {
+		c.printf("Give one name: /as alice\n")
+		return
+	}
+	c.member = name
+	role := "a member"
+	if name == Owner {
+		role = "the moderator"
+	}
+	c.printf("You are now %s, %s.\n", name, role)
+}
+
+// render prints a reply as plain text, then its image and buttons.
+func (c *Console) render(r bot.Reply) {
+	c.printf("%s\n", bot.PlainText(r.Text))
+	if r.Image != "" {
+		c.printf("  image: %s\n", r.Image)
+	}
+	for _, b := range r.Buttons {
+		switch {
+		case b.URL != "":
+			c.printf("  [%s] %s\n", b.Label, b.URL)
+		case b.Command != "":
+			c.printf("  [%s] type: %s\n", b.Label, b.Command)
+		}
+	}
+}
+
+func (c *Console) prompt() {
+	if c.interactive {
+		c.printf("%s> ", c.member)
+	}
+}
+
+func (c *Console) printf(format string, args ...any) {
+	fmt.Fprintf(c.out, format, args...)
+}
+
+type lineOrErr struct {
+	text string
+	err  error
+}
+
+// errLineTooLong is reported for a line over maxLine bytes; the line is
+// skipped and the session goes on.
+var errLineTooLong = errors.New("that line is too long (over 64 KiB) and was skipped")
+
+// read sends input lines until EOF or ctx is done, then closes the channel.
+func (c *Console) read(ctx context.Context, out chan<- lineOrErr) {
+	defer close(out)
+	r := bufio.NewReaderSize(c.in, 4096)
+	for {
+		line, err := readLine(r)
+		if errors.Is(err, io.EOF) && line == "" {
+			return
+		}
+		item := lineOrErr{text: line}
+		if errors.Is(err, errLineTooLong) {
+			item = lineOrErr{err: err}
+		}
+		select {
+		case out <- item:
+		case <-ctx.Done():
+			return
+		}
+		if errors.Is(err, io.EOF) {
+			return
+		}
+	}
+}
+
+// readLine reads one line without its newline, discarding the rest of a
+// line over maxLine bytes.
+func readLine(r *bufio.Reader) (string, error) {
+	var b strings.Builder
+	tooLong := false
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return b.String(), err
+		}
+		if b.Len()+len(chunk) > maxLine {
+			tooLong = true
+		} else {
+			b.Write(chunk)
+		}
+		if !isPrefix {
+			break
+		}
+	}
+	if tooLong {
+		return "", errLineTooLong
+	}
+	return b.String(), nil
+}

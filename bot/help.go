@@ -1,0 +1,36 @@
+package bot
+
+import (
+	"context"
+	"strings"
+)
+
+func (b *Bot) helpCommand() *Command {
+	return &Command{
+		Name:        "help",
+		Description: "What this bot can do here, and what to do first",
+		Access:      Anyone,
+		Handler:     b.help,
+	}
+}
+
+// help lists the commands the caller may run here, with their usage.
+func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
+	var s strings.Builder
+	s.WriteString("**" + b.name + "** hands out POAPs, shows collections and gates roles on the POAPs a wallet holds.\n\n")
+	s.WriteString("**Start here:** " + codeSpan("/poaps <wallet>") + " shows the POAPs a 0x address, ENS name or e-mail holds.\n\n")
+	s.WriteString("**Commands**\n")
+	for _, c := range b.commands {
+		if !allowed(c.Access, req.Caller) {
+			continue
+		}
+		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
+		for _, o := range c.Options {
+			if o.Hidden {
+				continue
+			}
+			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
+		}
+	}
+	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil
+}

@@ -1,0 +1,75 @@
+package bot
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+func TestBot_ParseLine(t *testing.T) {
+	b := New(core.NewService(nil, nil, nil, nil), Options{})
+	b.register(&Command{Name: "drop add", Options: []Option{
+		{Name: "event", Type: Integer, Required: true},
+		{Name: "edit_code", Type: String, Required: true},
+		{Name: "codeword", Type: String},
+	}})
+	tests := []struct {
+		line     string
+		wantCmd  string
+		wantOpts map[string]string
+	}{
+		{"/poaps", "poaps", map[string]string{}},
+		{"  /poaps 0xabc  ", "poaps", map[string]string{"wallet": "0xabc"}},
+		{"/POAPS@MyBot 0xabc", "poaps", map[string]string{"wallet": "0xabc"}},
+		{"/poaps member:alice", "poaps", map[string]string{"member": "alice"}},
+		{"/poaps wallet:0xabc page:2", "poaps", map[string]string{"wallet": "0xabc", "page": "2"}},
+		{"/poaps page:2 0xabc", "poaps", map[string]string{"wallet": "0xabc", "page": "2"}},
+		{"/drop add 123 654321", "drop add", map[string]string{"event": "123", "edit_code": "654321"}},
+		{`/drop add 123 654321 "open sesame"`, "drop add", map[string]string{"event": "123", "edit_code": "654321", "codeword": "open sesame"}},
+		{"/drop add 123 654321 open sesame", "drop add", map[string]string{"event": "123", "edit_code": "654321", "codeword": "open sesame"}},
+		{`/drop add event:7 edit_code:"111 222"`, "drop add", map[string]string{"event": "7", "edit_code": "111 222"}},
+	}
+	for _, tt := range tests {
+		cmd, opts, err := b.ParseLine(tt.line, "mybot")
+		if err != nil {
+			t.Errorf("ParseLine(%q) error = %v", tt.line, err)
+			continue
+		}
+		if cmd.Name != tt.wantCmd || !cmp.Equal(opts, tt.wantOpts) {
+			t.Errorf("ParseLine(%q) = %q %v, want %q %v", tt.line, cmd.Name, opts, tt.wantCmd, tt.wantOpts)
+		}
+	}
+}
+
+func TestBot_ParseLine_Errors(t *testing.T) {
+	b := New(core.NewService(nil, nil, nil, nil), Options{})
+	var optErr *OptionError
+	tests := []struct {
+		line string
+		want func(error) bool
+	}{
+		{"hello", func(err error) bool { return errors.Is(err, ErrNotACommand) }},
+		{"/", func(err error) bool { return errors.Is(err, ErrNotACommand) }},
+		{"/nope", func(err error) bool { return errors.Is(err, ErrUnknownCommand) }},
+		{"/poaps@OtherBot 0xabc", func(err error) bool { return errors.Is(err, ErrUnknownCommand) }},
+		{`/poaps "0xabc`, func(err error) bool { return errors.As(err, &optErr) }},
+		{"/help extra words", func(err error) bool { return errors.As(err, &optErr) }},
+	}
+	for _, tt := range tests {
+		_, _, err := b.ParseLine(tt.line, "mybot")
+		if !tt.want(err) {
+			t.Errorf("ParseLine(%q) error = %v, not the expected kind", tt.line, err)
+		}
+	}
+}
+
+func TestPlainText(t *testing.T) {
+	in := "**POAPs of `0xabc`**\n1. **Drop** · [image](https://x.test/a.png?size=small)\n```\ncode *here*\n```"
+	want := "POAPs of 0xabc\n1. Drop · image <https://x.test/a.png?size=small>\n    code *here*"
+	if got := PlainText(in); got != want {
+		t.Errorf("PlainText() = %q, want %q", got, want)
+	}
+}

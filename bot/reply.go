@@ -1,0 +1,56 @@
+package bot
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Reply is the platform-neutral answer to a command. Text uses a small
+// Markdown subset every adapter can render: **bold**, `code`, fenced code
+// blocks and [label](url) links.
+type Reply struct {
+	Text string
+	// Personal replies are ephemeral on Discord and go to the private chat
+	// on Telegram.
+	Personal bool
+	// Image is shown with the reply when the platform can (a thumbnail).
+	Image string
+	// Buttons are link buttons (URL set) or command buttons (Command set:
+	// a command line the adapter runs for whoever presses it).
+	Buttons []Button
+}
+
+// Button is a link or a command under a reply.
+type Button struct {
+	Label   string
+	URL     string
+	Command string
+}
+
+var (
+	mdLink = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^)\s]+)\)`)
+	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+)
+
+// PlainText renders Markdown-subset text for a plain terminal: links become
+// "label <url>", bold and inline-code marks are dropped, code fences are
+// kept as indented blocks.
+func PlainText(s string) string {
+	var out []string
+	inFence := false
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			out = append(out, "    "+line)
+			continue
+		}
+		line = mdLink.ReplaceAllString(line, "$1 <$2>")
+		line = mdBold.ReplaceAllString(line, "$1")
+		line = strings.ReplaceAll(line, "`", "")
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,98 @@
+package core_test
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+func TestParseWallet(t *testing.T) {
+	tests := []struct {
+		in        string
+		wantKind  core.WalletKind
+		wantValue string
+	}{
+		// EIP-55 vectors from the ERC-55 text.
+		{"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", core.KindAddress, "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"},
+		{"0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", core.KindAddress, "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"},
+		{"0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB", core.KindAddress, "0xdbf03b407c01e7cd3cbea99509d93f8dddc8c6fb"},
+		{"0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb", core.KindAddress, "0xd1220a0cf47c7b9be7a2e6ba89f429762e7b9adb"},
+		{"0x52908400098527886E0F7030069857D2E4169EE7", core.KindAddress, "0x52908400098527886e0f7030069857d2e4169ee7"},
+		{"0xde709f2102306220921060314715629080e2fb77", core.KindAddress, "0xde709f2102306220921060314715629080e2fb77"},
+		{"  0x27b1fdb04752bbc536007a920d24acb045561c26 ", core.KindAddress, "0x27b1fdb04752bbc536007a920d24acb045561c26"},
+		{"Vitalik.ETH", core.KindENS, "vitalik.eth"},
+		{"sub.name-1.eth", core.KindENS, "sub.name-1.eth"},
+		{"Alice@Example.org", core.KindEmail, "alice@example.org"},
+		{"a.b+poap@mail.example.co.uk", core.KindEmail, "a.b+poap@mail.example.co.uk"},
+	}
+	for _, tt := range tests {
+		kind, value, err := core.ParseWallet(tt.in)
+		if err != nil || kind != tt.wantKind || value != tt.wantValue {
+			t.Errorf("ParseWallet(%q) = %q, %q, %v, want %q, %q, nil", tt.in, kind, value, err, tt.wantKind, tt.wantValue)
+		}
+	}
+}
+
+func TestParseWallet_Invalid(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"0x12",
+		"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD", // one flipped letter: bad checksum
+		"0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaez", // not hex
+		"0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed00",
+		"vitalik",
+		"vitalik..eth",
+		"-bad.eth",
+		"bad_name.eth",
+		"alice@",
+		"alice@localhost",
+		"Alice <alice@example.org>",
+	} {
+		_, _, err := core.ParseWallet(in)
+		var werr *core.WalletError
+		if !errors.Is(err, core.ErrInvalidWallet) || !errors.As(err, &werr) || werr.Reason == "" {
+			t.Errorf("ParseWallet(%q) error = %v, want a *WalletError matching ErrInvalidWallet", in, err)
+		}
+	}
+}
+
+func TestChecksumAddress(t *testing.T) {
+	const want = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+	if got := core.ChecksumAddress("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"); got != want {
+		t.Errorf("ChecksumAddress() = %s, want %s", got, want)
+	}
+}
+
+func TestSecret_Redacts(t *testing.T) {
+	s := core.Secret("hunter2")
+	for _, got := range []string{s.String(), s.GoString()} {
+		if got != "[redacted]" {
+			t.Errorf("Secret printed as %q, want [redacted]", got)
+		}
+	}
+	b, _ := s.MarshalJSON()
+	if string(b) != `"[redacted]"` {
+		t.Errorf("Secret.MarshalJSON() = %s, want \"[redacted]\"", b)
+	}
+	if s.Reveal() != "hunter2" {
+		t.Errorf("Secret.Reveal() = %q, want hunter2", s.Reveal())
+	}
+}
+
+func TestSecret_RedactsInStructsAndLogs(t *testing.T) {
+	cfg := struct {
+		Name  string
+		Token core.Secret
+	}{"bot", "hunter2"}
+	var buf strings.Builder
+	fmt.Fprintf(&buf, "%v %+v %#v ", cfg, cfg, cfg)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("cfg", "token", cfg.Token, "cfg", cfg)
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("cfg", "token", cfg.Token, "cfg", cfg)
+	if strings.Contains(buf.String(), "hunter2") {
+		t.Errorf("secret leaked: %s", buf.String())
+	}
+}
