@@ -17,7 +17,7 @@ func (b *Bot) helpCommand() *Command {
 // help lists the commands the caller may run here, with their usage.
 func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
-	s.WriteString("**" + b.name + "** hands out POAPs, shows collections and gates roles on the POAPs a wallet holds.\n\n")
+	s.WriteString("**" + b.name + "** brings POAPs into this chat.\n\n")
 	s.WriteString("**Start here:** " + codeSpan("/poaps <wallet>") + " shows the POAPs a 0x address, ENS name or e-mail holds.\n\n")
 	s.WriteString("**Commands**\n")
 	for _, c := range b.commands {
