@@ -1,0 +1,157 @@
+package poap
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinel errors, matched with errors.Is on what the client returns.
+var (
+	// ErrNotFound means the service answered 404: for ScanEvent, the
+	// address does not hold a POAP of the event.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized means the service answered 401 or 403: the API key
+	// (or access token) was refused, or is not active yet.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrRateLimited means the service answered 429; APIError.RetryAfter
+	// says how long to wait when the service said so.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrInvalidAddress means the service refused the address, ENS name or
+	// e-mail with a 400.
+	ErrInvalidAddress = errors.New("invalid address")
+	// ErrUnavailable means the service failed (5xx), timed out, could not
+	// be reached or sent a response that does not decode.
+	ErrUnavailable = errors.New("service unavailable")
+)
+
+// maxMessage bounds, in characters, the service's message kept in an
+// APIError, so a large HTML error page never ends up in a log line.
+const maxMessage = 200
+
+// addressOperations are the operations whose only input the service can
+// refuse with a 400 is the address; any 400 from them means ErrInvalidAddress.
+var addressOperations = map[string]bool{OpScan: true, OpScanEvent: true}
+
+// APIError is a non-2xx answer of the service. It matches the sentinels with
+// errors.Is according to its status (see Is).
+type APIError struct {
+	// Operation is the client's name of the call (OpScan...).
+	Operation string
+	// Status is the HTTP status code.
+	Status int
+	// Code is the body's "code" or "error" field ("Not Found",
+	// "INVALID_SECRET_CODE"), empty for gateway and plain-text bodies.
+	Code string
+	// Message is the body's "message" (or gateway "Message"), or the text of
+	// a non-JSON body, shortened to 200 characters.
+	Message string
+	// RetryAfter is the wait the Retry-After header asked for, or zero.
+	RetryAfter time.Duration
+}
+
+// Error describes the failure in one line, prefixed by the operation.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "poap: %s: status %d", e.Operation, e.Status)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " (%s)", truncate(e.Code, maxMessage))
+	}
+	if e.Message != "" {
+		b.WriteString(": " + truncate(e.Message, maxMessage))
+	}
+	return b.String()
+}
+
+// Is reports whether the status matches target: ErrNotFound for 404,
+// ErrUnauthorized for 401 and 403, ErrRateLimited for 429, ErrUnavailable
+// for 5xx, and ErrInvalidAddress for a 400 whose message says "Address is not
+// valid" or that answers a scan.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.Status == http.StatusNotFound
+	case ErrUnauthorized:
+		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+	case ErrRateLimited:
+		return e.Status == http.StatusTooManyRequests
+	case ErrUnavailable:
+		return e.Status >= 500
+	case ErrInvalidAddress:
+		return e.Status == http.StatusBadRequest &&
+			(addressOperations[e.Operation] || strings.Contains(strings.ToLower(e.Message), "address is not valid"))
+	}
+	return false
+}
+
+// errorJSON holds the error bodies seen in production: the backend's
+// {"statusCode","error","message"} and the gateway's {"message"} or
+// {"Message"}.
+type errorJSON struct {
+	StatusCode     int    `json:"statusCode"`
+	Reason         string `json:"error"`
+	Code           string `json:"code"`
+	Message        string `json:"message"`
+	GatewayMessage string `json:"Message"`
+}
+
+// apiError builds the APIError for a non-2xx response. The key is blanked
+// out of the message first, in case a server echoes the request back.
+func (c *Client) apiError(op string, res response) *APIError {
+	e := &APIError{
+		Operation:  op,
+		Status:     res.status,
+		RetryAfter: parseRetryAfter(res.header.Get("Retry-After"), time.Now()),
+	}
+	var body errorJSON
+	if err := json.Unmarshal(res.body, &body); err == nil {
+		e.Code = cmp.Or(body.Code, body.Reason)
+		e.Message = cmp.Or(body.Message, body.GatewayMessage)
+	} else {
+		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
+	}
+	if !c.key.IsZero() {
+		e.Message = strings.ReplaceAll(e.Message, c.key.Reveal(), "[redacted]")
+	}
+	e.Code = truncate(e.Code, maxMessage)
+	e.Message = truncate(e.Message, maxMessage)
+	return e
+}
+
+// parseRetryAfter reads a Retry-After header, in seconds or as an HTTP date,
+// into a wait from now; anything else, or a date in the past, is zero. Waits
+// are capped at a day.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	const maxWait = 24 * time.Hour
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(min(secs, int64(maxWait/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), maxWait)
+	}
+	return 0
+}
+
+// truncate shortens s to at most n characters, marking the cut with "…".
+func truncate(s string, n int) string {
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}

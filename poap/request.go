@@ -1,0 +1,151 @@
+package poap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBodySize bounds what is read of a response body, so a broken or hostile
+// server cannot exhaust memory. The largest real answers (a scan of a big
+// collector, a page of 300 holders) stay far below it.
+const maxBodySize = 8 << 20
+
+// errBodyTooLarge reports a response body over maxBodySize.
+var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", maxBodySize)
+
+// request describes one call to the service; every operation builds one and
+// hands it to do.
+type request struct {
+	op     string     // stable operation name for errors, logs and the Observer
+	method string     // HTTP method
+	path   string     // escaped path below the base URL, starting with "/"
+	query  url.Values // optional query parameters
+}
+
+// response is what do keeps of an HTTP response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends r with the client's headers and timeout, reports it to the
+// Observer and decodes a 2xx JSON body into out (unless out is nil). A non-2xx
+// answer becomes an *APIError; a failure without an answer, a body too large
+// or one that does not decode wraps ErrUnavailable.
+func (c *Client) do(ctx context.Context, r request, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := c.newRequest(ctx, r)
+	if err != nil {
+		return fmt.Errorf("poap: %s: %w", r.op, err)
+	}
+	start := time.Now()
+	res, err := c.send(req)
+	if err != nil {
+		var status string
+		status, err = transportError(ctx, r.op, err)
+		c.observe(ctx, r.op, status, time.Since(start))
+		return err
+	}
+	c.observe(ctx, r.op, strconv.Itoa(res.status), time.Since(start))
+	if res.status < 200 || res.status > 299 {
+		return c.apiError(r.op, res)
+	}
+	return decode(r.op, res.body, out)
+}
+
+// newRequest builds the HTTP request for r with the headers every call
+// carries.
+func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, error) {
+	target := c.base.String() + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if !c.key.IsZero() {
+		req.Header.Set("X-API-Key", c.key.Reveal())
+	}
+	return req, nil
+}
+
+// send does the round trip and reads at most maxBodySize bytes of the body.
+func (c *Client) send(req *http.Request) (response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodySize+1))
+	if err != nil {
+		return response{}, fmt.Errorf("read response: %w", err)
+	}
+	if len(body) > maxBodySize {
+		return response{}, errBodyTooLarge
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+}
+
+// transportError classifies a failure that left no usable response and
+// returns the Observer status with the error to return. A timeout or network
+// failure wraps ErrUnavailable (and keeps context.DeadlineExceeded
+// reachable); a cancellation by the caller wraps only context.Canceled,
+// since the service is not to blame.
+func transportError(ctx context.Context, op string, err error) (string, error) {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w: %w", ctxErr, err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return StatusError, fmt.Errorf("poap: %s: %w", op, err)
+	}
+	status := StatusError
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
+		status = StatusTimeout
+	}
+	return status, fmt.Errorf("poap: %s: %w: %w", op, ErrUnavailable, err)
+}
+
+// decode reads a JSON body into out. A body that does not decode means the
+// service is failing, so the error wraps ErrUnavailable.
+func decode(op string, body []byte, out any) error {
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("poap: %s: %w: malformed response: %w", op, ErrUnavailable, err)
+	}
+	return nil
+}
+
+// observe reports one request to the Observer and the debug log. The log
+// line names neither the key nor the address, which may be an e-mail.
+func (c *Client) observe(ctx context.Context, op, status string, elapsed time.Duration) {
+	c.observer.ObserveRequest(op, status, elapsed)
+	c.log.LogAttrs(ctx, slog.LevelDebug, "poap request",
+		slog.String("operation", op),
+		slog.String("status", status),
+		slog.Duration("elapsed", elapsed))
+}
+
+// pathSegment escapes s as one path segment. It escapes more than
+// url.PathEscape, which leaves "+" and "@" as they are: an e-mail such as
+// a+b@example.org must not reach a proxy or server that reads "+" as a space.
+func pathSegment(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
+}

@@ -1,0 +1,157 @@
+// Package sandbox is an in-process fake of the POAP issuing service, for
+// tests and for running the bot without credentials. The real service has no
+// test environment; this one answers over HTTP in the shapes production uses
+// (see poap-api-facts), so the real poap client can talk to it unchanged.
+//
+// A Server is an http.Handler: serve it with httptest.NewServer in tests, or
+// with an http.Server for a demo. State lives in memory; SeedDemo fills it
+// with the demo wallets the README names.
+package sandbox
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Operation names the Server counts requests under; they match the poap
+// client's names for the same calls.
+const (
+	// OpScan is GET /actions/scan/{address}.
+	OpScan = "scan"
+	// OpScanEvent is GET /actions/scan/{address}/{eventId}.
+	OpScanEvent = "scan_event"
+	// OpUnknown counts requests to routes the service does not have.
+	OpUnknown = "unknown"
+)
+
+// Options configures a Server.
+type Options struct {
+	// APIKey is the X-API-Key the Server accepts; a request without it gets
+	// the gateway's 403. Empty accepts every request.
+	APIKey string
+	// Latency delays every answer, to exercise timeouts and spinners.
+	Latency time.Duration
+	// Now tells the time for mints made without one; nil is time.Now.
+	Now func() time.Time
+}
+
+// Server is the fake service. It is safe for concurrent use.
+type Server struct {
+	mux    *http.ServeMux
+	ops    map[string]string // route pattern to operation name
+	apiKey string
+	now    func() time.Time
+
+	mu         sync.Mutex
+	latency    time.Duration
+	failCount  int
+	failStatus int
+	requests   map[string]int
+	state
+}
+
+// New returns an empty Server; see SeedDemo for demo data.
+func New(opts Options) *Server {
+	s := &Server{
+		ops:      map[string]string{},
+		apiKey:   opts.APIKey,
+		now:      opts.Now,
+		latency:  opts.Latency,
+		requests: map[string]int{},
+		state:    newState(),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.mux = http.NewServeMux()
+	s.handle(OpScan, "GET /actions/scan/{address}", s.scan)
+	s.handle(OpScanEvent, "GET /actions/scan/{address}/{eventId}", s.scanEvent)
+	s.handle(OpUnknown, "/", notFound)
+	return s
+}
+
+// handle registers h for pattern and remembers which operation it is.
+func (s *Server) handle(op, pattern string, h http.HandlerFunc) {
+	s.ops[pattern] = op
+	s.mux.HandleFunc(pattern, h)
+}
+
+// ServeHTTP counts the request, waits the latency, then answers as the
+// gateway would (a planned failure, a refused key) or routes it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, pattern := s.mux.Handler(r)
+	latency, fail := s.admit(s.ops[pattern])
+	if !wait(r, latency) {
+		return
+	}
+	switch {
+	case fail != 0:
+		writeGatewayError(w, fail)
+	case !s.authorized(r):
+		writeGatewayError(w, http.StatusForbidden)
+	default:
+		s.mux.ServeHTTP(w, r)
+	}
+}
+
+// admit counts a request to op and takes one planned failure, if any.
+func (s *Server) admit(op string) (latency time.Duration, failStatus int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[op]++
+	if s.failCount > 0 {
+		s.failCount--
+		return s.latency, s.failStatus
+	}
+	return s.latency, 0
+}
+
+// authorized reports whether r carries the accepted API key.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.apiKey == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("X-API-Key")), []byte(s.apiKey)) == 1
+}
+
+// wait sleeps d, or less if the client gives up; it reports whether to
+// answer.
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// Requests returns how many requests for operation (OpScan...) the Server
+// received, whatever their answer.
+func (s *Server) Requests(operation string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[operation]
+}
+
+// SetLatency changes the delay before every answer.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// FailNext makes the next n requests, whatever their route, answer status
+// with a gateway body such as {"message":"Service Unavailable"}; a 429 also
+// carries Retry-After: 1.
+func (s *Server) FailNext(n int, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failCount, s.failStatus = n, status
+}

@@ -1,0 +1,56 @@
+package poap
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Operation names of the scan reads, as the Observer and APIError see them.
+const (
+	// OpScan is GET /actions/scan/{address}.
+	OpScan = "scan"
+	// OpScanEvent is GET /actions/scan/{address}/{eventId}.
+	OpScanEvent = "scan_event"
+)
+
+// Scan lists the POAPs held by address, a 0x address, an ENS name or an
+// e-mail: GET /actions/scan/{address}
+// (https://documentation.poap.tech/reference/getactionsscan). An address
+// holding none gives an empty list and no error. Errors: ErrInvalidAddress
+// when the service refuses the address (or it is empty), ErrUnauthorized for
+// a refused key, ErrRateLimited, ErrUnavailable for failures and timeouts;
+// answers from the service come as *APIError.
+func (c *Client) Scan(ctx context.Context, address string) ([]Token, error) {
+	if strings.TrimSpace(address) == "" {
+		return nil, fmt.Errorf("poap: %s: %w: empty address", OpScan, ErrInvalidAddress)
+	}
+	var tokens []Token
+	r := request{op: OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address)}
+	if err := c.do(ctx, r, &tokens); err != nil {
+		return nil, err
+	}
+	return tokens, nil
+}
+
+// ScanEvent returns the POAP of drop eventID held by address: GET
+// /actions/scan/{address}/{eventId}, faster than Scan for token gating. The
+// token carries its event, id and owner, but no chain or dates. Errors:
+// ErrNotFound when the address does not hold one, and those of Scan.
+func (c *Client) ScanEvent(ctx context.Context, address string, eventID int64) (Token, error) {
+	if strings.TrimSpace(address) == "" {
+		return Token{}, fmt.Errorf("poap: %s: %w: empty address", OpScanEvent, ErrInvalidAddress)
+	}
+	var token Token
+	r := request{
+		op:     OpScanEvent,
+		method: http.MethodGet,
+		path:   "/actions/scan/" + pathSegment(address) + "/" + strconv.FormatInt(eventID, 10),
+	}
+	if err := c.do(ctx, r, &token); err != nil {
+		return Token{}, err
+	}
+	return token, nil
+}
