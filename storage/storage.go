@@ -1,0 +1,187 @@
+// Package storage keeps the bot's state in PostgreSQL or in an embedded
+// SQLite file. It applies the schema from package migrations at Open,
+// implements core.Store, stores the issuing service's access token
+// encrypted, and translates driver errors into core sentinels in one place.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/poapbot/poapbot/core"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// DB is an open database. It is safe for concurrent use.
+type DB struct {
+	gorm    *gorm.DB
+	sql     *sql.DB
+	dialect string
+	cipher  *Cipher
+	log     *slog.Logger
+}
+
+var _ core.Store = (*DB)(nil)
+
+// Option changes how Open sets up the database.
+type Option func(*options)
+
+type options struct {
+	log *slog.Logger
+	key *Key
+}
+
+// WithLogger sets the logger for migrations and other events; the default
+// (and nil) discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.log = l
+		}
+	}
+}
+
+// WithKey sets the secret key that encrypts stored secrets (see LoadKey).
+// Without it, methods that encrypt or decrypt return ErrNoKey.
+func WithKey(k Key) Option {
+	return func(o *options) { o.key = &k }
+}
+
+// Open connects to the database that databaseURL (DATABASE_URL) names and
+// applies pending migrations. postgres:// and postgresql:// URLs open
+// PostgreSQL; sqlite:PATH and sqlite://PATH open that SQLite file, and an
+// empty URL opens bot.db in the working directory. It returns an error
+// wrapping ErrDatabaseURL for any other URL, ErrSchemaTooNew when the
+// database was migrated by a newer program, or the connection or migration
+// error. Errors never show the URL's password.
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) {
+	o := options{log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	t, err := parseDatabaseURL(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := connect(t, o)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", t.display, err)
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", t.display, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", t.display, err)
+	}
+	return db, nil
+}
+
+// connect builds the gorm and database/sql handles for t without touching
+// the network.
+func connect(t target, o options) (*DB, error) {
+	dialector, err := dialectorFor(t)
+	if err != nil {
+		return nil, err
+	}
+	g, err := gorm.Open(dialector, &gorm.Config{
+		// Errors are returned to the caller, who logs them once with
+		// context; gorm's logger would log expected conflicts as errors
+		// a second time, with the SQL.
+		Logger:                 logger.Discard,
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
+		NowFunc:                now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := g.DB()
+	if err != nil {
+		return nil, err
+	}
+	configurePool(sqlDB, t.dialect)
+	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log}
+	if o.key != nil {
+		db.cipher = NewCipher(*o.key)
+	}
+	return db, nil
+}
+
+// dialectorFor returns the gorm dialector for t.
+func dialectorFor(t target) (gorm.Dialector, error) {
+	if t.dialect == DialectPostgres {
+		return postgres.Open(t.dsn), nil
+	}
+	// SQLite would report a missing directory as "out of memory".
+	if _, err := os.Stat(filepath.Dir(t.path)); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(t.dsn), nil
+}
+
+// configurePool bounds the connection pool.
+func configurePool(db *sql.DB, dialect string) {
+	if dialect == DialectSQLite {
+		// WAL lets readers run beside the one writer, so a few connections
+		// help; many would only queue on SQLite's write lock, where the
+		// busy handler's sleeps are less fair than database/sql's queue.
+		// Connections are kept: each new one re-runs the pragmas.
+		db.SetMaxOpenConns(4)
+		db.SetMaxIdleConns(4)
+		db.SetConnMaxLifetime(0)
+		return
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(30 * time.Minute)
+}
+
+// Close closes the database's connections.
+func (db *DB) Close() error {
+	return db.sql.Close()
+}
+
+// Ping checks that the database answers, for readiness probes. It returns
+// the connection error, prefixed "ping database".
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.sql.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// Dialect returns DialectPostgres or DialectSQLite.
+func (db *DB) Dialect() string {
+	return db.dialect
+}
+
+// Cipher returns the cipher built from the key given to Open with WithKey,
+// for features that store other secrets (drop edit codes). It returns nil
+// when Open was given no key.
+func (db *DB) Cipher() *Cipher {
+	return db.cipher
+}
+
+// now returns the time to store: UTC, because SQLite compares times as
+// text, and truncated to the microsecond, the precision of Postgres, so a
+// value reads back equal on both dialects.
+func now() time.Time {
+	return dbTime(time.Now())
+}
+
+// dbTime normalises t as now does.
+func dbTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}

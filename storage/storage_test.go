@@ -1,0 +1,272 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for creating test schemas
+	"github.com/poapbot/poapbot/migrations"
+)
+
+// testKey is the secret key of every test database.
+var testKey = Key{0: 1, 31: 2}
+
+// eachDialect runs f as subtest "sqlite" and as subtest "postgres"; the
+// latter is skipped when TEST_DATABASE_URL is unset. f gets newURL, which
+// returns the URL of a new empty database each time: a file in a temporary
+// directory, or a new schema of TEST_DATABASE_URL.
+func eachDialect(t *testing.T, f func(t *testing.T, newURL func() string)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		f(t, func() string { return "sqlite:" + filepath.Join(t.TempDir(), "bot.db") })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		base := os.Getenv("TEST_DATABASE_URL")
+		if base == "" {
+			t.Skip("TEST_DATABASE_URL is not set")
+		}
+		t.Parallel()
+		f(t, func() string { return postgresSchemaURL(t, base) })
+	})
+}
+
+// eachDB runs f on a new empty database of each dialect (see eachDialect).
+func eachDB(t *testing.T, f func(t *testing.T, db *DB)) {
+	t.Helper()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		f(t, openTest(t, newURL()))
+	})
+}
+
+// postgresSchemaURL creates an empty schema in the database at base, drops
+// it when the test ends, and returns base with search_path set to it, so
+// tests can run in parallel and again.
+func postgresSchemaURL(t *testing.T, base string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	var b [8]byte
+	rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create test schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// openTest opens the database with the test key and closes it when the
+// test ends.
+func openTest(t *testing.T, databaseURL string, opts ...Option) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), databaseURL, append([]Option{WithKey(testKey)}, opts...)...)
+	if err != nil {
+		t.Fatalf("Open(%q) = %v", databaseURL, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// migrationCount is the number of migrations of the dialect.
+func migrationCount(t *testing.T, dialect string) int {
+	t.Helper()
+	entries, err := fs.ReadDir(migrations.FS, dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// appliedCount counts the rows of schema_migrations.
+func appliedCount(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if err := db.sql.QueryRowContext(t.Context(), "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		t.Run("Migrates", func(t *testing.T) {
+			db := openTest(t, newURL())
+			want := migrationCount(t, db.Dialect())
+			if got, err := db.SchemaVersion(t.Context()); err != nil || got != want {
+				t.Errorf("SchemaVersion() = %d, %v, want %d", got, err, want)
+			}
+			if err := db.Ping(t.Context()); err != nil {
+				t.Errorf("Ping() = %v", err)
+			}
+		})
+		t.Run("AppliesNothingTwice", func(t *testing.T) {
+			databaseURL := newURL()
+			openTest(t, databaseURL).Close()
+			db := openTest(t, databaseURL)
+			want := migrationCount(t, db.Dialect())
+			if got := appliedCount(t, db); got != want {
+				t.Errorf("rows in schema_migrations = %d, want %d", got, want)
+			}
+			if got, err := db.SchemaVersion(t.Context()); err != nil || got != want {
+				t.Errorf("SchemaVersion() = %d, %v, want %d", got, err, want)
+			}
+		})
+		t.Run("ErrSchemaTooNew", func(t *testing.T) {
+			databaseURL := newURL()
+			db := openTest(t, databaseURL)
+			_, err := db.sql.ExecContext(t.Context(),
+				"INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', CURRENT_TIMESTAMP)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			_, err = Open(t.Context(), databaseURL, WithKey(testKey))
+			if !errors.Is(err, ErrSchemaTooNew) {
+				t.Fatalf("Open(newer schema) = %v, want %v", err, ErrSchemaTooNew)
+			}
+			// The message names both versions, for the operator.
+			want := migrationCount(t, db.Dialect())
+			if msg := err.Error(); !strings.Contains(msg, "9999") || !strings.Contains(msg, fmt.Sprint(want)) {
+				t.Errorf("Open(newer schema) = %q, want both versions 9999 and %d named", msg, want)
+			}
+		})
+	})
+}
+
+func TestOpen_Concurrent(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		databaseURL := newURL()
+		const n = 4
+		dbs := make([]*DB, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { dbs[i], errs[i] = Open(t.Context(), databaseURL, WithKey(testKey)) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("Open #%d = %v", i, err)
+			}
+			t.Cleanup(func() { dbs[i].Close() })
+		}
+		if got, want := appliedCount(t, dbs[0]), migrationCount(t, dbs[0].Dialect()); got != want {
+			t.Errorf("rows in schema_migrations = %d, want %d", got, want)
+		}
+	})
+}
+
+func TestOpen_LogsMigrations(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	openTest(t, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"), WithLogger(log))
+	if !strings.Contains(buf.String(), "name=init") {
+		t.Errorf("log = %q, want the applied migration init", buf.String())
+	}
+}
+
+func TestOpen_ForeignKeysOn(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"))
+	// Ask on several connections at once: the pragma is per connection.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			tx, err := db.sql.BeginTx(t.Context(), nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer tx.Rollback()
+			var on int
+			if err := tx.QueryRowContext(t.Context(), "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
+				t.Errorf("PRAGMA foreign_keys = %d, %v, want 1", on, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestOpen_DatabaseURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		in      string
+		dialect string
+		path    string
+	}{
+		{"", DialectSQLite, "bot.db"},
+		{"sqlite:" + dir + "/a.db", DialectSQLite, dir + "/a.db"},
+		{"sqlite://" + dir + "/b.db", DialectSQLite, dir + "/b.db"},
+		{"postgres://u:p@h/db", DialectPostgres, ""},
+		{"postgresql://u:p@h/db?sslmode=disable", DialectPostgres, ""},
+	}
+	for _, tt := range tests {
+		got, err := parseDatabaseURL(tt.in)
+		if err != nil || got.dialect != tt.dialect || got.path != tt.path {
+			t.Errorf("parseDatabaseURL(%q) = %q, %q, %v, want %q, %q", tt.in, got.dialect, got.path, err, tt.dialect, tt.path)
+		}
+	}
+}
+
+func TestOpen_ErrDatabaseURL(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"mysql://root:hunter2@localhost/db",
+		"host=localhost password=hunter2",
+		"sqlite:",
+		"sqlite:bot.db?mode=memory",
+	} {
+		_, err := Open(t.Context(), in)
+		if !errors.Is(err, ErrDatabaseURL) {
+			t.Errorf("Open(%q) = %v, want %v", in, err, ErrDatabaseURL)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Open(%q) = %q, which shows the password", in, err)
+		}
+	}
+}
+
+func TestOpen_HidesPassword(t *testing.T) {
+	t.Parallel()
+	// Nothing listens on port 1: the connection fails at once.
+	in := "postgres://bot:hunter2@127.0.0.1:1/db?sslmode=disable&password=hunter2"
+	_, err := Open(t.Context(), in)
+	if err == nil {
+		t.Fatalf("Open(%q) = nil, want a connection error", in)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("Open(%q) = %q, which shows the password", in, err)
+	}
+}

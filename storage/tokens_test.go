@@ -1,0 +1,131 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+func TestDB_ServiceToken(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		databaseURL := newURL()
+		db := openTest(t, databaseURL)
+		const secret = "eyJhbGciOiJSUzI1NiJ9.secret-bearer-token"
+		expires := time.Date(2026, 12, 1, 10, 0, 0, 0, time.FixedZone("EST", -5*3600))
+		if err := db.SaveServiceToken(t.Context(), "api", secret, expires); err != nil {
+			t.Fatalf("SaveServiceToken() = %v", err)
+		}
+		t.Run("RoundTrip", func(t *testing.T) {
+			got, gotExpires, err := db.ServiceToken(t.Context(), "api")
+			if err != nil || got.Reveal() != secret || !gotExpires.Equal(expires) || gotExpires.Location() != time.UTC {
+				t.Errorf("ServiceToken(api) = %q, %v, %v, want the token, %v in UTC", got.Reveal(), gotExpires, err, expires.UTC())
+			}
+		})
+		t.Run("EncryptedAtRest", func(t *testing.T) {
+			var raw []byte
+			err := db.sql.QueryRowContext(t.Context(), "SELECT token FROM service_tokens WHERE audience = 'api'").Scan(&raw)
+			if err != nil || len(raw) == 0 || bytes.Contains(raw, []byte("secret-bearer")) {
+				t.Errorf("stored token = %q, %v, want ciphertext", raw, err)
+			}
+		})
+		t.Run("Replaces", func(t *testing.T) {
+			later := expires.Add(24 * time.Hour)
+			if err := db.SaveServiceToken(t.Context(), "replace", "one", expires); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SaveServiceToken(t.Context(), "replace", "two", later); err != nil {
+				t.Fatalf("SaveServiceToken(again) = %v", err)
+			}
+			got, gotExpires, err := db.ServiceToken(t.Context(), "replace")
+			if err != nil || got.Reveal() != "two" || !gotExpires.Equal(later) {
+				t.Errorf("ServiceToken(replace) = %q, %v, %v, want two, %v", got.Reveal(), gotExpires, err, later)
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			if _, _, err := db.ServiceToken(t.Context(), "nobody"); !errors.Is(err, core.ErrNotFound) {
+				t.Errorf("ServiceToken(nobody) = %v, want %v", err, core.ErrNotFound)
+			}
+		})
+		t.Run("ErrDecrypt", func(t *testing.T) {
+			other := openTest(t, databaseURL, WithKey(Key{31: 9}))
+			if _, _, err := other.ServiceToken(t.Context(), "api"); !errors.Is(err, ErrDecrypt) {
+				t.Errorf("ServiceToken(api) with another key = %v, want %v", err, ErrDecrypt)
+			}
+			// A token copied into another audience's row does not open.
+			_, err := db.sql.ExecContext(t.Context(),
+				"UPDATE service_tokens SET token = (SELECT token FROM service_tokens WHERE audience = 'api') WHERE audience = 'replace'")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := db.ServiceToken(t.Context(), "replace"); !errors.Is(err, ErrDecrypt) {
+				t.Errorf("ServiceToken(replace) holding api's token = %v, want %v", err, ErrDecrypt)
+			}
+		})
+	})
+}
+
+func TestDB_ServiceToken_ErrNoKey(t *testing.T) {
+	t.Parallel()
+	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "bot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SaveServiceToken(t.Context(), "api", "x", time.Now()); !errors.Is(err, ErrNoKey) {
+		t.Errorf("SaveServiceToken() without key = %v, want %v", err, ErrNoKey)
+	}
+	if _, _, err := db.ServiceToken(t.Context(), "api"); !errors.Is(err, ErrNoKey) {
+		t.Errorf("ServiceToken() without key = %v, want %v", err, ErrNoKey)
+	}
+	if db.Cipher() != nil {
+		t.Errorf("Cipher() without key = %v, want nil", db.Cipher())
+	}
+}
+
+func TestDB_TokenIssuesSince(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		// Issues at 12:00, 12:20, 12:40.5, 13:00, 13:30, plus one for
+		// another audience; one time is given in another zone.
+		issues := []time.Time{
+			base,
+			base.Add(20 * time.Minute),
+			base.Add(40*time.Minute + 500*time.Millisecond),
+			base.Add(time.Hour).In(time.FixedZone("UTC+9", 9*3600)),
+			base.Add(90 * time.Minute),
+		}
+		for _, at := range issues {
+			if err := db.RecordTokenIssue(t.Context(), "api", at); err != nil {
+				t.Fatalf("RecordTokenIssue(%v) = %v", at, err)
+			}
+		}
+		if err := db.RecordTokenIssue(t.Context(), "other", base.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			since time.Time
+			want  int
+		}{
+			{base.Add(-time.Hour), 5},
+			{base, 5},
+			{base.Add(time.Microsecond), 4},
+			{base.Add(40 * time.Minute), 3},
+			{base.Add(40*time.Minute + 500*time.Millisecond), 3},
+			{base.Add(40*time.Minute + 501*time.Millisecond), 2},
+			{base.Add(30 * time.Minute).In(time.FixedZone("UTC-7", -7*3600)), 3},
+			{base.Add(2 * time.Hour), 0},
+		}
+		for _, tt := range tests {
+			got, err := db.TokenIssuesSince(t.Context(), "api", tt.since)
+			if err != nil || got != tt.want {
+				t.Errorf("TokenIssuesSince(api, %v) = %d, %v, want %d", tt.since, got, err, tt.want)
+			}
+		}
+	})
+}
