@@ -114,9 +114,6 @@ func (c *Console) switchMember(name string) {
 // render prints a reply as plain text, then its image and buttons.
 func (c *Console) render(r bot.Reply) {
 	c.printf("%s\n", bot.PlainText(r.Text))
-	if r.Image != "" {
-		c.printf("  image: %s\n", r.Image)
-	}
 	for _, b := range r.Buttons {
 		switch {
 		case b.URL != "":

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/bot/console"
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/web"
+)
+
+// shutdownGrace bounds how long commands in flight may take to finish after
+// a stop signal.
+const shutdownGrace = 30 * time.Second
+
+// sandboxAPIKey is the key the built-in sandbox expects when POAP_API_KEY is
+// not set.
+const sandboxAPIKey = "sandbox-api-key"
+
+// Main is the whole program, built from a Config. Tests build one, Run it
+// against fakes and Close it.
+type Main struct {
+	Config      Config
+	Sandbox     bool
+	Console     bool
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Interactive bool
+	Logger      *slog.Logger
+
+	// Set by Run.
+	DB         *storage.DB
+	Web        *web.Server
+	Metrics    *web.Metrics
+	Bot        *bot.Bot
+	SandboxURL string
+
+	sandboxSrv *http.Server
+	started    chan struct{}
+}
+
+// NewMain returns a Main with the default configuration.
+func NewMain() *Main {
+	return &Main{Logger: slog.New(slog.DiscardHandler), started: make(chan struct{})}
+}
+
+// Started is closed once Run has opened everything and serves.
+func (m *Main) Started() <-chan struct{} { return m.started }
+
+// Run opens the database, starts the sandbox (with -sandbox), the web
+// server and the adapters, and blocks until ctx is done or the console's
+// input ends. Commands in flight finish (bounded by shutdownGrace) before it
+// returns. Close releases what Run opened.
+func (m *Main) Run(ctx context.Context) error {
+	if err := m.open(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	webDone := make(chan error, 1)
+	go func() { webDone <- m.Web.Serve(ctx) }()
+	close(m.started)
+	m.Logger.Info("bot started", "version", version, "http", m.Web.Addr(), "database", m.DB.Dialect(), "sandbox", m.Sandbox)
+
+	err := m.runAdapters(ctx)
+	cancel()
+	waitCtx, waitCancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer waitCancel()
+	if werr := m.Bot.Wait(waitCtx); werr != nil {
+		m.Logger.Warn("commands still running at shutdown", "err", werr)
+	}
+	err = errors.Join(err, <-webDone)
+	m.Logger.Info("bot stopped")
+	return err
+}
+
+// runAdapters runs the console until its input ends, or waits for ctx.
+func (m *Main) runAdapters(ctx context.Context) error {
+	if !m.Console {
+		<-ctx.Done()
+		return nil
+	}
+	c := console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
+	if err := c.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// open builds every component; on failure Close releases what was opened.
+func (m *Main) open(ctx context.Context) error {
+	if m.Sandbox {
+		if err := m.startSandbox(); err != nil {
+			return err
+		}
+	}
+	key, err := storage.LoadKey(m.Config.DatabaseURL, m.Config.BotSecretKey)
+	if err != nil {
+		return err
+	}
+	m.DB, err = storage.Open(ctx, m.Config.DatabaseURL, storage.WithKey(key), storage.WithLogger(m.Logger))
+	if err != nil {
+		return err
+	}
+	m.Metrics = web.NewMetrics()
+	m.Web = web.NewServer(m.Config.HTTPAddr, m.DB, m.Metrics, m.Logger)
+	if err := m.Web.Listen(); err != nil {
+		return err
+	}
+	client, err := poap.NewClient(poap.Options{
+		BaseURL:   m.Config.POAPAPIURL,
+		APIKey:    m.Config.POAPAPIKey,
+		Observer:  m.Metrics,
+		Logger:    m.Logger,
+		UserAgent: "poapbot/" + version,
+	})
+	if err != nil {
+		return fmt.Errorf("POAP_API_URL: %w", err)
+	}
+	svc := core.NewService(m.DB, client, nil, m.Logger)
+	m.Bot = bot.New(svc, bot.Options{Observer: m.Metrics, Logger: m.Logger})
+	return nil
+}
+
+// startSandbox serves the sandbox on a loopback port and points every
+// POAP_* address at it.
+func (m *Main) startSandbox() error {
+	if m.Config.POAPAPIKey.IsZero() {
+		m.Config.POAPAPIKey = sandboxAPIKey
+	}
+	sb := sandbox.New(sandbox.Options{APIKey: m.Config.POAPAPIKey.Reveal()})
+	sb.SeedDemo()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	srv := &http.Server{Handler: sb, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	m.sandboxSrv = srv
+	m.SandboxURL = "http://" + ln.Addr().String()
+	c := &m.Config
+	c.POAPAPIURL, c.POAPAuthURL, c.POAPMomentsURL = m.SandboxURL, m.SandboxURL, m.SandboxURL
+	c.POAPAudience, c.POAPMomentsAudience = m.SandboxURL, m.SandboxURL+"/moments"
+	c.POAPCompassURL, c.POAPMintURL = m.SandboxURL+"/v1/graphql", m.SandboxURL
+	m.Logger.Info("sandbox of the issuing service running", "url", m.SandboxURL)
+	return nil
+}
+
+// Close stops the sandbox and closes the database. It is safe to call after
+// a failed Run.
+func (m *Main) Close() error {
+	var errs []error
+	if m.sandboxSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs = append(errs, m.sandboxSrv.Shutdown(ctx))
+	}
+	if m.DB != nil {
+		errs = append(errs, m.DB.Close())
+	}
+	m.sandboxSrv, m.DB = nil, nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/poap/sandbox"
+)
+
+// configVars are the variables a test clears so the developer's own
+// environment cannot leak into it.
+var configVars = []string{
+	"DATABASE_URL", "BOT_SECRET_KEY", "HTTP_ADDR", "PUBLIC_URL", "DISCORD_TOKEN", "DISCORD_GUILD_ID",
+	"DISCORD_API_URL", "DISCORD_SHARD_ID", "DISCORD_SHARD_COUNT", "TELEGRAM_TOKEN", "TELEGRAM_API_URL",
+	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "POAP_API_KEY", "POAP_CLIENT_ID", "POAP_CLIENT_SECRET",
+	"POAP_API_URL", "POAP_AUTH_URL", "POAP_AUDIENCE", "POAP_MOMENTS_URL", "POAP_MOMENTS_AUDIENCE",
+	"POAP_COMPASS_URL", "POAP_MINT_URL", "GATE_SYNC_INTERVAL", "LOG_LEVEL", "LOG_FORMAT",
+}
+
+// cleanEnv clears every configuration variable for the test, then sets the
+// given ones.
+func cleanEnv(t *testing.T, set map[string]string) {
+	t.Helper()
+	for _, k := range configVars {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	for k, v := range set {
+		t.Setenv(k, v)
+	}
+}
+
+func TestRun_Configuration(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		wantCode int
+		want     string
+	}{
+		{"NothingSet", nil, nil, 2, "nothing to run: set DISCORD_TOKEN or TELEGRAM_TOKEN, or start with -console"},
+		{"NoAPIKey", []string{"-console"}, nil, 2, "POAP_API_KEY is not set"},
+		{"BadDuration", []string{"-console", "-sandbox"}, map[string]string{"GATE_SYNC_INTERVAL": "1d"}, 2, `GATE_SYNC_INTERVAL: "1d" is not a valid duration`},
+		{"BadShard", []string{"-console", "-sandbox"}, map[string]string{"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_ID": "2"}, 2, "DISCORD_SHARD_ID must be between 0 and DISCORD_SHARD_COUNT-1"},
+		{"BadLogLevel", []string{"-console", "-sandbox"}, map[string]string{"LOG_LEVEL": "loud"}, 2, "LOG_LEVEL must be one of"},
+		{"BadURL", []string{"-console", "-sandbox"}, map[string]string{"PUBLIC_URL": "example.org"}, 2, "PUBLIC_URL must be an absolute"},
+		{"PostgresWithoutKey", []string{"-console", "-sandbox"}, map[string]string{"DATABASE_URL": "postgres://u:pw@127.0.0.1:1/x", "HTTP_ADDR": "127.0.0.1:0"}, 1, "BOT_SECRET_KEY is required"},
+		{"BadFlag", []string{"-nope"}, nil, 2, "flag provided but not defined: -nope"},
+		{"Version", []string{"-version"}, nil, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cleanEnv(t, tt.env)
+			var stdout, stderr strings.Builder
+			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.wantCode || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("run(%v) = %d, stderr %q; want %d and %q", tt.args, code, stderr.String(), tt.wantCode, tt.want)
+			}
+			if tt.wantCode == 2 && tt.name != "BadFlag" && strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("configuration error is not one line: %q", stderr.String())
+			}
+			if strings.Contains(stderr.String(), "pw@") || strings.Contains(stderr.String(), "goroutine ") {
+				t.Errorf("stderr leaks a password or a stack trace: %q", stderr.String())
+			}
+		})
+	}
+}
+
+// testDatabases lists the databases the end-to-end test runs on: a SQLite
+// file always, PostgreSQL when TEST_DATABASE_URL is set (in a schema of its
+// own, so runs never see each other's rows).
+func testDatabases(t *testing.T) map[string]string {
+	t.Helper()
+	dbs := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "bot.db")}
+	if url := os.Getenv("TEST_DATABASE_URL"); url != "" {
+		dbs["postgres"] = postgresSchema(t, url)
+	}
+	return dbs
+}
+
+// session is a Main running in a goroutine.
+type session struct {
+	m     *Main
+	stdin io.WriteCloser
+	out   *syncBuffer
+	done  chan struct{}
+	err   error
+}
+
+// wait waits for Run to return and gives its error.
+func (s *session) wait() error { <-s.done; return s.err }
+
+// startMain runs a Main with -sandbox -console on the database, with its
+// console fed from s.stdin; closing it ends the session.
+func startMain(t *testing.T, databaseURL string) *session {
+	t.Helper()
+	cleanEnv(t, map[string]string{"DATABASE_URL": databaseURL, "HTTP_ADDR": "127.0.0.1:0", "BOT_SECRET_KEY": strings.Repeat("ab", 32)})
+	cfg, err := LoadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, stdin := io.Pipe()
+	s := &session{stdin: stdin, out: &syncBuffer{}, done: make(chan struct{})}
+	s.m = NewMain()
+	s.m.Config, s.m.Sandbox, s.m.Console, s.m.Stdin, s.m.Stdout = cfg, true, true, in, s.out
+	go func() { s.err = s.m.Run(context.Background()); close(s.done) }()
+	t.Cleanup(func() { stdin.Close(); s.wait(); s.m.Close() })
+	select {
+	case <-s.m.Started():
+	case <-s.done:
+		t.Fatalf("Run() = %v before it started", s.err)
+	}
+	return s
+}
+
+func TestMain_Console(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			s := startMain(t, url)
+			fmt.Fprintf(s.stdin, "/help\n/poaps %s\n/poaps 0x12\n/poaps %s\n", sandbox.DemoWallet, sandbox.EmptyWallet)
+			waitFor(t, "the replies", func() bool { return strings.Contains(s.out.String(), "holds no POAPs yet") })
+
+			base := "http://" + s.m.Web.Addr()
+			for path, want := range map[string]string{
+				"/healthz": "ok",
+				"/readyz":  "ready",
+				"/metrics": `poapbot_commands_total{command="poaps",outcome="ok",platform="console"} 2`,
+			} {
+				if body := get(t, base+path); !strings.Contains(body, want) {
+					t.Errorf("GET %s lacks %q:\n%.2000s", path, want, body)
+				}
+			}
+			metrics := get(t, base+"/metrics")
+			for _, want := range []string{
+				`poapbot_commands_total{command="poaps",outcome="user_error",platform="console"} 1`,
+				`poapbot_poap_requests_total{operation="scan",status="200"} 2`,
+				`poapbot_poap_request_duration_seconds_count{operation="scan"} 2`,
+			} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("metrics lack %q", want)
+				}
+			}
+			s.stdin.Close()
+			if err := s.wait(); err != nil {
+				t.Errorf("Run() = %v, want nil at end of input", err)
+			}
+			got := s.out.String()
+			for _, want := range []string{"/poaps [wallet] [member]", "POAPs of 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed: 14, newest first (page 1 of 2)", "[Next] type: /poaps wallet:", "That wallet doesn't look right"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("console output lacks %q:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
+
+// TestMain_Restart starts twice on one database: the second start applies
+// no migration again and the bot still answers.
+func TestMain_Restart(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			var versions []int
+			for range 2 {
+				s := startMain(t, url)
+				v, err := s.m.DB.SchemaVersion(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				versions = append(versions, v)
+				s.stdin.Close()
+				if err := s.wait(); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.m.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if versions[0] == 0 || versions[0] != versions[1] {
+				t.Errorf("schema versions across restarts = %v, want the same non-zero version", versions)
+			}
+		})
+	}
+}
+
+// TestRun_Signal runs the program in a child process and stops it with
+// SIGTERM: it shuts down cleanly and exits 0.
+func TestRun_Signal(t *testing.T) {
+	if os.Getenv("POAPBOT_CHILD") == "1" {
+		os.Exit(run([]string{"-sandbox", "-console"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRun_Signal$")
+	cmd.Env = append(os.Environ(), "POAPBOT_CHILD=1", "HTTP_ADDR=127.0.0.1:0",
+		"DATABASE_URL=sqlite:"+filepath.Join(t.TempDir(), "bot.db"), "LOG_FORMAT=text", "LOG_LEVEL=info")
+	stdinW, err := cmd.StdinPipe() // kept open: the console waits for input
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdinW.Close()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "bot started") {
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stderr)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("child after SIGTERM: %v, want exit 0", err)
+	}
+	if !strings.Contains(string(rest), "bot stopped") {
+		t.Errorf("child did not shut down cleanly; its log after the signal:\n%s", rest)
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s = %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// waitFor polls cond for up to 10 s. It waits for goroutines of the program
+// under test; it asserts nothing about speed.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
