@@ -2,46 +2,26 @@ package storage
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for creating test schemas
 	"github.com/poapbot/poapbot/migrations"
+	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // testKey is the secret key of every test database.
 var testKey = Key{0: 1, 31: 2}
 
-// eachDialect runs f as subtest "sqlite" and as subtest "postgres"; the
-// latter is skipped when TEST_DATABASE_URL is unset. f gets newURL, which
-// returns the URL of a new empty database each time: a file in a temporary
-// directory, or a new schema of TEST_DATABASE_URL.
+// eachDialect runs f on each dialect (see storagetest.Each).
 func eachDialect(t *testing.T, f func(t *testing.T, newURL func() string)) {
 	t.Helper()
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		f(t, func() string { return "sqlite:" + filepath.Join(t.TempDir(), "bot.db") })
-	})
-	t.Run("postgres", func(t *testing.T) {
-		base := os.Getenv("TEST_DATABASE_URL")
-		if base == "" {
-			t.Skip("TEST_DATABASE_URL is not set")
-		}
-		t.Parallel()
-		f(t, func() string { return postgresSchemaURL(t, base) })
-	})
+	storagetest.Each(t, f)
 }
 
 // eachDB runs f on a new empty database of each dialect (see eachDialect).
@@ -50,37 +30,6 @@ func eachDB(t *testing.T, f func(t *testing.T, db *DB)) {
 	eachDialect(t, func(t *testing.T, newURL func() string) {
 		f(t, openTest(t, newURL()))
 	})
-}
-
-// postgresSchemaURL creates an empty schema in the database at base, drops
-// it when the test ends, and returns base with search_path set to it, so
-// tests can run in parallel and again.
-func postgresSchemaURL(t *testing.T, base string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	var b [8]byte
-	rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create test schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // openTest opens the database with the test key and closes it when the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // configVars are the variables a test clears so the developer's own
@@ -81,9 +82,9 @@ func TestRun_Configuration(t *testing.T) {
 // own, so runs never see each other's rows).
 func testDatabases(t *testing.T) map[string]string {
 	t.Helper()
-	dbs := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "bot.db")}
-	if url := os.Getenv("TEST_DATABASE_URL"); url != "" {
-		dbs["postgres"] = postgresSchema(t, url)
+	dbs := map[string]string{"sqlite": storagetest.SQLiteURL(t)}
+	if base := os.Getenv(storagetest.EnvURL); base != "" {
+		dbs["postgres"] = storagetest.PostgresURL(t, base)
 	}
 	return dbs
 }
