@@ -28,6 +28,22 @@ var (
 	// ErrUnavailable means the service failed (5xx), timed out, could not
 	// be reached or sent a response that does not decode.
 	ErrUnavailable = errors.New("service unavailable")
+	// ErrQRClaimed means the mint link was used already.
+	ErrQRClaimed = errors.New("mint link already claimed")
+	// ErrQRExpired means the mint link is no longer active.
+	ErrQRExpired = errors.New("mint link expired")
+	// ErrAlreadyMinted means the address or e-mail already holds a POAP of
+	// the drop.
+	ErrAlreadyMinted = errors.New("already minted this drop")
+	// ErrInvalidEditCode means the drop's 6-digit edit code (secret_code)
+	// was refused.
+	ErrInvalidEditCode = errors.New("invalid edit code")
+	// ErrTokenBudget means another access-token request now could exceed
+	// the service's limit of 4 an hour, which earns a ban; none was sent.
+	ErrTokenBudget = errors.New("access-token budget spent")
+	// ErrMediaInvalid means Moments refused an uploaded media file (its
+	// content does not match its type, or it is not processed).
+	ErrMediaInvalid = errors.New("media invalid")
 )
 
 // maxMessage bounds, in characters, the service's message kept in an
