@@ -1,6 +1,7 @@
 package poap
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +42,9 @@ type Options struct {
 	// redirects only within the same scheme and host, so the key never
 	// leaves it. A given client's own redirect policy applies as is.
 	HTTPClient *http.Client
-	// Timeout bounds each request; zero or less means DefaultTimeout.
+	// Timeout bounds each HTTP attempt, so a retry gets a fresh one; the
+	// caller's context bounds the whole call. Zero or less means
+	// DefaultTimeout.
 	Timeout time.Duration
 	// Observer is told about every request; nil means none.
 	Observer Observer
@@ -49,8 +52,8 @@ type Options struct {
 	Logger *slog.Logger
 	// UserAgent identifies the bot; empty means DefaultUserAgent.
 	UserAgent string
-	// Tokens supplies access tokens for protected operations; nil makes
-	// them fail with ErrUnauthorized.
+	// Tokens supplies access tokens for protected operations (see
+	// Tokens); nil makes them fail with ErrUnauthorized.
 	Tokens TokenSource
 	// Audience is the token audience of the issuing service's protected
 	// operations (https://api.poap.tech in production).
@@ -62,7 +65,28 @@ type Options struct {
 	MomentsURL      string
 	MomentsAudience string
 	CompassURL      string
+	// Retry says how idempotent requests are retried; its zero value
+	// takes the defaults named on RetryPolicy.
+	Retry RetryPolicy
+	// RateLimit bounds the requests the client sends, across all its
+	// goroutines, in requests a second: zero means DefaultRateLimit, a
+	// negative value no limit. Every attempt counts, retries included.
+	RateLimit float64
+	// RateBurst is how many requests may go at once after a quiet spell;
+	// zero or less means DefaultRateBurst.
+	RateBurst int
 }
+
+// DefaultRateLimit and DefaultRateBurst are the client's rate limit when
+// Options leave it zero. The service publishes no limit; community clients
+// pace themselves at about 10 requests a second at most (100 ms between
+// claim-qr reads, 5 parallel Compass requests), so 5 a second with bursts of
+// 10 stays well below anything seen and is still far more than a bot's
+// users cause.
+const (
+	DefaultRateLimit = 5
+	DefaultRateBurst = 10
+)
 
 // TokenSource supplies access tokens per audience.
 type TokenSource interface {
@@ -103,6 +127,10 @@ type Client struct {
 	moments   *url.URL
 	momentsAu string
 	compass   *url.URL
+	retry     RetryPolicy
+	limiter   *limiter // nil when unlimited
+	now       func() time.Time
+	sleep     func(ctx context.Context, d time.Duration) error
 }
 
 var _ core.Issuer = (*Client)(nil)
@@ -113,7 +141,7 @@ var _ core.Issuer = (*Client)(nil)
 func NewClient(opts Options) (*Client, error) {
 	base, err := parseBaseURL(opts.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("poap: new client: base url: %w", err)
 	}
 	c := &Client{
 		base:      base,
@@ -126,15 +154,19 @@ func NewClient(opts Options) (*Client, error) {
 		tokens:    opts.Tokens,
 		audience:  opts.Audience,
 		momentsAu: opts.MomentsAudience,
+		retry:     opts.Retry.withDefaults(),
+		limiter:   newLimiter(opts.RateLimit, opts.RateBurst),
+		now:       time.Now,
+		sleep:     sleep,
 	}
 	if opts.MomentsURL != "" {
 		if c.moments, err = parseBaseURL(opts.MomentsURL); err != nil {
-			return nil, fmt.Errorf("moments url: %w", err)
+			return nil, fmt.Errorf("poap: new client: moments url: %w", err)
 		}
 	}
 	if opts.CompassURL != "" {
 		if c.compass, err = parseBaseURL(opts.CompassURL); err != nil {
-			return nil, fmt.Errorf("compass url: %w", err)
+			return nil, fmt.Errorf("poap: new client: compass url: %w", err)
 		}
 	}
 	if c.http == nil {
@@ -167,18 +199,49 @@ func (c *Client) token(ctx context.Context, audience string) (core.Secret, error
 	return c.tokens.Token(ctx, audience)
 }
 
+// bearer returns the access token r carries, or "" for a request without
+// one.
+func (c *Client) bearer(ctx context.Context, r request) (core.Secret, error) {
+	if r.access != keyAndBearer && r.access != bearerOnly {
+		return "", nil
+	}
+	return c.token(ctx, c.tokenAudience(r))
+}
+
+// tokenAudience is the audience of r's access token: its own, or else its
+// service's.
+func (c *Client) tokenAudience(r request) string {
+	if r.access == bearerOnly {
+		return cmp.Or(r.audience, c.momentsAu)
+	}
+	return cmp.Or(r.audience, c.audience)
+}
+
+// renew asks the TokenSource for a token other than refused, which the
+// service just answered 401 to.
+func (c *Client) renew(ctx context.Context, r request, refused core.Secret) (core.Secret, error) {
+	audience := c.tokenAudience(r)
+	c.log.LogAttrs(ctx, slog.LevelInfo, "poap access token refused, renewing",
+		slog.String("operation", r.op), slog.String("audience", audience))
+	token, err := c.tokens.Renew(ctx, audience, refused)
+	if err != nil {
+		return "", fmt.Errorf("poap: %s: renew access token: %w", r.op, err)
+	}
+	return token, nil
+}
+
 // parseBaseURL checks the base URL and drops its trailing slash. Its errors
 // do not quote the URL, which might carry credentials.
 func parseBaseURL(raw string) (*url.URL, error) {
 	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New("poap: new client: base url is empty")
+		return nil, errors.New("empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("poap: new client: base url is not an absolute http or https url")
+		return nil, errors.New("not an absolute http or https url")
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("poap: new client: base url must not carry credentials, a query or a fragment")
+		return nil, errors.New("must not carry credentials, a query or a fragment")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""

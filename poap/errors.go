@@ -13,8 +13,10 @@ import (
 
 // Sentinel errors, matched with errors.Is on what the client returns.
 var (
-	// ErrNotFound means the service answered 404: for ScanEvent, the
-	// address does not hold a POAP of the event.
+	// ErrNotFound means the thing asked for does not exist: the service
+	// answered 404 (for ScanEvent, the address does not hold a POAP of the
+	// event), or 400 "Qr Claim not found" for an unknown mint link, or
+	// INVALID_SECRET for an unknown website claim name.
 	ErrNotFound = errors.New("not found")
 	// ErrUnauthorized means the service answered 401 or 403: the API key
 	// (or access token) was refused, or is not active yet.
@@ -28,16 +30,28 @@ var (
 	// ErrUnavailable means the service failed (5xx), timed out, could not
 	// be reached or sent a response that does not decode.
 	ErrUnavailable = errors.New("service unavailable")
-	// ErrQRClaimed means the mint link was used already.
+	// ErrQRClaimed means the mint link was used already: a 400 saying
+	// "QR Claim already claimed" (formerly "QR is already Claimed"), or a
+	// status read showing it claimed.
 	ErrQRClaimed = errors.New("mint link already claimed")
-	// ErrQRExpired means the mint link is no longer active.
+	// ErrQRExpired means the mint link is no longer active: a 400 saying
+	// "QR Claim expired", or a status read showing it inactive.
 	ErrQRExpired = errors.New("mint link expired")
 	// ErrAlreadyMinted means the address or e-mail already holds a POAP of
-	// the drop.
+	// the drop: a 400 saying "You already minted a POAP for this drop"
+	// (formerly "... already claimed a code for this event"), or "Delivery
+	// already claimed" from a delivery claim.
 	ErrAlreadyMinted = errors.New("already minted this drop")
 	// ErrInvalidEditCode means the drop's 6-digit edit code (secret_code)
-	// was refused.
+	// was refused: a 400 INVALID_SECRET_CODE or "Invalid edit code", or a
+	// code that is not 6 digits, refused before sending.
 	ErrInvalidEditCode = errors.New("invalid edit code")
+	// ErrLimitExceeded means a website claim has no mints left (400
+	// LIMIT_EXCEEDED).
+	ErrLimitExceeded = errors.New("no mints left")
+	// ErrEventExpired means the drop can no longer be minted (400
+	// EVENT_EXPIRED, or "expired" from a website claim).
+	ErrEventExpired = errors.New("drop expired")
 	// ErrTokenBudget means another access-token request now could exceed
 	// the service's limit of 4 an hour, which earns a ban; none was sent.
 	ErrTokenBudget = errors.New("access-token budget spent")
@@ -55,7 +69,7 @@ const maxMessage = 200
 var addressOperations = map[string]bool{OpScan: true, OpScanEvent: true}
 
 // APIError is a non-2xx answer of the service. It matches the sentinels with
-// errors.Is according to its status (see Is).
+// errors.Is according to its status and message (see Is).
 type APIError struct {
 	// Operation is the client's name of the call (OpScan...).
 	Operation string
@@ -84,25 +98,89 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is reports whether the status matches target: ErrNotFound for 404,
-// ErrUnauthorized for 401 and 403, ErrRateLimited for 429, ErrUnavailable
-// for 5xx, and ErrInvalidAddress for a 400 whose message says "Address is not
-// valid" or that answers a scan.
+// Is reports whether e matches target: ErrNotFound for 404, ErrUnauthorized
+// for 401 and 403, ErrRateLimited for 429, ErrUnavailable for 5xx, and for a
+// 400 the one sentinel its message or code means (see badRequest).
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
-		return e.Status == http.StatusNotFound
+		return e.Status == http.StatusNotFound || e.badRequest() == ErrNotFound
 	case ErrUnauthorized:
 		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
 	case ErrRateLimited:
 		return e.Status == http.StatusTooManyRequests
 	case ErrUnavailable:
 		return e.Status >= 500
-	case ErrInvalidAddress:
-		return e.Status == http.StatusBadRequest &&
-			(addressOperations[e.Operation] || strings.Contains(strings.ToLower(e.Message), "address is not valid"))
+	case ErrInvalidAddress, ErrInvalidEditCode, ErrQRClaimed, ErrQRExpired,
+		ErrAlreadyMinted, ErrLimitExceeded, ErrEventExpired:
+		return e.badRequest() == target
 	}
 	return false
+}
+
+// mintOperations read or use a mint link, where "expired" means the link.
+var mintOperations = map[string]bool{OpMint: true, OpClaimStatus: true}
+
+// badRequest returns the sentinel a 400 answer means, or nil. The service
+// words its refusals in the message (sometimes as a code such as
+// INVALID_SECRET_CODE, sometimes as a sentence that changed over the years),
+// so the checks go from the most specific wording to the least; the order
+// matters, since "Email already claimed a code for this event" also contains
+// "already claimed".
+func (e *APIError) badRequest() error {
+	if e.Status != http.StatusBadRequest {
+		return nil
+	}
+	msg := strings.ToLower(e.Message)
+	switch {
+	case strings.Contains(msg, "address is not valid"):
+		return ErrInvalidAddress
+	case e.mentions("INVALID_SECRET_CODE") || strings.Contains(msg, "invalid edit code") ||
+		strings.Contains(msg, "invalid secret code"):
+		return ErrInvalidEditCode
+	case strings.Contains(msg, "already minted") || strings.Contains(msg, "claimed a code for this event") ||
+		e.Operation == OpClaimDelivery && strings.Contains(msg, "already claimed"):
+		return ErrAlreadyMinted
+	case strings.Contains(msg, "already claimed"):
+		return ErrQRClaimed
+	case strings.Contains(msg, "qr claim expired"):
+		return ErrQRExpired
+	case e.mentions("EVENT_EXPIRED") || e.Operation == OpWebsiteClaim && strings.Contains(msg, "expired"):
+		return ErrEventExpired
+	case mintOperations[e.Operation] && strings.Contains(msg, "expired"):
+		return ErrQRExpired
+	case e.mentions("LIMIT_EXCEEDED") || strings.Contains(msg, "limit exceeded"):
+		return ErrLimitExceeded
+	case strings.Contains(msg, "claim not found") || e.Operation == OpWebsiteClaim && e.mentions("INVALID_SECRET"):
+		return ErrNotFound
+	case addressOperations[e.Operation]:
+		return ErrInvalidAddress
+	}
+	return nil
+}
+
+// mentions reports whether the code or the message holds code as a whole
+// word, so INVALID_SECRET does not match INVALID_SECRET_CODE.
+func (e *APIError) mentions(code string) bool {
+	for _, s := range []string{e.Code, e.Message} {
+		for i := strings.Index(s, code); i >= 0; {
+			end := i + len(code)
+			if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+				return true
+			}
+			next := strings.Index(s[end:], code)
+			if next < 0 {
+				break
+			}
+			i = end + next
+		}
+	}
+	return false
+}
+
+// isWordByte reports whether b can be part of an error code.
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'A' <= b && b <= 'Z' || 'a' <= b && b <= 'z'
 }
 
 // errorJSON holds the error bodies seen in production: the backend's

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 // maxBodySize bounds what is read of a response body, so a broken or hostile
@@ -53,7 +55,8 @@ type request struct {
 	// and path are ignored.
 	rawURL string
 	access access
-	// audience is the token audience of keyAndBearer and bearerOnly.
+	// audience is the token audience of keyAndBearer and bearerOnly;
+	// empty means Options.Audience or Options.MomentsAudience.
 	audience string
 	// body returns a fresh reader for each attempt; nil sends no body.
 	body func() (io.Reader, error)
@@ -82,35 +85,97 @@ type response struct {
 	body   []byte
 }
 
-// do sends r with the client's headers and timeout, reports it to the
-// Observer and decodes a 2xx JSON body into out (unless out is nil). A non-2xx
-// answer becomes an *APIError; a failure without an answer, a body too large
-// or one that does not decode wraps ErrUnavailable.
+// outcome is what one attempt of a request came to.
+type outcome struct {
+	res response
+	// err is nil for a 2xx answer; else an *APIError, or the failure that
+	// left no answer.
+	err error
+	// transient says the failure may pass on another attempt: a network
+	// error or timeout of this attempt, or a status such as 503.
+	transient bool
+}
+
+// do sends r with the client's headers and credentials and decodes a 2xx
+// JSON body into out (unless out is nil). Each attempt waits for the rate
+// limiter, gets its own timeout within ctx and is reported to the Observer.
+// An idempotent request is retried after a transient failure (see
+// RetryPolicy); any request with an access token that the service answers
+// 401 is sent once more with a renewed token. A non-2xx answer becomes an
+// *APIError; a failure without an answer, a body too large or one that does
+// not decode wraps ErrUnavailable; a refused token request returns the
+// TokenSource's error (ErrTokenBudget, ErrUnauthorized...).
 func (c *Client) do(ctx context.Context, r request, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := c.newRequest(ctx, r)
+	token, err := c.bearer(ctx, r)
 	if err != nil {
 		return fmt.Errorf("poap: %s: %w", r.op, err)
 	}
-	start := time.Now()
-	res, err := c.send(req)
+	renewed := false
+	for attempt := 1; ; attempt++ {
+		o := c.attempt(ctx, r, token)
+		if o.err == nil {
+			return decode(r.op, o.res.body, out)
+		}
+		if !renewed && c.refusedBearer(r, o) {
+			// A 401 means the service refused before acting, so even a
+			// mint may be sent again, once.
+			renewed = true
+			if token, err = c.renew(ctx, r, token); err != nil {
+				return err
+			}
+			continue
+		}
+		wait, retry := c.retryWait(ctx, r, attempt, o)
+		if !retry {
+			return o.err
+		}
+		if err := c.pause(ctx, r, attempt, wait, o.err); err != nil {
+			return err
+		}
+	}
+}
+
+// attempt sends r once: it waits for the rate limiter, then sends within the
+// per-request timeout and reports the result to the Observer.
+func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
+	if err := c.limit(ctx); err != nil {
+		_, err = transportError(ctx, r.op, err)
+		return outcome{err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := c.newRequest(ctx, r, token)
 	if err != nil {
-		var status string
-		status, err = transportError(ctx, r.op, err)
+		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err)}
+	}
+	start := time.Now()
+	res, err := send(c.http, req)
+	if err != nil {
+		status, err := transportError(ctx, r.op, err)
 		c.observe(ctx, r.op, status, time.Since(start))
-		return err
+		transient := !errors.Is(err, errBodyTooLarge) && !errors.Is(err, context.Canceled)
+		return outcome{err: err, transient: transient}
 	}
 	c.observe(ctx, r.op, strconv.Itoa(res.status), time.Since(start))
 	if res.status < 200 || res.status > 299 {
-		return c.apiError(r.op, res)
+		return outcome{res: res, err: c.apiError(r.op, res), transient: retryable(res.status)}
 	}
-	return decode(r.op, res.body, out)
+	return outcome{res: res}
 }
 
-// newRequest builds the HTTP request for r with the headers every call
-// carries and the credentials its access asks for.
-func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, error) {
+// refusedBearer reports whether o is the service's 401 to r's access token.
+func (c *Client) refusedBearer(r request, o outcome) bool {
+	if c.tokens == nil || (r.access != keyAndBearer && r.access != bearerOnly) {
+		return false
+	}
+	var apiErr *APIError
+	return errors.As(o.err, &apiErr) && apiErr.Status == http.StatusUnauthorized
+}
+
+// newRequest builds the HTTP request for r with a fresh body, the headers
+// every call carries and the credentials its access asks for: the key, and
+// token unless it is empty.
+func (c *Client) newRequest(ctx context.Context, r request, token core.Secret) (*http.Request, error) {
 	var body io.Reader
 	if r.body != nil {
 		var err error
@@ -133,11 +198,7 @@ func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, erro
 	if (r.access == keyOnly || r.access == keyAndBearer) && !c.key.IsZero() {
 		req.Header.Set("X-API-Key", c.key.Reveal())
 	}
-	if r.access == keyAndBearer || r.access == bearerOnly {
-		token, err := c.token(ctx, r.audience)
-		if err != nil {
-			return nil, err
-		}
+	if !token.IsZero() {
 		req.Header.Set("Authorization", "Bearer "+token.Reveal())
 	}
 	return req, nil
@@ -159,9 +220,10 @@ func (c *Client) target(r request) string {
 	return target
 }
 
-// send does the round trip and reads at most maxBodySize bytes of the body.
-func (c *Client) send(req *http.Request) (response, error) {
-	resp, err := c.http.Do(req)
+// send does the round trip with hc and reads at most maxBodySize bytes of
+// the body.
+func send(hc *http.Client, req *http.Request) (response, error) {
+	resp, err := hc.Do(req)
 	if err != nil {
 		return response{}, err
 	}
@@ -208,11 +270,16 @@ func decode(op string, body []byte, out any) error {
 	return nil
 }
 
-// observe reports one request to the Observer and the debug log. The log
-// line names neither the key nor the address, which may be an e-mail.
+// observe reports one request to the Observer and the debug log.
 func (c *Client) observe(ctx context.Context, op, status string, elapsed time.Duration) {
-	c.observer.ObserveRequest(op, status, elapsed)
-	c.log.LogAttrs(ctx, slog.LevelDebug, "poap request",
+	observe(ctx, c.observer, c.log, op, status, elapsed)
+}
+
+// observe reports one request to observer and log. The log line names
+// neither the credentials nor the address, which may be an e-mail.
+func observe(ctx context.Context, observer Observer, log *slog.Logger, op, status string, elapsed time.Duration) {
+	observer.ObserveRequest(op, status, elapsed)
+	log.LogAttrs(ctx, slog.LevelDebug, "poap request",
 		slog.String("operation", op),
 		slog.String("status", status),
 		slog.Duration("elapsed", elapsed))

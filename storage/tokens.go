@@ -2,7 +2,10 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
@@ -98,4 +101,90 @@ func (db *DB) TokenIssuesSince(ctx context.Context, audience string, since time.
 		return 0, translate("token issues since", err)
 	}
 	return int(n), nil
+}
+
+// LockTokens runs fn while holding the lock on audience's access token, so
+// that one caller at a time reads, requests and saves that token: across
+// the replicas that share a PostgreSQL database, and across the goroutines
+// and handles of one process on SQLite. Different audiences do not block
+// each other. It returns fn's error, the context's error when the lock could
+// not be had in time, or the database error.
+func (db *DB) LockTokens(ctx context.Context, audience string, fn func(ctx context.Context) error) error {
+	if db.dialect == DialectPostgres {
+		return db.advisoryLock(ctx, audience, fn)
+	}
+	return db.fileLock(ctx, audience, fn)
+}
+
+// lockKey names the lock of audience's token.
+func lockKey(audience string) string {
+	return "poapbot.service_token:" + audience
+}
+
+// advisoryLock holds a session-level advisory lock, on a connection taken
+// out of the pool for the purpose, while fn runs. The key hashes the schema
+// too, so bots sharing a database but not a schema do not wait on each
+// other. pg_advisory_lock is strict: a NULL schema would skip the lock
+// silently, hence the coalesce.
+func (db *DB) advisoryLock(ctx context.Context, audience string, fn func(ctx context.Context) error) error {
+	const op = "lock tokens"
+	const lock = `SELECT pg_advisory_lock(hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0))`
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return translate(op, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, lock, lockKey(audience)); err != nil {
+		// A cancellation can land after the lock was granted; only
+		// closing the session is sure to release it.
+		discard(conn)
+		return translate(op, err)
+	}
+	defer db.advisoryUnlock(conn, audience)
+	return fn(ctx)
+}
+
+// advisoryUnlock releases the lock advisoryLock took, even when the caller's
+// context is done; if that fails, it closes the session, which releases it.
+func (db *DB) advisoryUnlock(conn *sql.Conn, audience string) {
+	const unlock = `SELECT pg_advisory_unlock(hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0))`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var released bool
+	if err := conn.QueryRowContext(ctx, unlock, lockKey(audience)).Scan(&released); err != nil || !released {
+		db.log.Warn("release token lock: closing the connection instead", "audience", audience, "error", err)
+		discard(conn)
+	}
+}
+
+// discard makes database/sql close conn rather than return it to the pool.
+func discard(conn *sql.Conn) {
+	conn.Raw(func(any) error { return driver.ErrBadConn })
+}
+
+// fileLocks holds one lock per SQLite file and audience, as a channel of
+// capacity one, so that waiting can be abandoned with the context.
+var fileLocks sync.Map
+
+// fileLock runs fn under a lock of this process keyed by the database file.
+// That is enough on SQLite: a file is only ever shared by the processes of
+// one host, and the bot runs one process per file; replicas need PostgreSQL.
+// Keying by file rather than by handle makes two handles on one file (a
+// restart within a test) share the lock.
+func (db *DB) fileLock(ctx context.Context, audience string, fn func(ctx context.Context) error) error {
+	const op = "lock tokens"
+	var file string
+	err := db.sql.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file)
+	if err != nil {
+		return translate(op, err)
+	}
+	v, _ := fileLocks.LoadOrStore(file+"\x00"+audience, make(chan struct{}, 1))
+	sem := v.(chan struct{})
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+	defer func() { <-sem }()
+	return fn(ctx)
 }

@@ -2,8 +2,11 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +131,92 @@ func TestDB_TokenIssuesSince(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestDB_LockTokens(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		databaseURL := newURL()
+		// Two handles on one database, as two replicas.
+		replicas := []*DB{openTest(t, databaseURL), openTest(t, databaseURL)}
+		t.Run("NoOverlap", func(t *testing.T) {
+			var inside, overlaps, done atomic.Int32
+			var wg sync.WaitGroup
+			for i := range 20 {
+				wg.Go(func() {
+					err := replicas[i%2].LockTokens(t.Context(), "api", func(context.Context) error {
+						if inside.Add(1) != 1 {
+							overlaps.Add(1)
+						}
+						time.Sleep(time.Millisecond) // widens the window an overlap would need
+						inside.Add(-1)
+						done.Add(1)
+						return nil
+					})
+					if err != nil {
+						t.Errorf("LockTokens(api) = %v", err)
+					}
+				})
+			}
+			wg.Wait()
+			if overlaps.Load() != 0 || done.Load() != 20 {
+				t.Errorf("%d overlaps in %d runs, want 0 in 20", overlaps.Load(), done.Load())
+			}
+		})
+		t.Run("AudiencesIndependent", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			err := replicas[0].LockTokens(ctx, "api", func(ctx context.Context) error {
+				return replicas[1].LockTokens(ctx, "moments", func(context.Context) error { return nil })
+			})
+			if err != nil {
+				t.Errorf("LockTokens(moments) inside LockTokens(api) = %v, want nil", err)
+			}
+		})
+		t.Run("ReturnsFnError", func(t *testing.T) {
+			errFn := errors.New("fn failed")
+			if err := replicas[0].LockTokens(t.Context(), "api", func(context.Context) error { return errFn }); !errors.Is(err, errFn) {
+				t.Errorf("LockTokens() = %v, want %v", err, errFn)
+			}
+			assertFree(t, replicas[1], "api")
+		})
+		t.Run("ContextDone", func(t *testing.T) {
+			held, release := make(chan struct{}), make(chan struct{})
+			holder := make(chan error)
+			go func() {
+				holder <- replicas[0].LockTokens(context.Background(), "api", func(context.Context) error {
+					close(held)
+					<-release
+					return nil
+				})
+			}()
+			<-held
+			ctx, cancel := context.WithCancel(t.Context())
+			waiter := make(chan error)
+			go func() {
+				waiter <- replicas[1].LockTokens(ctx, "api", func(context.Context) error { return errors.New("ran while held") })
+			}()
+			// Give the waiter time to reach the lock; the test holds either way.
+			time.Sleep(20 * time.Millisecond)
+			cancel()
+			if err := <-waiter; !errors.Is(err, context.Canceled) {
+				t.Errorf("LockTokens() while held, canceled = %v, want %v", err, context.Canceled)
+			}
+			close(release)
+			if err := <-holder; err != nil {
+				t.Errorf("LockTokens() holder = %v", err)
+			}
+			assertFree(t, replicas[1], "api")
+		})
+	})
+}
+
+// assertFree checks that db can take audience's lock at once.
+func assertFree(t *testing.T, db *DB, audience string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := db.LockTokens(ctx, audience, func(context.Context) error { return nil }); err != nil {
+		t.Errorf("LockTokens(%s) after release = %v, want nil", audience, err)
+	}
 }

@@ -1,16 +1,232 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 )
 
-// validBearer reports whether r carries an access token for audience.
-// Placeholder until the token service lands: any non-empty bearer passes.
-func (s *Server) validBearer(r *http.Request, audience string) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && token != "" && audience != ""
+// OpAccessToken is POST /oauth/token, the token service; the poap client
+// names it the same.
+const OpAccessToken = "access_token"
+
+// Limits of the token service, as production documents them.
+const (
+	// TokenLifetime is how long an access token lives.
+	TokenLifetime = 24 * time.Hour
+	// TokenBudget is how many token requests a client may make for one
+	// audience in a rolling hour; the next one earns the ban.
+	TokenBudget = 4
+)
+
+// tokenService is the Server's token state, guarded by its own lock.
+type tokenService struct {
+	clientID     string
+	clientSecret string
+
+	mu       sync.Mutex
+	tokens   map[string]issuedToken // by token
+	requests map[string][]time.Time // by client and audience, the last hour's
+	issued   map[string]int         // by client
+	banned   bool
+}
+
+// issuedToken is what the Server remembers of an access token.
+type issuedToken struct {
+	audience string
+	expires  time.Time
+}
+
+// tokenRequest is the client-credentials grant.
+type tokenRequest struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	Audience     string `json:"audience"`
+	GrantType    string `json:"grant_type"`
+}
+
+// tokenResponse is the token service's answer.
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Scope       string `json:"scope"`
+}
+
+// oauthError is the token service's error body.
+type oauthError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
 }
 
 // authRoutes registers the token service.
-func (s *Server) authRoutes() {}
+func (s *Server) authRoutes() {
+	s.handle(OpAccessToken, "POST /oauth/token", open, s.issueToken)
+}
+
+// issueToken answers POST /oauth/token as the token service does, banning a
+// client that asks for a fifth token for one audience within an hour.
+func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
+	var req tokenRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
+		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "Invalid request body")
+		return
+	}
+	switch {
+	case req.GrantType != "client_credentials":
+		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant type: "+req.GrantType)
+	case !s.auth.knows(req.ClientID, req.ClientSecret):
+		writeOAuthError(w, http.StatusUnauthorized, "access_denied", "Unauthorized")
+	case !s.auth.admit(req.ClientID, req.Audience, s.now()):
+		writeOAuthError(w, http.StatusTooManyRequests, "too_many_requests", "Rate limit reached")
+	case req.Audience != s.audience && req.Audience != s.momentsAudience:
+		writeOAuthError(w, http.StatusForbidden, "access_denied", "Service not enabled within domain: "+req.Audience)
+	default:
+		token := s.auth.issue(req.Audience, s.now())
+		s.auth.count(req.ClientID)
+		writeJSON(w, http.StatusOK, tokenResponse{
+			AccessToken: token,
+			TokenType:   "Bearer",
+			ExpiresIn:   int64(TokenLifetime / time.Second),
+			Scope:       scope(req.Audience, s.momentsAudience),
+		})
+	}
+}
+
+// scope is the scope granted with a token for audience.
+func scope(audience, moments string) string {
+	if audience == moments {
+		return "write:moments"
+	}
+	return "read:events write:events write:qr-codes"
+}
+
+// writeOAuthError answers with the token service's error shape.
+func writeOAuthError(w http.ResponseWriter, status int, code, description string) {
+	writeJSON(w, status, oauthError{Error: code, Description: description})
+}
+
+// knows reports whether the credentials are the accepted ones; without a
+// configured client id, any are.
+func (ts *tokenService) knows(clientID, secret string) bool {
+	if ts.clientID == "" {
+		return true
+	}
+	idOK := subtle.ConstantTimeCompare([]byte(clientID), []byte(ts.clientID))
+	secretOK := subtle.ConstantTimeCompare([]byte(secret), []byte(ts.clientSecret))
+	return idOK&secretOK == 1
+}
+
+// admit counts a token request by client for audience at now and reports
+// whether it may be answered: a request over TokenBudget in the last hour
+// bans the client, and a banned client is refused from then on.
+func (ts *tokenService) admit(client, audience string, now time.Time) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.banned {
+		return false
+	}
+	if ts.requests == nil {
+		ts.requests = map[string][]time.Time{}
+	}
+	key := client + "\x00" + audience
+	recent := ts.requests[key][:0]
+	for _, at := range ts.requests[key] {
+		if now.Sub(at) < time.Hour {
+			recent = append(recent, at)
+		}
+	}
+	ts.requests[key] = append(recent, now)
+	ts.banned = len(ts.requests[key]) > TokenBudget
+	return !ts.banned
+}
+
+// issue makes a token for audience, living TokenLifetime from now.
+func (ts *tokenService) issue(audience string, now time.Time) string {
+	var b [24]byte
+	rand.Read(b[:])
+	token := "sbx_" + hex.EncodeToString(b[:])
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.tokens == nil {
+		ts.tokens = map[string]issuedToken{}
+	}
+	ts.tokens[token] = issuedToken{audience: audience, expires: now.Add(TokenLifetime)}
+	return token
+}
+
+// count notes a token issued to client.
+func (ts *tokenService) count(client string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.issued == nil {
+		ts.issued = map[string]int{}
+	}
+	ts.issued[client]++
+}
+
+// validBearer reports whether r carries an access token the Server issued
+// for audience that has neither expired nor been revoked.
+func (s *Server) validBearer(r *http.Request, audience string) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.ValidToken(token, audience)
+}
+
+// ValidToken reports whether token is an access token the Server issued for
+// audience that has neither expired nor been revoked, for test servers
+// that guard routes of their own with the Server's tokens.
+func (s *Server) ValidToken(token, audience string) bool {
+	now := s.now()
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	t, ok := s.auth.tokens[token]
+	return ok && token != "" && t.audience == audience && now.Before(t.expires)
+}
+
+// IssueToken returns a new access token for audience without a request,
+// for tests that bring their own TokenSource. It does not count against
+// the ban nor in TokensIssued.
+func (s *Server) IssueToken(audience string) string {
+	return s.auth.issue(audience, s.now())
+}
+
+// TokensIssued returns how many access tokens the token service issued to
+// clientID.
+func (s *Server) TokensIssued(clientID string) int {
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	return s.auth.issued[clientID]
+}
+
+// Banned reports whether a client asked for more tokens than the budget
+// allows and got the ban.
+func (s *Server) Banned() bool {
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	return s.auth.banned
+}
+
+// ExpireTokens makes every token issued so far expire now, as if a day had
+// passed, to exercise renewal.
+func (s *Server) ExpireTokens() {
+	now := s.now()
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	for token, t := range s.auth.tokens {
+		t.expires = now
+		s.auth.tokens[token] = t
+	}
+}
+
+// RevokeTokens makes every token issued so far invalid, so protected routes
+// answer 401, to exercise the client's renewal after a refusal.
+func (s *Server) RevokeTokens() {
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	clear(s.auth.tokens)
+}

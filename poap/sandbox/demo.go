@@ -22,6 +22,23 @@ const (
 	DemoDropID int64 = 14187
 )
 
+// Demo distribution SeedDemo creates, to rehearse handing out POAPs.
+const (
+	// DemoLinksDropID is "Sandbox Demo Drop", a drop with mint links and a
+	// website claim, mintable until the end of 2035.
+	DemoLinksDropID int64 = 197001
+	// DemoEditCode is the edit code (secret_code) of DemoLinksDropID.
+	DemoEditCode = "123456"
+	// DemoClaimedLinks and DemoUnclaimedLinks count the drop's mint links:
+	// sbx001 to sbx005 are claimed, by five demo collectors, and sbx006 to
+	// sbx055 are free.
+	DemoClaimedLinks   = 5
+	DemoUnclaimedLinks = 50
+	// DemoWebsite is the drop's website claim, open until the end of 2035
+	// for 100 mints.
+	DemoWebsite = "sandbox-demo-website"
+)
+
 // demoEvent is the compact form of a demo drop.
 type demoEvent struct {
 	id                  int64
@@ -82,7 +99,8 @@ var demoMints = []demoMint{
 	{DemoEmail, 196002, "xdai", "2025-05-09 19:00:00", ""},
 }
 
-// SeedDemo adds the demo drops, DemoENS and the demo POAPs. The data is
+// SeedDemo adds the demo drops, DemoENS, the demo POAPs and the demo
+// distribution (DemoLinksDropID, its links and website). The data is
 // fixed, with no randomness and no dependence on the clock. Calling it again
 // does nothing.
 func (s *Server) SeedDemo() {
@@ -104,6 +122,7 @@ func (s *Server) SeedDemo() {
 		_, err := s.mint(t)
 		must(err)
 	}
+	s.seedDemoDistribution()
 }
 
 // drop expands a demo event into a Drop with its image, site and dates; the

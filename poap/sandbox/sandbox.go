@@ -41,6 +41,30 @@ type Options struct {
 	// production's (DefaultAudience, DefaultMomentsAudience).
 	Audience        string
 	MomentsAudience string
+	// ClientID and ClientSecret are the client credentials the token
+	// service accepts; an empty ClientID accepts any client and secret
+	// (the demo mode).
+	ClientID     string
+	ClientSecret string
+	// ReviewDelay is how long a distribution request (mint links, website,
+	// secret word) stays pending before the review approves it, on the Now
+	// clock; zero leaves it pending until ApproveRequests or RejectRequests.
+	ReviewDelay time.Duration
+	// TxDelay is how long a mint's transaction stays IN_PROCESS, on the Now
+	// clock; zero finishes it at once.
+	TxDelay time.Duration
+	// RequireSecret makes GET /actions/claim-qr return each link's HMAC
+	// secret and POST require it back, as production did before 2025-11;
+	// false answers "NOT_REQUIRED_ANYMORE" and ignores it, as production
+	// does now.
+	RequireSecret bool
+	// QueueUID makes POST /actions/claim-qr answer with the older queue_uid
+	// (a UUID string) instead of transaction_request_id.
+	QueueUID bool
+	// MediaDelay is how long an uploaded Moments file takes to process, on
+	// the Now clock: status reads answer 404 for its first half, IN_PROCESS for
+	// the second, then PROCESSED, INVALID or FAILED. Zero finishes at once.
+	MediaDelay time.Duration
 }
 
 // The audiences production uses, the sandbox's defaults.
@@ -85,6 +109,11 @@ type Server struct {
 	failStatus int
 	requests   map[string]int
 	state
+	auth tokenService // the token service's state, with its own lock
+
+	opts Options // as given to New, read by the issuing routes
+
+	moments *momentStore // media and Moments, with their own lock
 }
 
 // New returns an empty Server; see SeedDemo for demo data.
@@ -98,6 +127,8 @@ func New(opts Options) *Server {
 		latency:         opts.Latency,
 		requests:        map[string]int{},
 		state:           newState(),
+		auth:            tokenService{clientID: opts.ClientID, clientSecret: opts.ClientSecret},
+		opts:            opts,
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -16,7 +16,8 @@ const (
 	firstTokenID = 7000000
 )
 
-// Drop is a drop (event) with the fields scans show.
+// Drop is a drop (event): the fields scans show, and those POST /events
+// takes.
 type Drop struct {
 	// ID is the drop id; AddDrop assigns one when zero.
 	ID int64
@@ -38,6 +39,21 @@ type Drop struct {
 	ExpiryDate time.Time
 	// Timezone is an IANA name such as "Europe/Berlin".
 	Timezone string
+	// EditCode is the 6-digit secret_code that edits the drop, lists and
+	// requests its mint links; empty matches no code.
+	EditCode string
+	// Virtual and Private are the drop's virtual_event and private_event.
+	Virtual bool
+	Private bool
+	// TemplateID is the event_template_id, 0 for none.
+	TemplateID int
+	// Email is the issuer's address, where production sends mint links.
+	Email string
+	// ChainID is the drop's minting network (a supported chain id); zero
+	// is the default, 100 (Gnosis, "xdai").
+	ChainID int
+	// Created is when the drop was created; zero shows the start date.
+	Created time.Time
 }
 
 // Token is a POAP the Server issued.
@@ -62,16 +78,28 @@ type state struct {
 	drops     map[int64]Drop
 	tokens    []Token
 	names     map[string]string // lower-case ENS name to address
+	holds     map[holding]bool  // who holds a POAP of which drop
 	nextDrop  int64
 	nextToken int64
+	ledger
+	knobs
+}
+
+// holding is a holder, in lower case, of a POAP of a drop.
+type holding struct {
+	eventID int64
+	holder  string
 }
 
 func newState() state {
 	return state{
 		drops:     map[int64]Drop{},
 		names:     map[string]string{},
+		holds:     map[holding]bool{},
 		nextDrop:  firstDropID,
 		nextToken: firstTokenID,
+		ledger:    newLedger(),
+		knobs:     knobs{opFails: map[string]failPlan{}},
 	}
 }
 
@@ -146,7 +174,14 @@ func (st *state) mint(t Token) (Token, error) {
 		st.nextToken++
 	}
 	st.tokens = append(st.tokens, t)
+	st.holds[holding{t.EventID, strings.ToLower(t.Owner)}] = true
 	return t, nil
+}
+
+// holdsDrop reports whether holder, as resolve returns it, holds a POAP of
+// drop eventID. The caller holds s.mu.
+func (st *state) holdsDrop(eventID int64, holder string) bool {
+	return st.holds[holding{eventID, strings.ToLower(holder)}]
 }
 
 // resolve turns an address, a known ENS name or an e-mail into the holder

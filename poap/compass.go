@@ -1,0 +1,172 @@
+package poap
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// OpMomentsQuery is the GraphQL moments query on Compass, the Moments query
+// service, as the Observer and APIError see it.
+const OpMomentsQuery = "moments_query"
+
+// DefaultMomentsLimit is the page size of Moments when MomentsQuery.Limit is
+// zero.
+const DefaultMomentsLimit = 20
+
+// momentsQuery is the query the official SDK sends (poap-sdk 2026-03), with
+// the drops as a relation; Compass is a Hasura schema.
+const momentsQuery = `query PaginatedMoments($limit: Int!, $offset: Int!, $orderBy: [moments_order_by!], $where: moments_bool_exp) {
+  moments(limit: $limit, offset: $offset, order_by: $orderBy, where: $where) {
+    id
+    author
+    description
+    created_on
+    drops { drop_id }
+  }
+}`
+
+// MomentsQuery selects a page of Moments. The zero value asks for the newest
+// DefaultMomentsLimit Moments of all drops.
+type MomentsQuery struct {
+	// Limit is the page size; zero or less means DefaultMomentsLimit.
+	Limit int
+	// Offset skips that many Moments; below zero counts as zero.
+	Offset int
+	// DropIDs keeps Moments posted to one of these drops; empty keeps all.
+	DropIDs []int64
+	// Author keeps Moments by this address, whatever its letter case;
+	// empty keeps all.
+	Author string
+	// OldestFirst sorts by creation time ascending; the default is newest
+	// first.
+	OldestFirst bool
+}
+
+// MomentSummary is a Moment as the query service lists it.
+type MomentSummary struct {
+	ID          string
+	Author      string
+	Description string
+	CreatedOn   time.Time
+	DropIDs     []int64
+}
+
+// graphQLRequest is the body of a GraphQL call.
+type graphQLRequest struct {
+	Query     string         `json:"query"`
+	Variables map[string]any `json:"variables"`
+}
+
+// momentsResponse is Compass's answer: data, or errors with status 200.
+type momentsResponse struct {
+	Data *struct {
+		Moments []momentRow `json:"moments"`
+	} `json:"data"`
+	Errors []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// momentRow is one Moment in the query's answer.
+type momentRow struct {
+	ID          string    `json:"id"`
+	Author      string    `json:"author"`
+	Description string    `json:"description"`
+	CreatedOn   timestamp `json:"created_on"`
+	Drops       []struct {
+		DropID int64 `json:"drop_id"`
+	} `json:"drops"`
+}
+
+// Moments lists Moments from Compass, the Moments query service: a POST of
+// the GraphQL moments query (limit, offset, where, order_by) to
+// Options.CompassURL, with the API key when one is configured
+// (https://documentation.poap.tech/docs/poap-moments-mvp). Errors:
+// ErrUnavailable for failures, timeouts and GraphQL errors (Compass answers
+// those with 200, for instance when its schema changed), ErrUnauthorized when
+// the key is refused, ErrRateLimited, a plain error when no CompassURL is
+// configured; other answers, such as 400 for a malformed query, come as
+// *APIError.
+func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, error) {
+	if c.compass == nil {
+		return nil, fmt.Errorf("poap: %s: no Moments query address configured (Options.CompassURL)", OpMomentsQuery)
+	}
+	body, err := jsonBody(graphQLRequest{Query: momentsQuery, Variables: q.variables()})
+	if err != nil {
+		return nil, fmt.Errorf("poap: %s: %w", OpMomentsQuery, err)
+	}
+	r := request{
+		op: OpMomentsQuery, method: http.MethodPost, base: c.compass,
+		access: keyOnly, body: body, contentType: "application/json",
+		// A query changes nothing.
+		idempotent: true,
+	}
+	var res momentsResponse
+	if err := c.do(ctx, r, &res); err != nil {
+		return nil, err
+	}
+	if len(res.Errors) > 0 {
+		msgs := make([]string, len(res.Errors))
+		for i, e := range res.Errors {
+			msgs[i] = e.Message
+		}
+		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", OpMomentsQuery, ErrUnavailable, truncate(strings.Join(msgs, "; "), maxMessage))
+	}
+	if res.Data == nil {
+		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", OpMomentsQuery, ErrUnavailable)
+	}
+	return summaries(res.Data.Moments), nil
+}
+
+// variables are the query's GraphQL variables. The author is matched with
+// _ilike and no wildcard: an equality that ignores letter case, since
+// addresses are written in both cases.
+func (q MomentsQuery) variables() map[string]any {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultMomentsLimit
+	}
+	where := map[string]any{}
+	if len(q.DropIDs) > 0 {
+		where["drop_id"] = map[string]any{"_in": q.DropIDs}
+	}
+	if author := strings.TrimSpace(q.Author); author != "" {
+		where["author"] = map[string]any{"_ilike": escapeLike(author)}
+	}
+	order := "desc"
+	if q.OldestFirst {
+		order = "asc"
+	}
+	return map[string]any{
+		"limit":  limit,
+		"offset": max(q.Offset, 0),
+		"where":  where,
+		// The id breaks ties, so that pages do not overlap.
+		"orderBy": []map[string]string{{"created_on": order}, {"id": order}},
+	}
+}
+
+// likeEscaper escapes the LIKE wildcards and the escape character itself.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// escapeLike makes s match itself only in a LIKE pattern.
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// summaries converts the query's rows.
+func summaries(rows []momentRow) []MomentSummary {
+	out := make([]MomentSummary, len(rows))
+	for i, row := range rows {
+		drops := make([]int64, len(row.Drops))
+		for j, d := range row.Drops {
+			drops[j] = d.DropID
+		}
+		out[i] = MomentSummary{
+			ID: row.ID, Author: row.Author, Description: row.Description,
+			CreatedOn: row.CreatedOn.Time, DropIDs: drops,
+		}
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package poap_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/poap"
+)
+
+// allSentinels are the errors an operation's failure is tested against; each
+// failure must match exactly one.
+var allSentinels = []error{
+	poap.ErrNotFound, poap.ErrUnauthorized, poap.ErrRateLimited, poap.ErrInvalidAddress, poap.ErrUnavailable,
+	poap.ErrQRClaimed, poap.ErrQRExpired, poap.ErrAlreadyMinted, poap.ErrInvalidEditCode,
+	poap.ErrLimitExceeded, poap.ErrEventExpired, poap.ErrInvalidInput,
+}
+
+// sentinelCalls are the operations the sentinel tests run, by name.
+var sentinelCalls = map[string]func(context.Context, *poap.Client) error{
+	poap.OpMint: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.MintWithSecret(ctx, poap.MintInput{QRHash: "k9x4mq", Address: alice}, "")
+		return err
+	},
+	poap.OpClaimStatus: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.ClaimStatus(ctx, "zzzzzz")
+		return err
+	},
+	poap.OpMintLinks: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.MintLinks(ctx, 175300, editCode)
+		return err
+	},
+	poap.OpRequestMintLinks: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.RequestMintLinks(ctx, poap.RedeemRequest{EventID: 175300, Count: 5, EditCode: editCode})
+		return err
+	},
+	poap.OpWebsiteClaim: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.WebsiteClaim(ctx, "increase-group-student", alice)
+		return err
+	},
+	poap.OpClaimDelivery: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.ClaimDelivery(ctx, 812, alice)
+		return err
+	},
+	poap.OpSecret: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.Secret(ctx, "increase-group-student")
+		return err
+	},
+	poap.OpDrop: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.Drop(ctx, 175300)
+		return err
+	},
+	poap.OpHolders: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.HoldersPage(ctx, 175300, 0, 0)
+		return err
+	},
+}
+
+// TestAPIError_Sentinels answers operations with production's error bodies
+// (the backend's, the gateway's {message} and {Message}, plain text) and
+// checks the one sentinel each matches.
+func TestAPIError_Sentinels(t *testing.T) {
+	tests := []struct {
+		op      string
+		status  int
+		fixture string
+		want    error
+	}{
+		{poap.OpMint, 400, "error_qr_claimed.json", poap.ErrQRClaimed},
+		{poap.OpMint, 400, "error_qr_claimed_legacy.json", poap.ErrQRClaimed},
+		{poap.OpMint, 400, "error_qr_expired.json", poap.ErrQRExpired},
+		{poap.OpMint, 400, "error_already_minted.json", poap.ErrAlreadyMinted},
+		{poap.OpMint, 400, "error_already_minted_legacy.json", poap.ErrAlreadyMinted},
+		{poap.OpMint, 400, "error_400.json", poap.ErrInvalidAddress},
+		{poap.OpMint, 404, "error_404.json", poap.ErrNotFound},
+		{poap.OpClaimStatus, 400, "error_claim_not_found.json", poap.ErrNotFound},
+		{poap.OpMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
+		{poap.OpMintLinks, 400, "error_edit_code.json", poap.ErrInvalidEditCode},
+		{poap.OpRequestMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
+		{poap.OpWebsiteClaim, 400, "error_limit_exceeded.json", poap.ErrLimitExceeded},
+		{poap.OpWebsiteClaim, 400, "error_event_expired.json", poap.ErrEventExpired},
+		{poap.OpWebsiteClaim, 400, "error_invalid_secret.json", poap.ErrNotFound},
+		{poap.OpWebsiteClaim, 429, "error_429.json", poap.ErrRateLimited},
+		{poap.OpClaimDelivery, 400, "error_delivery_claimed.json", poap.ErrAlreadyMinted},
+		{poap.OpSecret, 401, "error_401.json", poap.ErrUnauthorized},
+		{poap.OpDrop, 403, "error_403_deny.json", poap.ErrUnauthorized},
+		{poap.OpDrop, 502, "error_502.txt", poap.ErrUnavailable},
+		{poap.OpHolders, 503, "error_503.json", poap.ErrUnavailable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.op+"/"+tc.fixture, func(t *testing.T) {
+			c, _ := opsClient(t, serveFixture(t, tc.status, tc.fixture))
+			err := sentinelCalls[tc.op](context.Background(), c)
+			var apiErr *poap.APIError
+			if !errors.As(err, &apiErr) || apiErr.Operation != tc.op || apiErr.Status != tc.status || apiErr.Message == "" {
+				t.Fatalf("error = %#v, want an *APIError of %s with status %d and a message", err, tc.op, tc.status)
+			}
+			for _, s := range allSentinels {
+				if got, want := errors.Is(err, s), s == tc.want; got != want {
+					t.Errorf("errors.Is(%v, %v) = %v, want %v", err, s, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestAPIError_Is_Wording checks the message rules that fixtures do not
+// cover: whole-word codes, "expired" by operation, statuses other than 400.
+func TestAPIError_Is_Wording(t *testing.T) {
+	tests := []struct {
+		err  poap.APIError
+		want error
+	}{
+		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Message: "INVALID_SECRET_CODE"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Code: "INVALID_SECRET"}, poap.ErrNotFound},
+		{poap.APIError{Operation: poap.OpMint, Status: 400, Message: "INVALID_SECRET"}, nil},
+		{poap.APIError{Operation: poap.OpMint, Status: 400, Message: "This mint link has expired"}, poap.ErrQRExpired},
+		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Message: "This drop has expired"}, poap.ErrEventExpired},
+		{poap.APIError{Operation: poap.OpDrop, Status: 400, Message: "expired"}, nil},
+		{poap.APIError{Operation: poap.OpMintLinks, Status: 400, Message: "Invalid secret code"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: poap.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
+		{poap.APIError{Operation: poap.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
+	}
+	for _, tc := range tests {
+		for _, s := range allSentinels {
+			if got, want := errors.Is(&tc.err, s), s == tc.want; got != want {
+				t.Errorf("errors.Is(%v, %v) = %v, want %v", &tc.err, s, got, want)
+			}
+		}
+	}
+}
+
+// TestClient_Idempotency checks which operations are retried after a 503:
+// reads, including those sent as POST, are; writes, above all the mint, are
+// sent once.
+func TestClient_Idempotency(t *testing.T) {
+	writes := map[string]bool{
+		poap.OpMint: true, poap.OpRequestMintLinks: true, poap.OpCreateSecretRequest: true,
+		poap.OpEditSecretRequest: true, poap.OpWebsiteClaim: true, poap.OpCreateDelivery: true,
+		poap.OpClaimDelivery: true, poap.OpSetMintingNetwork: true,
+	}
+	img := pngImage(t)
+	ops := append(opCalls(),
+		opCall{name: "CreateDrop", op: poap.OpCreateDrop, call: func(ctx context.Context, c *poap.Client) error {
+			_, err := c.CreateDrop(ctx, testDropInput(img))
+			return err
+		}},
+		opCall{name: "EditDrop", op: poap.OpEditDrop, call: func(ctx context.Context, c *poap.Client) error {
+			in := testDropInput(img)
+			return c.EditDrop(ctx, "poapbot-test-drop-2-of-3-2025", poap.DropEdit{
+				Name: in.Name, Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate,
+				ExpiryDate: in.ExpiryDate, EditCode: editCode,
+			})
+		}})
+	writes[poap.OpCreateDrop], writes[poap.OpEditDrop] = true, true
+	for _, tc := range ops {
+		rec := &capture{}
+		c := newClient(t, rec.wrap(serveFixture(t, http.StatusServiceUnavailable, "error_503.json")), poap.Options{
+			Tokens: fixedTokens{}, Audience: testAudience,
+			Retry: poap.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
+		})
+		err := tc.call(context.Background(), c)
+		want := 2
+		if writes[tc.op] {
+			want = 1
+		}
+		reqs := rec.all()
+		if !errors.Is(err, poap.ErrUnavailable) || len(reqs) != want {
+			t.Errorf("%s: error = %v after %d attempts, want ErrUnavailable after %d", tc.name, err, len(reqs), want)
+		}
+		if len(reqs) == 2 && !bytes.Equal(reqs[0].Body, reqs[1].Body) {
+			t.Errorf("%s: the retry sent another body: %q then %q", tc.name, reqs[0].Body, reqs[1].Body)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package poap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+)
+
+// Operation names of the media steps of Moments, as the Observer and APIError
+// see them.
+const (
+	// OpMediaUploadURL is POST /moments/media-upload-url.
+	OpMediaUploadURL = "media_upload_url"
+	// OpMediaUpload is the PUT of a file to its signed upload address.
+	OpMediaUpload = "media_upload"
+	// OpMediaStatus is GET /media/{key}.
+	OpMediaStatus = "media_status"
+)
+
+// MediaStatus is the processing state of an uploaded media file.
+type MediaStatus string
+
+// The media states Moments reports. FAILED comes from the MVP documentation,
+// INVALID from the official SDK; the client treats both as a refusal.
+const (
+	MediaInProcess MediaStatus = "IN_PROCESS"
+	MediaProcessed MediaStatus = "PROCESSED"
+	MediaInvalid   MediaStatus = "INVALID"
+	MediaFailed    MediaStatus = "FAILED"
+)
+
+// UnmarshalText reads a status in any letter case.
+func (s *MediaStatus) UnmarshalText(b []byte) error {
+	*s = MediaStatus(strings.ToUpper(strings.TrimSpace(string(b))))
+	return nil
+}
+
+// Media is an uploaded file as Moments describes it. Only Key and Status are
+// sure to be set; the rest arrives once the file is processed.
+type Media struct {
+	// Key is the media key a Moment refers to (a UUID).
+	Key    string      `json:"key"`
+	Status MediaStatus `json:"status"`
+	// MimeType is the type the file was uploaded with, e.g. image/png.
+	MimeType string    `json:"mimeType"`
+	Gateways []Gateway `json:"gateways"`
+	// Hash is the SHA-256 of the content, in hex.
+	Hash string `json:"hash"`
+	// Location is the service's own poap://... address of the file.
+	Location string `json:"location"`
+}
+
+// Gateway is an address the processed file can be downloaded from.
+type Gateway struct {
+	// Type is the MIME type served there; empty when the service gave a
+	// bare URL.
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+// UnmarshalJSON reads a gateway as {"type","url"} or, as the older MVP
+// wrote it, as a bare URL string.
+func (g *Gateway) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*g = Gateway{}
+		return json.Unmarshal(b, &g.URL)
+	}
+	type plain Gateway
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*g = Gateway(p)
+	return nil
+}
+
+// uploadTarget is the answer of POST /moments/media-upload-url.
+type uploadTarget struct {
+	URL string `json:"url"`
+	Key string `json:"key"`
+}
+
+// UploadMedia sends size bytes read from r, of MIME type contentType, to
+// Moments and returns the media key to wait for (WaitForMedia) and to attach
+// to a Moment. It asks for a signed address (POST /moments/media-upload-url,
+// with a token for Options.MomentsAudience) and streams the file there with
+// PUT (https://documentation.poap.tech/docs/poap-moments-mvp): the file is
+// never held in memory whole.
+//
+// r must hold exactly size bytes; it is read from its current position.
+// When r is also an io.ReaderAt (a file, a bytes.Reader) the upload may be
+// sent again after a failure, each attempt reading afresh from that
+// position, and r's position does not move; any other reader is read once
+// and a failed upload is not retried.
+//
+// Errors: ErrMediaInvalid for a size under one byte or no content type,
+// ErrUnauthorized when no token is configured or it is refused,
+// ErrRateLimited, ErrUnavailable for failures and timeouts, a plain error
+// when r holds fewer or more than size bytes or no MomentsURL is configured;
+// answers from the service come as *APIError.
+func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error) {
+	if size <= 0 {
+		return "", fmt.Errorf("poap: %s: %w: size %d, want at least one byte", OpMediaUpload, ErrMediaInvalid, size)
+	}
+	if strings.TrimSpace(contentType) == "" {
+		return "", fmt.Errorf("poap: %s: %w: no content type", OpMediaUpload, ErrMediaInvalid)
+	}
+	target, err := c.mediaUploadURL(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := c.putMedia(ctx, target.URL, r, size, contentType); err != nil {
+		return "", err
+	}
+	return target.Key, nil
+}
+
+// mediaUploadURL asks Moments for a signed upload address and a media key.
+func (c *Client) mediaUploadURL(ctx context.Context) (uploadTarget, error) {
+	base, err := c.momentsBase(OpMediaUploadURL)
+	if err != nil {
+		return uploadTarget{}, err
+	}
+	r := request{
+		op: OpMediaUploadURL, method: http.MethodPost, base: base, path: "/moments/media-upload-url",
+		access: bearerOnly, audience: c.momentsAu,
+		// A repeated call only leaves an unused key behind.
+		idempotent: true,
+	}
+	var t uploadTarget
+	if err := c.do(ctx, r, &t); err != nil {
+		return uploadTarget{}, err
+	}
+	u, err := url.Parse(t.URL)
+	if t.Key == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return uploadTarget{}, fmt.Errorf("poap: %s: %w: answer without a usable url and key", OpMediaUploadURL, ErrUnavailable)
+	}
+	return t, nil
+}
+
+// putMedia streams the file to the signed address target. The request
+// carries no credentials: the signature in the address is the permission.
+func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size int64, contentType string) error {
+	check := &sizeCheck{size: size}
+	body, replayable := uploadBody(r, size, check)
+	req := request{
+		op: OpMediaUpload, method: http.MethodPut, rawURL: target, access: anonymous,
+		body: body, contentType: contentType, contentLength: size,
+		// A PUT to a signed address is idempotent, but only a body that
+		// can be read again may be sent again.
+		idempotent: replayable,
+	}
+	err := c.do(ctx, req, nil)
+	switch check.state.Load() {
+	case sizeShort:
+		return fmt.Errorf("poap: %s: the reader ended before %d bytes", OpMediaUpload, size)
+	case sizeLong:
+		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", OpMediaUpload, size)
+	}
+	return redactURL(err)
+}
+
+// momentsBase is the Moments service's address, or an error naming op when
+// the client was built without one.
+func (c *Client) momentsBase(op string) (*url.URL, error) {
+	if c.moments == nil {
+		return nil, fmt.Errorf("poap: %s: no Moments address configured (Options.MomentsURL)", op)
+	}
+	return c.moments, nil
+}
+
+// uploadBody returns the body function of an upload and whether it can be
+// called more than once: an io.ReaderAt is read afresh from its current
+// position each time, unless the size proved wrong; any other reader only
+// once.
+func uploadBody(r io.Reader, size int64, check *sizeCheck) (func() (io.Reader, error), bool) {
+	if ra, ok := r.(io.ReaderAt); ok {
+		var start int64
+		if s, ok := r.(io.Seeker); ok {
+			if pos, err := s.Seek(0, io.SeekCurrent); err == nil {
+				start = pos
+			}
+		}
+		return func() (io.Reader, error) {
+			if check.state.Load() != sizeOK {
+				// The size is wrong; another attempt cannot help.
+				return nil, errors.New("the file's size does not match")
+			}
+			// One byte past size, so that a longer file is noticed.
+			return check.wrap(io.NewSectionReader(ra, start, size+1)), nil
+		}, true
+	}
+	var used atomic.Bool
+	return func() (io.Reader, error) {
+		if used.Swap(true) {
+			return nil, errors.New("the file's reader cannot be read a second time")
+		}
+		return check.wrap(r), nil
+	}, false
+}
+
+// States of a sizeCheck.
+const (
+	sizeOK int32 = iota
+	sizeShort
+	sizeLong
+)
+
+// sizeCheck records whether an upload's reader held other than size bytes.
+// The transport reads the body on its own goroutine, hence the atomic.
+type sizeCheck struct {
+	size  int64
+	state atomic.Int32
+}
+
+// wrap returns a reader that yields r's first size bytes and fails, noting
+// why in c, when r ends early or holds more.
+func (c *sizeCheck) wrap(r io.Reader) io.Reader {
+	return &exactReader{r: r, left: c.size, check: c}
+}
+
+// errReaderTooLong stops an upload whose reader holds more than its size.
+var errReaderTooLong = errors.New("reader holds more bytes than the declared size")
+
+// exactReader is the reader sizeCheck.wrap returns.
+type exactReader struct {
+	r     io.Reader
+	left  int64
+	check *sizeCheck
+}
+
+// Read implements io.Reader. The transport reads past Content-Length once
+// to check the body ends there; that read probes r for one more byte.
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left <= 0 {
+		var one [1]byte
+		if n, _ := e.r.Read(one[:]); n > 0 {
+			e.check.state.Store(sizeLong)
+			return 0, errReaderTooLong
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF && e.left > 0 {
+		e.check.state.Store(sizeShort)
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// redactURL drops the query, which holds the signature, from the address a
+// transport error quotes, so that logging the error does not leak it.
+func redactURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			u.RawQuery = ""
+			ue.URL = u.String()
+		}
+	}
+	return err
+}

@@ -1,0 +1,135 @@
+package poap
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// OpAccessToken is the operation name of token requests, POST
+// {AuthURL}/oauth/token, for the Observer, logs and APIError.Operation.
+// ("token" is OpTokenInfo's.)
+const OpAccessToken = "access_token"
+
+// tokenRequestJSON is the client-credentials grant the token service takes.
+type tokenRequestJSON struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	Audience     string `json:"audience"`
+	GrantType    string `json:"grant_type"`
+}
+
+// tokenResponseJSON is the token service's answer; expires_in is in seconds.
+type tokenResponseJSON struct {
+	AccessToken string  `json:"access_token"`
+	TokenType   string  `json:"token_type"`
+	ExpiresIn   float64 `json:"expires_in"`
+	Scope       string  `json:"scope"`
+}
+
+// oauthErrorJSON is the token service's error body, or a gateway's.
+type oauthErrorJSON struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+	Message     string `json:"message"`
+}
+
+// refusals are the OAuth error codes that mean the credentials, or their
+// grant for the audience, were refused, whatever the status.
+var refusals = map[string]bool{"invalid_client": true, "unauthorized_client": true, "access_denied": true}
+
+// request asks the token service for a token for audience, once: every
+// request counts against the budget, so none is retried. sent is when it
+// was recorded; the token's life is counted from then, to err on the early
+// side.
+func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (core.Secret, time.Time, error) {
+	res, err := t.post(ctx, audience)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if res.status < 200 || res.status > 299 {
+		return "", time.Time{}, t.serviceError(ctx, audience, res)
+	}
+	var body tokenResponseJSON
+	if err := json.Unmarshal(res.body, &body); err != nil {
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", OpAccessToken, ErrUnavailable, err)
+	}
+	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, "bearer") {
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", OpAccessToken, ErrUnavailable)
+	}
+	lifetime := DefaultTokenLifetime
+	if body.ExpiresIn > 0 {
+		lifetime = time.Duration(body.ExpiresIn * float64(time.Second))
+	}
+	return core.Secret(body.AccessToken), sent.Add(lifetime), nil
+}
+
+// post sends the client-credentials request within the timeout and reports
+// it to the Observer.
+func (t *Tokens) post(ctx context.Context, audience string) (response, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	b, err := json.Marshal(tokenRequestJSON{
+		ClientID:     t.clientID,
+		ClientSecret: t.secret.Reveal(),
+		Audience:     audience,
+		GrantType:    "client_credentials",
+	})
+	if err != nil {
+		return response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(b))
+	if err != nil {
+		return response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", DefaultUserAgent)
+	start := time.Now()
+	res, err := send(t.http, req)
+	if err != nil {
+		status, err := transportError(ctx, OpAccessToken, err)
+		observe(ctx, t.observer, t.log, OpAccessToken, status, time.Since(start))
+		return response{}, err
+	}
+	observe(ctx, t.observer, t.log, OpAccessToken, strconv.Itoa(res.status), time.Since(start))
+	return res, nil
+}
+
+// serviceError turns the token service's non-2xx answer into an *APIError
+// whose Code is the OAuth error and Message its description, with the
+// client secret blanked out. A refusal of the credentials also matches
+// ErrUnauthorized; a 429, which may be the ban, is logged as an error.
+func (t *Tokens) serviceError(ctx context.Context, audience string, res response) error {
+	e := &APIError{
+		Operation:  OpAccessToken,
+		Status:     res.status,
+		RetryAfter: parseRetryAfter(res.header.Get("Retry-After"), time.Now()),
+	}
+	var body oauthErrorJSON
+	if err := json.Unmarshal(res.body, &body); err == nil {
+		e.Code, e.Message = body.Error, cmp.Or(body.Description, body.Message)
+	} else {
+		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
+	}
+	secret := t.secret.Reveal()
+	e.Code = truncate(strings.ReplaceAll(e.Code, secret, "[redacted]"), maxMessage)
+	e.Message = truncate(strings.ReplaceAll(e.Message, secret, "[redacted]"), maxMessage)
+	if res.status == http.StatusTooManyRequests {
+		t.log.LogAttrs(ctx, slog.LevelError, "poap token service refused with 429; the client may be banned",
+			slog.String("audience", audience), slog.String("error", e.Error()))
+	}
+	if refusals[e.Code] && res.status != http.StatusUnauthorized && res.status != http.StatusForbidden {
+		return fmt.Errorf("%w (%w)", e, ErrUnauthorized)
+	}
+	return e
+}

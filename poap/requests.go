@@ -1,0 +1,159 @@
+package poap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// Distribution methods of a drop, as redeem requests name them.
+const (
+	// RedeemQRCode is mint links.
+	RedeemQRCode = "qr_code"
+	// RedeemSecretWebsite is a website claim.
+	RedeemSecretWebsite = "secret_website"
+	// RedeemSecretWord is a secret word (mobile app only).
+	RedeemSecretWord = "secret_word"
+)
+
+// MaxRequestedCodes is the most mint links one request may ask for.
+const MaxRequestedCodes = 50000
+
+// RedeemRequest asks for mint links (or more tokens for another method) for
+// a drop; a review body approves it, and the links are then e-mailed and
+// readable with MintLinks. One request per method may be pending at a time.
+type RedeemRequest struct {
+	// EventID is the drop's id.
+	EventID int64
+	// Count is the number of links asked for (at most MaxRequestedCodes).
+	Count int
+	// EditCode is the drop's 6-digit secret_code.
+	EditCode core.Secret
+	// Type is the distribution method; empty means RedeemQRCode.
+	Type string
+	// NotifyIssuer, when set, says whether the service e-mails the issuer
+	// (its default is true).
+	NotifyIssuer *bool
+}
+
+// RequestMintLinks submits a request for mint links: POST /redeem-requests,
+// a protected write. It returns the request's id, for reference. Errors: a
+// *FieldError (ErrInvalidInput, ErrInvalidEditCode) before sending; from the
+// service ErrInvalidEditCode, ErrNotFound, ErrUnauthorized (also without
+// client credentials), ErrRateLimited, ErrUnavailable and other answers as
+// *APIError.
+func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string, error) {
+	if in.Type == "" {
+		in.Type = RedeemQRCode
+	}
+	if err := in.validate(); err != nil {
+		return "", err
+	}
+	body, err := jsonBody(struct {
+		EventID        int64  `json:"event_id"`
+		RequestedCodes int    `json:"requested_codes"`
+		SecretCode     string `json:"secret_code"`
+		RedeemType     string `json:"redeem_type"`
+		NotifyIssuer   *bool  `json:"notify_issuer,omitempty"`
+	}{in.EventID, in.Count, in.EditCode.Reveal(), in.Type, in.NotifyIssuer})
+	if err != nil {
+		return "", err
+	}
+	var id idJSON
+	r := request{
+		op: OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
+		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
+	}
+	if err := c.do(ctx, r, &id); err != nil {
+		return "", err
+	}
+	return string(id), nil
+}
+
+// validate checks a redeem request before anything is sent.
+func (in RedeemRequest) validate() error {
+	const op = OpRequestMintLinks
+	if err := firstError(checkID(op, "event_id", in.EventID), checkRedeemType(op, in.Type)); err != nil {
+		return err
+	}
+	if in.Count < 1 || in.Count > MaxRequestedCodes {
+		return fieldError(op, "requested_codes", "%d is not between 1 and %d", in.Count, MaxRequestedCodes)
+	}
+	return checkEditCode(op, "secret_code", in.EditCode)
+}
+
+// checkRedeemType refuses a distribution method the service does not know.
+func checkRedeemType(op, t string) error {
+	switch t {
+	case RedeemQRCode, RedeemSecretWebsite, RedeemSecretWord:
+		return nil
+	}
+	return fieldError(op, "redeem_type", "%q is not qr_code, secret_website or secret_word", truncate(t, 40))
+}
+
+// PendingRequests returns the number of requests of the given method
+// (RedeemQRCode...) still under review for drop eventID: GET
+// /redeem-requests/active/count. Zero means none is pending, so a new one
+// may be submitted or the last one was reviewed. The service documents an
+// object {active, type} but production answers an array of them, empty when
+// none is pending; both are read. Errors: ErrInvalidInput for an id below 1
+// or an unknown method (which the service answers with a 503),
+// ErrUnauthorized, ErrRateLimited, ErrUnavailable; answers of the service
+// come as *APIError.
+func (c *Client) PendingRequests(ctx context.Context, eventID int64, redeemType string) (int, error) {
+	const op = OpPendingRequests
+	if err := firstError(checkID(op, "event_id", eventID), checkRedeemType(op, redeemType)); err != nil {
+		return 0, err
+	}
+	var counts pendingCounts
+	r := request{
+		op:         op,
+		method:     http.MethodGet,
+		path:       "/redeem-requests/active/count",
+		query:      url.Values{"event_id": {strconv.FormatInt(eventID, 10)}, "redeem_type": {redeemType}},
+		idempotent: true,
+	}
+	if err := c.do(ctx, r, &counts); err != nil {
+		return 0, err
+	}
+	return counts.total(redeemType), nil
+}
+
+// activeCount is the count of pending requests of one method.
+type activeCount struct {
+	Active flexInt `json:"active"`
+	Type   string  `json:"type"`
+}
+
+// pendingCounts reads the pending count as an object or an array of them.
+type pendingCounts []activeCount
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *pendingCounts) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		return json.Unmarshal(b, (*[]activeCount)(p))
+	}
+	var one activeCount
+	if err := json.Unmarshal(b, &one); err != nil {
+		return err
+	}
+	*p = pendingCounts{one}
+	return nil
+}
+
+// total adds up the counts of method t, and those that name no method.
+func (p pendingCounts) total(t string) int {
+	n := 0
+	for _, c := range p {
+		if c.Type == "" || c.Type == t {
+			n += int(c.Active)
+		}
+	}
+	return n
+}

@@ -1,0 +1,195 @@
+package sandbox
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Media states, as GET /media/{key} reports them.
+const (
+	MediaInProcess = "IN_PROCESS"
+	MediaProcessed = "PROCESSED"
+	MediaInvalid   = "INVALID"
+	MediaFailed    = "FAILED"
+)
+
+// Media is an uploaded file as the Server keeps it: what it learnt while the
+// bytes streamed through, never the bytes.
+type Media struct {
+	Key string
+	// DeclaredType is the upload's Content-Type.
+	DeclaredType string
+	// SniffedType is what http.DetectContentType makes of the first 512
+	// bytes.
+	SniffedType string
+	Size        int64
+	// Hash is the SHA-256 of the content, in hex.
+	Hash string
+	// Status is the state a status read reports now.
+	Status string
+	// MomentID is the Moment the file is attached to, or "".
+	MomentID string
+}
+
+// mediaRecord is an issued media key and, once uploaded, its file.
+type mediaRecord struct {
+	Media
+	uploaded   bool
+	uploadedAt time.Time
+	// final is the state once processing is over.
+	final string
+}
+
+// mediaJSON is a media status answer.
+type mediaJSON struct {
+	Key      string             `json:"key"`
+	Status   string             `json:"status"`
+	MimeType string             `json:"mimeType"`
+	Hash     string             `json:"hash,omitempty"`
+	Location string             `json:"location,omitempty"`
+	Gateways []mediaGatewayJSON `json:"gateways,omitempty"`
+}
+
+// mediaGatewayJSON is a download address of a processed file.
+type mediaGatewayJSON struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+// mediaUploadURL answers POST /moments/media-upload-url with a new key and a
+// signed upload address on the Server's own host.
+func (s *Server) mediaUploadURL(w http.ResponseWriter, r *http.Request) {
+	key := momentUUID()
+	sig := s.moments.issue(key)
+	writeJSON(w, http.StatusOK, map[string]string{
+		"url": requestBase(r) + "/uploads/" + key + "?signature=" + sig,
+		"key": key,
+	})
+}
+
+// uploadMedia answers PUT /uploads/{key}, the signed address. Like S3 it
+// needs a Content-Length; it hashes and sniffs the body as it streams and
+// discards the rest, so a file of any size costs a few kilobytes.
+func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) {
+	key := r.PathValue("key")
+	declared := baseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case !s.moments.signed(key, r.URL.Query().Get("signature")):
+		writeError(w, http.StatusForbidden, "The request signature does not match")
+		return
+	case r.ContentLength < 0:
+		writeError(w, http.StatusLengthRequired, "Content-Length is required")
+		return
+	case declared == "":
+		writeError(w, http.StatusBadRequest, "Content-Type is required")
+		return
+	}
+	m, err := digestUpload(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "Upload incomplete")
+		return
+	}
+	m.Key, m.DeclaredType = key, declared
+	if msg := s.moments.upload(m, s.now()); msg != "" {
+		writeError(w, http.StatusConflict, msg)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// mediaStatus answers GET /media/{key}: 404 until the upload is registered,
+// then IN_PROCESS, then its final state (see Options.MediaDelay).
+func (s *Server) mediaStatus(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.moments.media(r.PathValue("key"), s.now())
+	if !ok {
+		writeError(w, http.StatusNotFound, "Media not found")
+		return
+	}
+	body := mediaJSON{Key: m.Key, Status: m.Status, MimeType: m.DeclaredType}
+	if m.Status == MediaProcessed {
+		body.Hash = m.Hash
+		body.Location = "poap://media/" + m.Key
+		body.Gateways = []mediaGatewayJSON{{Type: m.DeclaredType, URL: "https://gateway.sandbox.invalid/ipfs/" + m.Hash}}
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// digestUpload reads body to its end and returns its size, SHA-256 and sniffed
+// type, holding only its first 512 bytes.
+func digestUpload(body io.Reader) (Media, error) {
+	h := sha256.New()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(body, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return Media{}, err
+	}
+	h.Write(head[:n])
+	rest, err := io.Copy(h, body)
+	if err != nil {
+		return Media{}, err
+	}
+	return Media{
+		Size:        int64(n) + rest,
+		Hash:        hex.EncodeToString(h.Sum(nil)),
+		SniffedType: baseMediaType(http.DetectContentType(head[:n])),
+	}, nil
+}
+
+// judgeMedia is the state processing ends in: FAILED for an empty file, INVALID
+// unless the declared type is an image or video type that matches the
+// content, PROCESSED otherwise.
+func judgeMedia(m Media) string {
+	switch {
+	case m.Size == 0:
+		return MediaFailed
+	case m.DeclaredType != m.SniffedType:
+		return MediaInvalid
+	case !strings.HasPrefix(m.DeclaredType, "image/") && !strings.HasPrefix(m.DeclaredType, "video/"):
+		return MediaInvalid
+	}
+	return MediaProcessed
+}
+
+// baseMediaType is the lower-case type and subtype of a Content-Type, without
+// parameters, or "" when it does not parse.
+func baseMediaType(contentType string) string {
+	t, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return t
+}
+
+// signUpload is the signature of an upload address for key.
+func signUpload(secret []byte, key string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(key))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// requestBase is the Server's address as the client reached it, so that the
+// upload addresses it hands out work behind httptest or any listener.
+func requestBase(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// momentUUID returns a random version 4 UUID.
+func momentUUID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

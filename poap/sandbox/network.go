@@ -1,0 +1,114 @@
+package sandbox
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// defaultChainID is the network a drop mints on unless set: Gnosis.
+const defaultChainID = 100
+
+// chains names each supported chain id as scans name its network.
+var chains = map[int]string{
+	100:   "xdai",
+	137:   "matic",
+	130:   "unichain",
+	5000:  "mantle",
+	8453:  "base",
+	33139: "apechain",
+	42161: "arbitrum-one",
+	42220: "celo",
+	59144: "linea",
+	88888: "chiliz",
+}
+
+// chainName names the network of chain id, zero being the default.
+func chainName(id int) string {
+	return chains[cmp.Or(id, defaultChainID)]
+}
+
+// mintingConfigInput is the body of POST and PATCH
+// /drops/{dropId}/minting-config.
+type mintingConfigInput struct {
+	EditCode number          `json:"edit_code"`
+	Chains   json.RawMessage `json:"supported_mint_blockchains"`
+}
+
+// mintingConfigJSON is the answer of both minting-config operations.
+type mintingConfigJSON struct {
+	DropID                   int64 `json:"drop_id"`
+	SupportedMintBlockchains []int `json:"supported_mint_blockchains"`
+}
+
+// configure answers POST and PATCH /drops/{dropId}/minting-config, which
+// production documents alike: with the edit code (an integer here), it
+// sets the network the body names, if any (null resets the default), and
+// answers the config.
+func (s *Server) configure(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "dropId")
+	var in mintingConfigInput
+	if err == nil {
+		err = readJSON(r, &in)
+	}
+	var out mintingConfigJSON
+	if err == nil {
+		out, err = s.applyNetwork(id, in)
+	}
+	writeResult(w, out, err)
+}
+
+// applyNetwork sets the network of drop id from in and returns its config.
+func (s *Server) applyNetwork(id int64, in mintingConfigInput) (mintingConfigJSON, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.drops[id]
+	switch {
+	case !ok:
+		return mintingConfigJSON{}, notFoundError(msgEventNotFound)
+	case !in.EditCode.Set:
+		return mintingConfigJSON{}, badRequest("edit_code is required")
+	case d.EditCode == "" || fmt.Sprintf("%06d", in.EditCode.V) != d.EditCode:
+		return mintingConfigJSON{}, badRequest(msgInvalidEditCode)
+	}
+	if len(in.Chains) > 0 {
+		chain, err := parseChains(in.Chains)
+		if err != nil {
+			return mintingConfigJSON{}, err
+		}
+		d.ChainID = chain
+		s.drops[id] = d
+	}
+	return mintingConfigJSON{DropID: id, SupportedMintBlockchains: []int{cmp.Or(d.ChainID, defaultChainID)}}, nil
+}
+
+// parseChains reads supported_mint_blockchains: one supported chain id, or
+// null for the default.
+func parseChains(raw json.RawMessage) (int, error) {
+	var ids []int
+	if err := json.Unmarshal(raw, &ids); err != nil {
+		return 0, badRequest("supported_mint_blockchains must be an array of chain ids")
+	}
+	if ids == nil {
+		return defaultChainID, nil
+	}
+	if len(ids) != 1 {
+		return 0, badRequest("supported_mint_blockchains must hold exactly one chain id: a drop mints on one network")
+	}
+	if _, ok := chains[ids[0]]; !ok {
+		return 0, badRequest("chain id %d is not supported; use one of %v", ids[0], supportedChains())
+	}
+	return ids[0], nil
+}
+
+// supportedChains lists the supported chain ids in order.
+func supportedChains() []int {
+	ids := make([]int, 0, len(chains))
+	for id := range chains {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

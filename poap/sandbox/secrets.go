@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Kinds of secret claims, as secret_type and GET /secret name them.
+const (
+	secretWebsite = "website"
+	secretWord    = "word"
+)
+
+// secretClaim is a website or secret-word claim of a drop: mints allowed
+// between from and to, up to total, once a review approved it.
+type secretClaim struct {
+	id       int64
+	eventID  int64
+	name     string
+	kind     string // secretWebsite or secretWord
+	from, to time.Time
+	timezone int
+	active   bool // the issuer's switch
+	approved bool
+	total    int
+	claimed  int
+	created  time.Time
+}
+
+// secretKindOf maps a redeem_type to the kind of claim it tops up.
+func secretKindOf(redeemType string) string {
+	if redeemType == redeemWebsite {
+		return secretWebsite
+	}
+	return secretWord
+}
+
+// redeemTypeOf maps a kind of claim to its redeem_type.
+func redeemTypeOf(kind string) string {
+	if kind == secretWebsite {
+		return redeemWebsite
+	}
+	return redeemWord
+}
+
+// parseSecretType reads secret_type: website, or word (the interface also
+// calls it secret).
+func parseSecretType(t string) (string, error) {
+	switch t {
+	case "website":
+		return secretWebsite, nil
+	case "word", "secret":
+		return secretWord, nil
+	}
+	return "", badRequest("secret_type must be website or word")
+}
+
+// secretClaimOf returns the drop's claim of kind, or nil. The caller holds
+// s.mu.
+func (st *state) secretClaimOf(eventID int64, kind string) *secretClaim {
+	for _, sc := range st.secrets {
+		if sc.eventID == eventID && sc.kind == kind {
+			return sc
+		}
+	}
+	return nil
+}
+
+// secretInput is the body of POST and PUT /secret-requests.
+type secretInput struct {
+	EventID         number `json:"event_id"`
+	RequestedCodes  number `json:"requested_codes"`
+	SecretCode      string `json:"secret_code"`
+	ClaimName       string `json:"claim_name"`
+	From            string `json:"from"`
+	To              string `json:"to"`
+	Timezone        number `json:"timezone"`
+	Active          *bool  `json:"active"`
+	SecretType      string `json:"secret_type"`
+	AcceptedRedeems number `json:"accepted_redeems"`
+}
+
+// createSecretRequest answers POST /secret-requests with the new claim's
+// id, a bare number as the OAS says. The claim opens once its request is
+// approved.
+func (s *Server) createSecretRequest(w http.ResponseWriter, r *http.Request) {
+	var in secretInput
+	err := readJSON(r, &in)
+	var id int64
+	if err == nil {
+		id, err = s.fileSecret(in, s.now())
+	}
+	writeResult(w, id, err)
+}
+
+// fileSecret checks in, creates its claim and files its request.
+func (s *Server) fileSecret(in secretInput, now time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, kind, err := s.secretTarget(in)
+	if err != nil {
+		return 0, err
+	}
+	sc := &secretClaim{id: s.nextSecret, eventID: d.ID, kind: kind, active: in.Active == nil || *in.Active, created: now}
+	if err := s.applySecret(sc, in, d, now, true); err != nil {
+		return 0, err
+	}
+	switch {
+	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > maxRequestedCode:
+		return 0, badRequest("requested_codes must be a whole number from 1 to %d", maxRequestedCode)
+	case s.pendingOf(d.ID, redeemTypeOf(kind)) != nil:
+		return 0, badRequest("a %s request for this drop is already pending review; only one per method is allowed", redeemTypeOf(kind))
+	case s.secretClaimOf(d.ID, kind) != nil:
+		return 0, badRequest("the drop already has a %s claim; change it with PUT /secret-requests", kind)
+	}
+	s.nextSecret++
+	s.secrets[strings.ToLower(sc.name)] = sc
+	s.fileRequest(d.ID, redeemTypeOf(kind), int(in.RequestedCodes.V), now, sc)
+	return sc.id, nil
+}
+
+// secretTarget finds the drop of a secret request and checks its edit code
+// and secret_type. The caller holds s.mu.
+func (st *state) secretTarget(in secretInput) (Drop, string, error) {
+	if !in.EventID.Set {
+		return Drop{}, "", badRequest("event_id is required")
+	}
+	d, ok := st.drops[in.EventID.V]
+	if !ok {
+		return Drop{}, "", notFoundError(msgEventNotFound)
+	}
+	if err := checkEditCode(d, in.SecretCode); err != nil {
+		return Drop{}, "", err
+	}
+	kind, err := parseSecretType(in.SecretType)
+	return d, kind, err
+}
+
+// editSecretRequest answers PUT /secret-requests with the claim's id: it
+// changes the claim name, the window, the active switch or the number of
+// codes (accepted_redeems) of the drop's claim of that secret_type.
+func (s *Server) editSecretRequest(w http.ResponseWriter, r *http.Request) {
+	var in secretInput
+	err := readJSON(r, &in)
+	var id int64
+	if err == nil {
+		id, err = s.editSecret(in, s.now())
+	}
+	writeResult(w, id, err)
+}
+
+// editSecret checks in and applies it to the drop's claim.
+func (s *Server) editSecret(in secretInput, now time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, kind, err := s.secretTarget(in)
+	if err != nil {
+		return 0, err
+	}
+	sc := s.secretClaimOf(d.ID, kind)
+	if sc == nil {
+		return 0, notFoundError("the drop has no " + kind + " claim; create it with POST /secret-requests")
+	}
+	edited := *sc
+	if err := s.applySecret(&edited, in, d, now, false); err != nil {
+		return 0, err
+	}
+	if in.Active != nil {
+		edited.active = *in.Active
+	}
+	if in.AcceptedRedeems.Set {
+		if in.AcceptedRedeems.V < int64(sc.claimed) || in.AcceptedRedeems.V > maxRequestedCode {
+			return 0, badRequest("accepted_redeems must be from the %d already claimed to %d", sc.claimed, maxRequestedCode)
+		}
+		edited.total = int(in.AcceptedRedeems.V)
+	}
+	delete(s.secrets, strings.ToLower(sc.name))
+	*sc = edited
+	s.secrets[strings.ToLower(sc.name)] = sc
+	return sc.id, nil
+}
+
+// applySecret checks and copies the name, time zone and window of in to
+// sc; create requires them. The caller holds s.mu.
+func (st *state) applySecret(sc *secretClaim, in secretInput, d Drop, now time.Time, create bool) error {
+	name := strings.TrimSpace(in.ClaimName)
+	if name != "" || create {
+		if err := checkClaimName(name); err != nil {
+			return err
+		}
+		if other := st.secrets[strings.ToLower(name)]; other != nil && other != st.secrets[strings.ToLower(sc.name)] {
+			return badRequest("claim_name %q is already taken", name)
+		}
+		sc.name = name
+	}
+	if in.Timezone.Set {
+		if in.Timezone.V < -12 || in.Timezone.V > 12 {
+			return badRequest("timezone must be an offset in hours from -12 to 12")
+		}
+		sc.timezone = int(in.Timezone.V)
+	}
+	return applyWindow(sc, in, d, now, create)
+}
+
+// checkClaimName refuses an empty claim name or one that cannot be a path
+// segment: letters, digits, hyphens and underscores only.
+func checkClaimName(name string) error {
+	if name == "" || len(name) > 100 || strings.Trim(strings.ToLower(name), "abcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return badRequest("claim_name must be 1 to 100 letters, digits, hyphens or underscores")
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// applyWindow checks and copies from and to. Each is hh:mm, on the drop's
+// start day for from and end day for to, or a full date and time; both are
+// in sc's time zone (an offset in hours) unless they carry their own. The
+// caller holds s.mu.
+func applyWindow(sc *secretClaim, in secretInput, d Drop, now time.Time, create bool) error {
+	startDay, endDay := dayOr(d.StartDate, now), dayOr(d.EndDate, now)
+	for _, f := range []struct {
+		field, value string
+		day          time.Time
+		dst          *time.Time
+	}{{"from", in.From, startDay, &sc.from}, {"to", in.To, endDay, &sc.to}} {
+		v := strings.TrimSpace(f.value)
+		if v == "" && !create {
+			continue
+		}
+		t, ok := parseClock(v, f.day, sc.timezone)
+		if !ok {
+			return badRequest("%s must be hh:mm or a date and time such as 2025-07-18T00:01:00", f.field)
+		}
+		*f.dst = t
+	}
+	if !sc.to.After(sc.from) {
+		return badRequest("to must be after from")
+	}
+	return nil
+}
+
+// dayOr returns day, or the day of now when day is unset.
+func dayOr(day, now time.Time) time.Time {
+	if day.IsZero() {
+		return now.UTC().Truncate(24 * time.Hour)
+	}
+	return day
+}
+
+// parseClock reads a window bound: hh:mm on day, or a date and time, at
+// offset tz hours from UTC unless it names its own zone; it returns UTC.
+func parseClock(v string, day time.Time, tz int) (time.Time, bool) {
+	zone := time.FixedZone("", tz*3600)
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t.UTC(), true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, v, zone); err == nil {
+			return t.UTC(), true
+		}
+	}
+	clock, err := time.Parse("15:04", v)
+	if err != nil {
+		return time.Time{}, false
+	}
+	t := time.Date(day.Year(), day.Month(), day.Day(), clock.Hour(), clock.Minute(), 0, 0, zone)
+	return t.UTC(), true
+}
+
+// secretJSON is the answer of GET /secret/{secret_word}.
+type secretJSON struct {
+	ID                      int64    `json:"id"`
+	EventID                 int64    `json:"event_id"`
+	Event                   dropJSON `json:"event"`
+	ClaimName               string   `json:"claim_name"`
+	From                    *string  `json:"from"`
+	To                      *string  `json:"to"`
+	Timezone                int      `json:"timezone"`
+	Active                  bool     `json:"active"`
+	Total                   int      `json:"total"`
+	Claimed                 int      `json:"claimed"`
+	CreatedDate             *string  `json:"created_date"`
+	IsCollectorsGameEnabled bool     `json:"is_collectors_game_enabled"`
+	Type                    string   `json:"type"`
+}
+
+// secret answers GET /secret/{secret_word}: the website or word claim of
+// that name. active is false until its request is approved.
+func (s *Server) secret(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.secrets[strings.ToLower(r.PathValue("secret_word"))]
+	if sc == nil {
+		writeError(w, http.StatusNotFound, "There is no secret word or website with this name")
+		return
+	}
+	writeJSON(w, http.StatusOK, secretJSON{
+		ID:          sc.id,
+		EventID:     sc.eventID,
+		Event:       dropJSONOf(s.drops[sc.eventID], false),
+		ClaimName:   sc.name,
+		From:        isoTime(sc.from),
+		To:          isoTime(sc.to),
+		Timezone:    sc.timezone,
+		Active:      sc.active && sc.approved,
+		Total:       sc.total,
+		Claimed:     sc.claimed,
+		CreatedDate: isoTime(sc.created),
+		Type:        sc.kind,
+	})
+}
+
+// websiteInput is the body of POST /website/claim.
+type websiteInput struct {
+	Website string `json:"website"`
+	Address string `json:"address"`
+}
+
+// websiteClaim answers POST /website/claim: a mint through a website claim
+// inside its window, answered with the claim record it makes.
+func (s *Server) websiteClaim(w http.ResponseWriter, r *http.Request) {
+	var in websiteInput
+	if err := readJSON(r, &in); err != nil {
+		writeResult(w, nil, err)
+		return
+	}
+	body, drop, err := s.claimWebsite(in, s.now())
+	if drop {
+		abortResponse()
+	}
+	writeResult(w, body, err)
+}
+
+// claimWebsite applies a website mint, refusing as production does; drop
+// says the response is to be lost.
+func (s *Server) claimWebsite(in websiteInput, now time.Time) (body claimJSON, drop bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.secrets[strings.ToLower(strings.TrimSpace(in.Website))]
+	if err := s.checkWebsite(sc, in.Address, now); err != nil {
+		return claimJSON{}, false, err
+	}
+	input := strings.TrimSpace(in.Address)
+	lk := s.newLink(sc.eventID, s.newHash(), now)
+	lk.website = sc.name
+	if lk.claim, err = s.mintClaim(sc.eventID, input, txMint, now); err != nil {
+		return claimJSON{}, false, err
+	}
+	sc.claimed++
+	return s.claimJSON(lk, now), s.mintApplied(), nil
+}
+
+// checkWebsite refuses a website mint to address at now, with production's
+// words where they are known. The caller holds s.mu.
+func (st *state) checkWebsite(sc *secretClaim, address string, now time.Time) error {
+	if sc == nil {
+		return notFoundError("There is no website claim with this name")
+	}
+	holder, k := st.resolve(strings.TrimSpace(address))
+	switch {
+	case sc.kind != secretWebsite:
+		return badRequest("Secret words can only be claimed in the POAP app, not through the API")
+	case k == kindInvalid:
+		return badRequest(msgInvalidAddress)
+	case !sc.approved || !sc.active:
+		return badRequest("This website claim is not active")
+	case now.Before(sc.from):
+		return badRequest("This website claim has not started yet")
+	case !now.Before(sc.to) || dropExpired(st.drops[sc.eventID], now):
+		return badRequest("EVENT_EXPIRED: this website claim has expired")
+	case st.holdsDrop(sc.eventID, holder):
+		return badRequest(msgAlreadyMinted)
+	case sc.claimed >= sc.total:
+		return badRequest(msgLimitExceeded)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package poap
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage"
+)
+
+// The client credentials of the token tests; the secret must never appear
+// in a log or an error.
+const (
+	testClientID     = "bot-client-7"
+	testClientSecret = "client-secret-9d41e"
+)
+
+// audience is the issuing service's audience in the token tests.
+const audience = sandbox.DefaultAudience
+
+// syncBuffer is a log destination safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tokenEnv is the sandbox's token service on loopback, on a test clock,
+// with the logs of the Tokens made for it.
+type tokenEnv struct {
+	sb    *sandbox.Server
+	url   string
+	clock *testClock
+	logs  *syncBuffer
+}
+
+// newTokenEnv starts a sandbox that knows the test credentials. When the
+// test ends it checks that the client was not banned and that the logs do
+// not hold the client secret.
+func newTokenEnv(t *testing.T) *tokenEnv {
+	t.Helper()
+	clock := newTestClock()
+	sb := sandbox.New(sandbox.Options{ClientID: testClientID, ClientSecret: testClientSecret, Now: clock.Now})
+	srv := httptest.NewServer(sb)
+	t.Cleanup(srv.Close)
+	e := &tokenEnv{sb: sb, url: srv.URL, clock: clock, logs: &syncBuffer{}}
+	t.Cleanup(func() {
+		if sb.Banned() {
+			t.Error("the sandbox banned the client")
+		}
+		if strings.Contains(e.logs.String(), testClientSecret) {
+			t.Errorf("logs hold the client secret:\n%s", e.logs)
+		}
+	})
+	return e
+}
+
+// newTokens returns Tokens for the env's token service on store, with the
+// options opts sets.
+func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions) *Tokens {
+	t.Helper()
+	opts.AuthURL = e.url
+	opts.ClientID = testClientID
+	if opts.ClientSecret == "" {
+		opts.ClientSecret = testClientSecret
+	}
+	opts.Store = store
+	opts.Now = e.clock.Now
+	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	tk, err := NewTokens(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// tokenRequests is how many requests the token service got.
+func (e *tokenEnv) tokenRequests() int {
+	return e.sb.Requests(sandbox.OpAccessToken)
+}
+
+// openStore opens the database at databaseURL with a test key and closes
+// it when the test ends.
+func openStore(t *testing.T, databaseURL string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(t.Context(), databaseURL, storage.WithKey(storage.Key{0: 7, 31: 1}))
+	if err != nil {
+		t.Fatalf("storage.Open() = %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

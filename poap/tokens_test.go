@@ -1,0 +1,229 @@
+package poap
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/storage/storagetest"
+)
+
+func TestTokens_Restarts(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		e := newTokenEnv(t)
+		databaseURL := newURL()
+		var first core.Secret
+		for i := range 5 {
+			db := openStore(t, databaseURL)
+			got, err := e.newTokens(t, db, TokensOptions{}).Token(t.Context(), audience)
+			if err != nil {
+				t.Fatalf("run %d: Token() = %v", i, err)
+			}
+			if i == 0 {
+				first = got
+			}
+			if got != first || !e.sb.ValidToken(got.Reveal(), audience) {
+				t.Errorf("run %d: Token() is another or an invalid token, want the first run's", i)
+			}
+			db.Close()
+		}
+		if n := e.tokenRequests(); n != 1 {
+			t.Errorf("5 runs made %d token requests, want 1", n)
+		}
+		if strings.Contains(e.logs.String(), first.Reveal()) {
+			t.Errorf("logs hold the access token")
+		}
+	})
+}
+
+func TestTokens_Concurrent(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		e := newTokenEnv(t)
+		databaseURL := newURL()
+		// Two handles on one database, as two replicas.
+		replicas := []*Tokens{
+			e.newTokens(t, openStore(t, databaseURL), TokensOptions{}),
+			e.newTokens(t, openStore(t, databaseURL), TokensOptions{}),
+		}
+		start := make(chan struct{})
+		got := make([]core.Secret, 50)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				<-start
+				var err error
+				if got[i], err = replicas[i%2].Token(t.Context(), audience); err != nil {
+					t.Errorf("Token() = %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range got {
+			if got[i] != got[0] || got[i].IsZero() {
+				t.Fatalf("caller %d got another token than caller 0", i)
+			}
+		}
+		if n := e.tokenRequests(); n != 1 {
+			t.Errorf("50 callers on 2 replicas made %d token requests, want 1", n)
+		}
+	})
+}
+
+func TestTokens_Budget(t *testing.T) {
+	t.Parallel()
+	t.Run("StoredIssues", func(t *testing.T) {
+		e := newTokenEnv(t)
+		db := openStore(t, storagetest.SQLiteURL(t))
+		// Another replica spent the budget in the last hour.
+		for _, ago := range []time.Duration{50, 40, 30, 10} {
+			if err := db.RecordTokenIssue(t.Context(), audience, e.clock.Now().Add(-ago*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tk := e.newTokens(t, db, TokensOptions{})
+		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, ErrTokenBudget) {
+			t.Errorf("Token() with the budget spent = %v, want %v", err, ErrTokenBudget)
+		}
+		if n := e.tokenRequests(); n != 0 {
+			t.Errorf("%d token requests reached the service, want 0", n)
+		}
+		if logs := e.logs.String(); !strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "budget") {
+			t.Errorf("logs = %q, want an error line about the budget", logs)
+		}
+		// Ten minutes on, the oldest issue has left the window.
+		e.clock.Add(10*time.Minute + time.Second)
+		if _, err := tk.Token(t.Context(), audience); err != nil {
+			t.Errorf("Token() once the window has room = %v, want nil", err)
+		}
+	})
+	t.Run("FifthRenewal", func(t *testing.T) {
+		e := newTokenEnv(t)
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		token, err := tk.Token(t.Context(), audience)
+		for range 3 {
+			e.sb.RevokeTokens()
+			if token, err = tk.Renew(t.Context(), audience, token); err != nil {
+				t.Fatalf("Renew() = %v", err)
+			}
+		}
+		if _, err := tk.Renew(t.Context(), audience, token); !errors.Is(err, ErrTokenBudget) {
+			t.Errorf("fifth token within an hour = %v, want %v", err, ErrTokenBudget)
+		}
+		if n := e.tokenRequests(); n != DefaultTokenBudget {
+			t.Errorf("%d token requests, want %d", n, DefaultTokenBudget)
+		}
+	})
+}
+
+func TestTokens_RenewAhead(t *testing.T) {
+	t.Parallel()
+	e := newTokenEnv(t)
+	db := openStore(t, storagetest.SQLiteURL(t))
+	tk := e.newTokens(t, db, TokensOptions{})
+	first, err := tk.Token(t.Context(), audience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(sandboxLifetime - DefaultRenewBefore - time.Minute)
+	if got, err := tk.Token(t.Context(), audience); got != first || err != nil || e.tokenRequests() != 1 {
+		t.Errorf("Token() before the renewal point = %v, %d requests, want the first token and 1", err, e.tokenRequests())
+	}
+	e.clock.Add(2 * time.Minute)
+	second, err := tk.Token(t.Context(), audience)
+	if err != nil || second == first || e.tokenRequests() != 2 {
+		t.Fatalf("Token() past the renewal point = %v, %d requests, want a new token and 2", err, e.tokenRequests())
+	}
+	// A restart finds the renewed token in the store.
+	if got, err := e.newTokens(t, db, TokensOptions{}).Token(t.Context(), audience); got != second || err != nil {
+		t.Errorf("Token() after a restart = %v, want the renewed token", err)
+	}
+}
+
+func TestTokens_RenewFailure(t *testing.T) {
+	t.Parallel()
+	t.Run("KeepsWorkingToken", func(t *testing.T) {
+		e := newTokenEnv(t)
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		first, _ := tk.Token(t.Context(), audience)
+		e.clock.Add(sandboxLifetime - time.Hour)
+		e.sb.FailNext(1, 503)
+		if got, err := tk.Token(t.Context(), audience); got != first || err != nil {
+			t.Errorf("Token() when renewal fails = %v, want the working token", err)
+		}
+		if !strings.Contains(e.logs.String(), "level=WARN") {
+			t.Errorf("logs = %q, want a warning", e.logs)
+		}
+		// The next attempt waits a while, spending no budget meanwhile.
+		if got, _ := tk.Token(t.Context(), audience); got != first || e.tokenRequests() != 2 {
+			t.Errorf("Token() right after = %d requests, want the working token and 2", e.tokenRequests())
+		}
+		e.clock.Add(renewRetry)
+		if got, err := tk.Token(t.Context(), audience); got == first || err != nil || e.tokenRequests() != 3 {
+			t.Errorf("Token() later = %v, %d requests, want a new token and 3", err, e.tokenRequests())
+		}
+	})
+	t.Run("ExpiredToken", func(t *testing.T) {
+		e := newTokenEnv(t)
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		tk.Token(t.Context(), audience)
+		e.clock.Add(sandboxLifetime)
+		e.sb.FailNext(1, 503)
+		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Token() with an expired token and renewal failing = %v, want %v", err, ErrUnavailable)
+		}
+	})
+}
+
+func TestTokens_Renew(t *testing.T) {
+	t.Parallel()
+	e := newTokenEnv(t)
+	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+	first, _ := tk.Token(t.Context(), audience)
+	second, err := tk.Renew(t.Context(), audience, first)
+	if err != nil || second == first || e.tokenRequests() != 2 {
+		t.Fatalf("Renew(first) = %v, %d requests, want a new token and 2", err, e.tokenRequests())
+	}
+	// A caller still holding the refused token gets the renewed one.
+	if got, err := tk.Renew(t.Context(), audience, first); got != second || err != nil || e.tokenRequests() != 2 {
+		t.Errorf("Renew(first) again = %v, %d requests, want the second token and 2", err, e.tokenRequests())
+	}
+	// Many callers refused at once share one renewal.
+	got := make([]core.Secret, 20)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i], _ = tk.Renew(t.Context(), audience, second) })
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] || got[i] == second || got[i].IsZero() {
+			t.Fatalf("caller %d got another token than caller 0, or the refused one", i)
+		}
+	}
+	if n := e.tokenRequests(); n != 3 {
+		t.Errorf("%d token requests, want 3", n)
+	}
+}
+
+// sandboxLifetime is the life of the sandbox's tokens.
+const sandboxLifetime = 24 * time.Hour
+
+func TestTokens_ContextDone(t *testing.T) {
+	t.Parallel()
+	e := newTokenEnv(t)
+	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := tk.Token(ctx, audience); !errors.Is(err, context.Canceled) {
+		t.Errorf("Token(canceled) = %v, want %v", err, context.Canceled)
+	}
+	if n := e.tokenRequests(); n != 0 {
+		t.Errorf("%d token requests, want 0", n)
+	}
+}

@@ -1,0 +1,256 @@
+package poap
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// Kinds of secret request (secret_type).
+const (
+	// SecretTypeWebsite is a website claim at {website_url}/<claim_name>,
+	// which WebsiteClaim can mint through.
+	SecretTypeWebsite = "website"
+	// SecretTypeWord is a secret word, redeemable only in the mobile app.
+	// The OpenAPI definition and GET /secret/{secret_word} call it "word";
+	// the interface's table says "secret", which is accepted too.
+	SecretTypeWord = "word"
+)
+
+// SecretRequest is a secret-word or website distribution of a drop, the body
+// of POST and PUT /secret-requests.
+type SecretRequest struct {
+	// EventID is the drop's id.
+	EventID int64
+	// EditCode is the drop's 6-digit secret_code.
+	EditCode core.Secret
+	// ClaimName is the secret word, or the path segment of the website
+	// address; a generated phrase such as "increase-group-student" resists
+	// guessing.
+	ClaimName string
+	// Type is SecretTypeWebsite or SecretTypeWord.
+	Type string
+	// From and To bound the distribution window, as hh:mm (the
+	// interface's format); an ISO date-time such as 2022-07-18T00:01:00
+	// (the OpenAPI definition's) is sent as given too.
+	From string
+	To   string
+	// Count is the number of tokens planned (requested_codes); on an edit,
+	// when above zero, the number accepted (accepted_redeems).
+	Count int
+}
+
+// CreateSecretRequest submits a secret-word or website distribution for
+// review: POST /secret-requests, an open, rate-limited write, sent with
+// timezone 0, captcha and active true as the interface asks. It returns the
+// request's id. Errors: a *FieldError (ErrInvalidInput, ErrInvalidEditCode)
+// before sending; from the service ErrInvalidEditCode, ErrRateLimited,
+// ErrUnauthorized, ErrUnavailable and other answers as *APIError.
+func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (string, error) {
+	const op = OpCreateSecretRequest
+	if err := in.validate(op); err != nil {
+		return "", err
+	}
+	if in.Count < 1 {
+		return "", fieldError(op, "requested_codes", "%d is below 1", in.Count)
+	}
+	captcha := true
+	payload := in.payload()
+	payload.RequestedCodes, payload.Captcha, payload.Active = in.Count, &captcha, true
+	body, err := jsonBody(payload)
+	if err != nil {
+		return "", err
+	}
+	var id idJSON
+	r := request{op: op, method: http.MethodPost, path: "/secret-requests", body: body, contentType: "application/json"}
+	if err := c.do(ctx, r, &id); err != nil {
+		return "", err
+	}
+	return string(id), nil
+}
+
+// EditSecretRequest changes the secret request of in.EventID named
+// in.ClaimName: PUT /secret-requests, an open, rate-limited write (without
+// captcha, which this operation dropped in 2022). active false pauses the
+// distribution. Errors: those of CreateSecretRequest, and ErrNotFound.
+func (c *Client) EditSecretRequest(ctx context.Context, in SecretRequest, active bool) error {
+	const op = OpEditSecretRequest
+	if err := in.validate(op); err != nil {
+		return err
+	}
+	payload := in.payload()
+	payload.Active = active
+	if in.Count > 0 {
+		payload.AcceptedRedeems = in.Count
+	}
+	body, err := jsonBody(payload)
+	if err != nil {
+		return err
+	}
+	r := request{op: op, method: http.MethodPut, path: "/secret-requests", body: body, contentType: "application/json"}
+	return c.do(ctx, r, nil)
+}
+
+// secretRequestJSON is the body of POST and PUT /secret-requests.
+type secretRequestJSON struct {
+	EventID         int64  `json:"event_id"`
+	RequestedCodes  int    `json:"requested_codes,omitempty"`
+	AcceptedRedeems int    `json:"accepted_redeems,omitempty"`
+	SecretCode      string `json:"secret_code"`
+	ClaimName       string `json:"claim_name"`
+	From            string `json:"from"`
+	To              string `json:"to"`
+	Timezone        int    `json:"timezone"`
+	Captcha         *bool  `json:"captcha,omitempty"`
+	Active          bool   `json:"active"`
+	SecretType      string `json:"secret_type"`
+}
+
+// payload returns the fields both operations send.
+func (in SecretRequest) payload() secretRequestJSON {
+	return secretRequestJSON{
+		EventID: in.EventID, SecretCode: in.EditCode.Reveal(), ClaimName: strings.TrimSpace(in.ClaimName),
+		From: strings.TrimSpace(in.From), To: strings.TrimSpace(in.To), SecretType: in.Type,
+	}
+}
+
+// validate checks a secret request before anything is sent.
+func (in SecretRequest) validate(op string) error {
+	err := firstError(
+		checkID(op, "event_id", in.EventID),
+		checkRequired(op, "claim_name", in.ClaimName),
+		checkWindowTime(op, "from", in.From),
+		checkWindowTime(op, "to", in.To),
+		checkEditCode(op, "secret_code", in.EditCode))
+	if err != nil {
+		return err
+	}
+	switch in.Type {
+	case SecretTypeWebsite, SecretTypeWord, "secret":
+		return nil
+	}
+	return fieldError(op, "secret_type", "%q is not website or word", truncate(in.Type, 40))
+}
+
+// windowLayouts are the forms From and To may take: hh:mm, or an ISO
+// date-time with or without seconds and offset.
+var windowLayouts = []string{"15:04", "2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339}
+
+// checkWindowTime refuses a window bound in none of windowLayouts.
+func checkWindowTime(op, field, v string) error {
+	for _, layout := range windowLayouts {
+		if _, err := time.Parse(layout, strings.TrimSpace(v)); err == nil {
+			return nil
+		}
+	}
+	return fieldError(op, field, "%q is not hh:mm", truncate(v, 40))
+}
+
+// WebsiteClaim mints the POAP of the website claim named website to address
+// (a 0x address or ENS name): POST /website/claim, an open, rate-limited
+// write; it is not retried. It returns the claim record, like ClaimStatus.
+// Secret words cannot be claimed this way. Errors: ErrLimitExceeded when no
+// mints are left, ErrEventExpired, ErrNotFound for an unknown or inactive
+// name (400 INVALID_SECRET), ErrAlreadyMinted, ErrInvalidAddress (also for
+// an empty address, before sending), ErrInvalidInput, ErrRateLimited,
+// ErrUnauthorized, ErrUnavailable; answers of the service come as *APIError.
+func (c *Client) WebsiteClaim(ctx context.Context, website, address string) (Claim, error) {
+	const op = OpWebsiteClaim
+	if err := firstError(checkRequired(op, "website", website), checkRequired(op, "address", address)); err != nil {
+		return Claim{}, err
+	}
+	body, err := jsonBody(struct {
+		Website string `json:"website"`
+		Address string `json:"address"`
+	}{strings.TrimSpace(website), strings.TrimSpace(address)})
+	if err != nil {
+		return Claim{}, err
+	}
+	var cl Claim
+	r := request{op: op, method: http.MethodPost, path: "/website/claim", body: body, contentType: "application/json"}
+	if err := c.do(ctx, r, &cl); err != nil {
+		return Claim{}, err
+	}
+	return cl, nil
+}
+
+// SecretClaim is a secret word's or website's claim record, as GET
+// /secret/{secret_word} returns it. The published schema and what production
+// returns differ, so every field may be zero.
+type SecretClaim struct {
+	ID      int64
+	EventID int64
+	Event   Drop
+	// ClaimName is the word or the website's path segment.
+	ClaimName string
+	// Type is "word" or "website".
+	Type   string
+	Active bool
+	// From and To bound the distribution window, in UTC.
+	From time.Time
+	To   time.Time
+	// Timezone is the window's UTC offset as the service writes it.
+	Timezone string
+	// Total is the number of tokens the claim may mint, Claimed how many
+	// were minted.
+	Total       int64
+	Claimed     int64
+	CreatedDate time.Time
+	// CollectorsGame says whether the collectors' game is enabled.
+	CollectorsGame bool
+}
+
+// UnmarshalJSON reads the record leniently: "claimed" (the OpenAPI name) or
+// "claimed_count" (seen live), dates in any known form or not at all.
+func (s *SecretClaim) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID             flexInt    `json:"id"`
+		EventID        flexInt    `json:"event_id"`
+		Event          Drop       `json:"event"`
+		ClaimName      string     `json:"claim_name"`
+		Type           string     `json:"type"`
+		Active         flexBool   `json:"active"`
+		From           looseTime  `json:"from"`
+		To             looseTime  `json:"to"`
+		Timezone       flexString `json:"timezone"`
+		Total          flexInt    `json:"total"`
+		Claimed        flexInt    `json:"claimed"`
+		ClaimedCount   flexInt    `json:"claimed_count"`
+		CreatedDate    looseTime  `json:"created_date"`
+		CollectorsGame flexBool   `json:"is_collectors_game_enabled"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = SecretClaim{
+		ID: int64(w.ID), EventID: int64(w.EventID), Event: w.Event, ClaimName: w.ClaimName, Type: w.Type,
+		Active: bool(w.Active), From: w.From.Time, To: w.To.Time, Timezone: string(w.Timezone),
+		Total: int64(w.Total), Claimed: int64(max(w.Claimed, w.ClaimedCount)),
+		CreatedDate: w.CreatedDate.Time, CollectorsGame: bool(w.CollectorsGame),
+	}
+	return nil
+}
+
+// Secret reads the claim record of a secret word or website claim name:
+// GET /secret/{secret_word}, a protected read. Errors: ErrNotFound for an
+// unknown word, ErrInvalidInput for an empty one, ErrUnauthorized (also
+// without client credentials), ErrRateLimited, ErrUnavailable; answers of
+// the service come as *APIError.
+func (c *Client) Secret(ctx context.Context, word string) (SecretClaim, error) {
+	if err := checkRequired(OpSecret, "secret_word", word); err != nil {
+		return SecretClaim{}, err
+	}
+	var s SecretClaim
+	r := request{
+		op: OpSecret, method: http.MethodGet, path: "/secret/" + pathSegment(strings.TrimSpace(word)),
+		access: keyAndBearer, audience: c.audience, idempotent: true,
+	}
+	if err := c.do(ctx, r, &s); err != nil {
+		return SecretClaim{}, err
+	}
+	return s, nil
+}
