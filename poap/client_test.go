@@ -102,7 +102,7 @@ func TestClient_Timeout(t *testing.T) {
 		}
 	})
 	rec := &recorder{}
-	c := newClient(t, h, poap.Options{Timeout: 50 * time.Millisecond, Observer: rec})
+	c := newClient(t, h, poap.Options{Timeout: 50 * time.Millisecond, Observer: rec, Retry: noRetry})
 	t.Cleanup(func() { close(release) })
 	_, err := c.Scan(context.Background(), holder)
 	if !errors.Is(err, poap.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
@@ -132,7 +132,7 @@ func TestClient_NetworkError(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
 	rec := &recorder{}
-	c, err := poap.NewClient(poap.Options{BaseURL: srv.URL, Observer: rec})
+	c, err := poap.NewClient(poap.Options{BaseURL: srv.URL, Observer: rec, Retry: noRetry})
 	if err != nil {
 		t.Fatal(err)
 	}

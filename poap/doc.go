@@ -1,15 +1,32 @@
 // Package poap is a client of the POAP issuing service
-// (https://documentation.poap.tech), and the adapter that lets the core read
-// holdings through it (Client satisfies core.Issuer).
+// (https://documentation.poap.tech), of Moments and of the Moments query
+// service (Compass), and the adapter that lets the core read holdings
+// through it (Client satisfies core.Issuer).
 //
-// Every operation goes through one small request core that adds the API key,
-// bounds each request with a timeout and the size of what it reads, reports
-// to an Observer and turns failures into errors the caller can test with
-// errors.Is: ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrInvalidAddress
-// and ErrUnavailable, carried by *APIError when the service answered.
+// Every operation goes through one small request core (do) that adds the
+// API key and, for protected operations, an access token from a
+// TokenSource; waits for the client's rate limiter; bounds each attempt with
+// a timeout and the size of what it reads; retries idempotent requests after
+// transient failures with jittered exponential backoff (honouring
+// Retry-After); renews a refused token once; reports every attempt to an
+// Observer; and turns failures into errors the caller can test with
+// errors.Is: ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrInvalidAddress,
+// ErrUnavailable, ErrQRClaimed, ErrQRExpired, ErrAlreadyMinted,
+// ErrInvalidEditCode, ErrLimitExceeded, ErrEventExpired, ErrMediaInvalid,
+// ErrInvalidInput and ErrTokenBudget, carried by *APIError when the service
+// answered and by *FieldError when the client refused an input before
+// sending it.
+//
+// A mint (POST /actions/claim-qr) is never retried after a failure that may
+// have reached the service: callers read the link's claim status first.
+//
+// Tokens is the TokenSource for production: tokens are stored encrypted
+// through a TokenStore, shared by restarts and replicas, renewed ahead of
+// expiry, requested one at a time, and never more than the service's budget
+// of 4 an hour per audience.
 //
 // The decoding follows what production returns rather than the published
 // schema where the two differ: token ids are strings, "created" is
-// "YYYY-MM-DD HH:MM:SS", event dates are "DD-Mon-YYYY", the list scan is a
-// bare JSON array.
+// "YYYY-MM-DD HH:MM:SS", event dates are "DD-Mon-YYYY", the list scan and the
+// mint links are bare JSON arrays, the pending-request count is an array.
 package poap

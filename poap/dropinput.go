@@ -120,7 +120,7 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 	}
 	var d Drop
 	r := request{op: OpCreateDrop, method: http.MethodPost, path: "/events",
-		body: body.reader, contentLength: body.size, contentType: contentType}
+		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
 	}
@@ -142,7 +142,7 @@ func (c *Client) EditDrop(ctx context.Context, fancyID string, in DropEdit) erro
 		return fieldError(OpEditDrop, "body", "%v", err)
 	}
 	r := request{op: OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
-		body: body.reader, contentLength: body.size, contentType: contentType}
+		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	return c.do(ctx, r, nil)
 }
 

@@ -192,6 +192,18 @@ type errorJSON struct {
 	Code           string `json:"code"`
 	Message        string `json:"message"`
 	GatewayMessage string `json:"Message"`
+	// Errors is GraphQL's (Compass) list of errors.
+	Errors []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// message returns the first message the body carries.
+func (b errorJSON) message() string {
+	if m := cmp.Or(b.Message, b.GatewayMessage); m != "" || len(b.Errors) == 0 {
+		return m
+	}
+	return b.Errors[0].Message
 }
 
 // apiError builds the APIError for a non-2xx response. The key is blanked
@@ -205,7 +217,7 @@ func (c *Client) apiError(op string, res response) *APIError {
 	var body errorJSON
 	if err := json.Unmarshal(res.body, &body); err == nil {
 		e.Code = cmp.Or(body.Code, body.Reason)
-		e.Message = cmp.Or(body.Message, body.GatewayMessage)
+		e.Message = body.message()
 	} else {
 		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
 	}

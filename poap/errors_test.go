@@ -42,7 +42,7 @@ func TestAPIError_Decode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, serveFixture(t, tc.status, tc.fixture, tc.header...), poap.Options{})
+			c := newClient(t, serveFixture(t, tc.status, tc.fixture, tc.header...), poap.Options{Retry: noRetry})
 			_, err := c.ScanEvent(context.Background(), holder, 1)
 			var got *poap.APIError
 			if !errors.As(err, &got) {

@@ -83,3 +83,7 @@ func (r *recorder) observations() []observation {
 	defer r.mu.Unlock()
 	return append([]observation(nil), r.calls...)
 }
+
+// noRetry makes a client show each failure as it is, for tests of one
+// failure's shape.
+var noRetry = poap.RetryPolicy{MaxAttempts: 1}

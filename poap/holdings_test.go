@@ -54,7 +54,7 @@ func TestClient_Holdings_Errors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, serveFixture(t, tc.status, tc.fixture), poap.Options{})
+			c := newClient(t, serveFixture(t, tc.status, tc.fixture), poap.Options{Retry: noRetry})
 			_, err := c.Holdings(context.Background(), holder)
 			if !errors.Is(err, tc.wantCore) || !errors.Is(err, tc.wantPoap) {
 				t.Errorf("Holdings() error = %v, want %v and %v", err, tc.wantCore, tc.wantPoap)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Operation names of the media steps of Moments, as the Observer and APIError
@@ -144,6 +145,16 @@ func (c *Client) mediaUploadURL(ctx context.Context) (uploadTarget, error) {
 	return t, nil
 }
 
+// minUploadRate is the slowest link an upload is given time for: 256 KiB/s.
+const minUploadRate = 256 << 10
+
+// uploadTimeout bounds one upload attempt: the request timeout plus the time
+// the file takes at minUploadRate, so large files are not cut off at the
+// 10 s meant for API calls.
+func uploadTimeout(base time.Duration, size int64) time.Duration {
+	return base + time.Duration(size/minUploadRate)*time.Second
+}
+
 // putMedia streams the file to the signed address target. The request
 // carries no credentials: the signature in the address is the permission.
 func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size int64, contentType string) error {
@@ -155,6 +166,7 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 		// A PUT to a signed address is idempotent, but only a body that
 		// can be read again may be sent again.
 		idempotent: replayable,
+		timeout:    uploadTimeout(c.timeout, size),
 	}
 	err := c.do(ctx, req, nil)
 	switch check.state.Load() {

@@ -21,10 +21,6 @@ const OpCreateMoment = "create_moment"
 // description may have.
 const MaxMomentDescription = 600
 
-// ErrInvalidMoment means the client refused a Moment before sending it: its
-// description is too long, it names no drop, or a user tag names nobody.
-var ErrInvalidMoment = errors.New("invalid moment")
-
 // MomentInput is what a Moment is created from.
 type MomentInput struct {
 	// Author is the creator's 0x address.
@@ -95,7 +91,7 @@ type momentJSON struct {
 // The input is checked first and nothing is sent when it breaks a rule. It
 // is not retried, since a second POST would publish a second Moment.
 // Errors: ErrInvalidAddress when Author is not a 0x address,
-// ErrInvalidMoment for a description over 600 characters, no drop or an
+// ErrInvalidInput (a *FieldError) for a description over 600 characters, no drop or an
 // empty user tag, ErrMediaInvalid when the service refuses a media key (not
 // found, not processed, invalid, or attached already: its 409, whose reason
 // the message carries), ErrUnauthorized when no token is configured or it is
@@ -164,20 +160,20 @@ func (c *Client) PostMoment(ctx context.Context, in MomentInput, files ...MediaF
 // check applies the rules the client knows of and returns the author's
 // address in lower case.
 func (in MomentInput) check() (string, error) {
+	const op = OpCreateMoment
 	author, err := core.ParseAddress(in.Author)
 	if err != nil {
-		return "", fmt.Errorf("poap: %s: %w: author: %w", OpCreateMoment, ErrInvalidAddress, err)
+		return "", fieldError(op, "author", "the author must be a 0x address")
 	}
 	if n := utf8.RuneCountInString(in.Description); n > MaxMomentDescription {
-		return "", fmt.Errorf("poap: %s: %w: description has %d characters, at most %d allowed",
-			OpCreateMoment, ErrInvalidMoment, n, MaxMomentDescription)
+		return "", fieldError(op, "description", "the description has %d characters, at most %d are allowed", n, MaxMomentDescription)
 	}
 	if len(in.DropIDs) == 0 {
-		return "", fmt.Errorf("poap: %s: %w: no drop", OpCreateMoment, ErrInvalidMoment)
+		return "", fieldError(op, "dropIds", "a Moment is posted to at least one drop")
 	}
 	for i, tag := range in.UserTags {
 		if tag.Address == "" && tag.ENS == "" {
-			return "", fmt.Errorf("poap: %s: %w: user tag %d has neither address nor ENS name", OpCreateMoment, ErrInvalidMoment, i)
+			return "", fieldError(op, "userTags", "user tag %d has neither an address nor an ENS name", i)
 		}
 	}
 	return author, nil

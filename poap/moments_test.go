@@ -113,9 +113,9 @@ func TestClient_CreateMoment_Errors(t *testing.T) {
 		{"MediaAttached", input(func(in *poap.MomentInput) { in.MediaKeys = []string{used} }), poap.ErrMediaInvalid, true},
 		{"UnknownMedia", input(func(in *poap.MomentInput) { in.MediaKeys = []string{"d4c1a0f2-5b3e-4c6d-8e9f-0a1b2c3d4e5f"} }), poap.ErrMediaInvalid, true},
 		{"UnknownDrop", input(func(in *poap.MomentInput) { in.DropIDs = []int64{1} }), poap.ErrNotFound, true},
-		{"LongDescription", input(func(in *poap.MomentInput) { in.Description = strings.Repeat("ü", 601) }), poap.ErrInvalidMoment, false},
-		{"NoDrop", input(func(in *poap.MomentInput) { in.DropIDs = nil }), poap.ErrInvalidMoment, false},
-		{"EmptyUserTag", input(func(in *poap.MomentInput) { in.UserTags = []poap.UserTag{{}} }), poap.ErrInvalidMoment, false},
+		{"LongDescription", input(func(in *poap.MomentInput) { in.Description = strings.Repeat("ü", 601) }), poap.ErrInvalidInput, false},
+		{"NoDrop", input(func(in *poap.MomentInput) { in.DropIDs = nil }), poap.ErrInvalidInput, false},
+		{"EmptyUserTag", input(func(in *poap.MomentInput) { in.UserTags = []poap.UserTag{{}} }), poap.ErrInvalidInput, false},
 		{"BadAuthor", input(func(in *poap.MomentInput) { in.Author = "vitalik.eth" }), poap.ErrInvalidAddress, false},
 	}
 	for _, tc := range tests {

@@ -125,9 +125,15 @@ func (c *Client) SetMintingNetwork(ctx context.Context, dropID int64, editCode c
 		return MintingConfig{}, err
 	}
 	var cfg MintingConfig
-	r := request{op: op, method: http.MethodPatch, path: mintingConfigPath(dropID), body: body, contentType: "application/json"}
+	r := request{op: op, method: http.MethodPatch, path: mintingConfigPath(dropID), body: body,
+		contentType: "application/json", emptyOK: true}
 	if err := c.do(ctx, r, &cfg); err != nil {
 		return MintingConfig{}, err
+	}
+	if len(cfg.Chains) == 0 {
+		// The schema of the answer is not published; an empty one means
+		// the change was accepted as sent.
+		cfg.Chains = []int64{chainID}
 	}
 	return cfg, nil
 }

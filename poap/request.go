@@ -2,6 +2,7 @@ package poap
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,12 @@ type request struct {
 	// idempotent requests may be retried after a failure that may or may
 	// not have reached the service; others never are.
 	idempotent bool
+	// timeout bounds one attempt; zero means Options.Timeout. Uploads set
+	// a longer one that grows with their size.
+	timeout time.Duration
+	// emptyOK accepts a 2xx answer without a body (writes that answer 204
+	// or an empty 200).
+	emptyOK bool
 }
 
 // jsonBody returns a request body that encodes v as JSON.
@@ -114,7 +121,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	for attempt := 1; ; attempt++ {
 		o := c.attempt(ctx, r, token)
 		if o.err == nil {
-			return decode(r.op, o.res.body, out)
+			return decode(r, o.res.body, out)
 		}
 		if !renewed && c.refusedBearer(r, o) {
 			// A 401 means the service refused before acting, so even a
@@ -142,7 +149,7 @@ func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outc
 		_, err = transportError(ctx, r.op, err)
 		return outcome{err: err}
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.timeout, c.timeout))
 	defer cancel()
 	req, err := c.newRequest(ctx, r, token)
 	if err != nil {
@@ -258,12 +265,14 @@ func transportError(ctx context.Context, op string, err error) (string, error) {
 	return status, fmt.Errorf("poap: %s: %w: %w", op, ErrUnavailable, err)
 }
 
-// decode reads a JSON body into out. A body that does not decode means the
+// decode reads a JSON body into r's out. An empty body leaves out as it is
+// when r allows it; otherwise it, or a body that does not decode, means the
 // service is failing, so the error wraps ErrUnavailable.
-func decode(op string, body []byte, out any) error {
-	if out == nil {
+func decode(r request, body []byte, out any) error {
+	if out == nil || r.emptyOK && len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	op := r.op
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("poap: %s: %w: malformed response: %w", op, ErrUnavailable, err)
 	}

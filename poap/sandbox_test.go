@@ -150,25 +150,33 @@ func TestSandbox_Errors(t *testing.T) {
 	if _, err := bad.Holdings(ctx, sandbox.DemoWallet); !errors.Is(err, core.ErrIssuerRejected) {
 		t.Errorf("Holdings() with a wrong key error = %v, want core.ErrIssuerRejected", err)
 	}
+	// Without retries, each failure shows as it is.
+	once, err := poap.NewClient(poap.Options{BaseURL: base, APIKey: testKey, Retry: poap.RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.FailNext(1, http.StatusServiceUnavailable)
-	if _, err := c.Scan(ctx, sandbox.DemoWallet); !errors.Is(err, poap.ErrUnavailable) {
+	if _, err := once.Scan(ctx, sandbox.DemoWallet); !errors.Is(err, poap.ErrUnavailable) {
 		t.Errorf("Scan() after FailNext(1, 503) error = %v, want ErrUnavailable", err)
 	}
 	s.FailNext(1, http.StatusTooManyRequests)
-	_, err = c.Scan(ctx, sandbox.DemoWallet)
+	_, err = once.Scan(ctx, sandbox.DemoWallet)
 	var apiErr *poap.APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, poap.ErrRateLimited) || apiErr.RetryAfter != time.Second {
 		t.Errorf("Scan() after FailNext(1, 429) error = %#v, want ErrRateLimited with RetryAfter 1s", err)
 	}
+	// With the default policy, a scan rides out a 503.
+	s.FailNext(1, http.StatusServiceUnavailable)
 	if got, err := c.Scan(ctx, sandbox.DemoWallet); err != nil || len(got) != 14 {
-		t.Errorf("Scan() after the failures = %d tokens, %v, want 14", len(got), err)
+		t.Errorf("Scan() after one 503 = %d tokens, %v, want 14 on the retry", len(got), err)
 	}
 }
 
 func TestSandbox_TimeoutAndCounters(t *testing.T) {
 	s, _, base := startSandbox(t)
 	rec := &recorder{}
-	c, err := poap.NewClient(poap.Options{BaseURL: base, APIKey: testKey, Timeout: 50 * time.Millisecond, Observer: rec})
+	c, err := poap.NewClient(poap.Options{BaseURL: base, APIKey: testKey, Timeout: 50 * time.Millisecond, Observer: rec,
+		Retry: poap.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func (c *Client) Scan(ctx context.Context, address string) ([]Token, error) {
 		return nil, fmt.Errorf("poap: %s: %w: empty address", OpScan, ErrInvalidAddress)
 	}
 	var tokens []Token
-	r := request{op: OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address)}
+	r := request{op: OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address), idempotent: true}
 	if err := c.do(ctx, r, &tokens); err != nil {
 		return nil, err
 	}
@@ -45,9 +45,10 @@ func (c *Client) ScanEvent(ctx context.Context, address string, eventID int64) (
 	}
 	var token Token
 	r := request{
-		op:     OpScanEvent,
-		method: http.MethodGet,
-		path:   "/actions/scan/" + pathSegment(address) + "/" + strconv.FormatInt(eventID, 10),
+		op:         OpScanEvent,
+		method:     http.MethodGet,
+		path:       "/actions/scan/" + pathSegment(address) + "/" + strconv.FormatInt(eventID, 10),
+		idempotent: true,
 	}
 	if err := c.do(ctx, r, &token); err != nil {
 		return Token{}, err

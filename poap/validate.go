@@ -38,7 +38,7 @@ func (e *FieldError) Is(target error) bool {
 	case ErrInvalidInput:
 		return true
 	case ErrInvalidAddress:
-		return e.Field == "address"
+		return e.Field == "address" || e.Field == "author"
 	case ErrInvalidEditCode:
 		return e.Field == "secret_code" || e.Field == "secret_codes" || e.Field == "edit_code"
 	}

@@ -91,7 +91,7 @@ func (c *Client) EditSecretRequest(ctx context.Context, in SecretRequest, active
 	if err != nil {
 		return err
 	}
-	r := request{op: op, method: http.MethodPut, path: "/secret-requests", body: body, contentType: "application/json"}
+	r := request{op: op, method: http.MethodPut, path: "/secret-requests", body: body, contentType: "application/json", emptyOK: true}
 	return c.do(ctx, r, nil)
 }
 
