@@ -23,9 +23,14 @@ import (
 // a stop signal.
 const shutdownGrace = 30 * time.Second
 
-// sandboxAPIKey is the key the built-in sandbox expects when POAP_API_KEY is
-// not set.
-const sandboxAPIKey = "sandbox-api-key"
+// Credentials the built-in sandbox expects when POAP_API_KEY or
+// POAP_CLIENT_ID are not set, and how long its review of a request takes.
+const (
+	sandboxAPIKey       = "sandbox-api-key"
+	sandboxClientID     = "sandbox-client"
+	sandboxClientSecret = core.Secret("sandbox-client-secret")
+	sandboxReviewDelay  = 30 * time.Second
+)
 
 // Main is the whole program, built from a Config. Tests build one, Run it
 // against fakes and Close it.
@@ -118,28 +123,58 @@ func (m *Main) open(ctx context.Context) error {
 	if err := m.Web.Listen(); err != nil {
 		return err
 	}
-	client, err := poap.NewClient(poap.Options{
-		BaseURL:   m.Config.POAPAPIURL,
-		APIKey:    m.Config.POAPAPIKey,
-		Observer:  m.Metrics,
-		Logger:    m.Logger,
-		UserAgent: "poapbot/" + version,
-	})
+	client, err := m.poapClient()
 	if err != nil {
-		return fmt.Errorf("POAP_API_URL: %w", err)
+		return err
 	}
 	svc := core.NewService(m.DB, client, nil, m.Logger)
 	m.Bot = bot.New(svc, bot.Options{Observer: m.Metrics, Logger: m.Logger})
 	return nil
 }
 
+// poapClient builds the client of the issuing service, with the token
+// manager when client credentials are configured.
+func (m *Main) poapClient() (*poap.Client, error) {
+	c := m.Config
+	var tokens poap.TokenSource
+	if c.POAPClientID != "" {
+		t, err := poap.NewTokens(poap.TokensOptions{
+			AuthURL: c.POAPAuthURL, ClientID: c.POAPClientID, ClientSecret: c.POAPClientSecret,
+			Store: m.DB, Logger: m.Logger, Observer: m.Metrics,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("POAP_AUTH_URL: %w", err)
+		}
+		tokens = t
+	}
+	client, err := poap.NewClient(poap.Options{
+		BaseURL: c.POAPAPIURL, APIKey: c.POAPAPIKey, Tokens: tokens, Audience: c.POAPAudience,
+		MomentsURL: c.POAPMomentsURL, MomentsAudience: c.POAPMomentsAudience, CompassURL: c.POAPCompassURL,
+		Observer: m.Metrics, Logger: m.Logger, UserAgent: "poapbot/" + version,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("POAP_API_URL: %w", err)
+	}
+	return client, nil
+}
+
 // startSandbox serves the sandbox on a loopback port and points every
 // POAP_* address at it.
 func (m *Main) startSandbox() error {
-	if m.Config.POAPAPIKey.IsZero() {
-		m.Config.POAPAPIKey = sandboxAPIKey
+	c := &m.Config
+	if c.POAPAPIKey.IsZero() {
+		c.POAPAPIKey = sandboxAPIKey
 	}
-	sb := sandbox.New(sandbox.Options{APIKey: m.Config.POAPAPIKey.Reveal()})
+	if c.POAPClientID == "" {
+		c.POAPClientID, c.POAPClientSecret = sandboxClientID, sandboxClientSecret
+	}
+	sb := sandbox.New(sandbox.Options{
+		APIKey: c.POAPAPIKey.Reveal(), ClientID: c.POAPClientID, ClientSecret: c.POAPClientSecret.Reveal(),
+		Audience: c.POAPAudience, MomentsAudience: c.POAPMomentsAudience,
+		// Requests for more mint links are approved after a short
+		// rehearsal-sized review instead of production's day.
+		ReviewDelay: sandboxReviewDelay,
+	})
 	sb.SeedDemo()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -149,7 +184,6 @@ func (m *Main) startSandbox() error {
 	go func() { _ = srv.Serve(ln) }()
 	m.sandboxSrv = srv
 	m.SandboxURL = "http://" + ln.Addr().String()
-	c := &m.Config
 	c.POAPAPIURL, c.POAPAuthURL, c.POAPMomentsURL = m.SandboxURL, m.SandboxURL, m.SandboxURL
 	c.POAPCompassURL, c.POAPMintURL = m.SandboxURL+"/v1/graphql", m.SandboxURL
 	m.Logger.Info("sandbox of the issuing service running", "url", m.SandboxURL)

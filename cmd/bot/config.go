@@ -91,6 +91,9 @@ func (c *Config) Validate(sandbox, console bool) error {
 	if !sandbox && c.POAPAPIKey.IsZero() {
 		add(errors.New("POAP_API_KEY is not set: ask POAP for an API key, or start with -sandbox to use the built-in sandbox"))
 	}
+	if (c.POAPClientID == "") != c.POAPClientSecret.IsZero() {
+		add(errors.New("POAP_CLIENT_ID and POAP_CLIENT_SECRET go together: set both, or neither"))
+	}
 	if c.GateSyncInterval < time.Minute {
 		add(fmt.Errorf("GATE_SYNC_INTERVAL must be at least 1m, not %s", c.GateSyncInterval))
 	}

@@ -54,6 +54,7 @@ func TestRun_Configuration(t *testing.T) {
 		{"BadDuration", []string{"-console", "-sandbox"}, map[string]string{"GATE_SYNC_INTERVAL": "1d"}, 2, `GATE_SYNC_INTERVAL: "1d" is not a valid duration`},
 		{"BadShard", []string{"-console", "-sandbox"}, map[string]string{"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_ID": "2"}, 2, "DISCORD_SHARD_ID must be between 0 and DISCORD_SHARD_COUNT-1"},
 		{"BadLogLevel", []string{"-console", "-sandbox"}, map[string]string{"LOG_LEVEL": "loud"}, 2, "LOG_LEVEL must be one of"},
+		{"HalfCredentials", []string{"-console", "-sandbox"}, map[string]string{"POAP_CLIENT_ID": "abc"}, 2, "POAP_CLIENT_ID and POAP_CLIENT_SECRET go together"},
 		{"BadURL", []string{"-console", "-sandbox"}, map[string]string{"PUBLIC_URL": "example.org"}, 2, "PUBLIC_URL must be an absolute"},
 		{"PostgresWithoutKey", []string{"-console", "-sandbox"}, map[string]string{"DATABASE_URL": "postgres://u:pw@127.0.0.1:1/x", "HTTP_ADDR": "127.0.0.1:0"}, 1, "BOT_SECRET_KEY is required"},
 		{"BadFlag", []string{"-nope"}, nil, 2, "flag provided but not defined: -nope"},
