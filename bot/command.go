@@ -84,6 +84,11 @@ type Command struct {
 	Options     []Option
 	Access      Access
 	Handler     Handler
+	// Public commands answer in the channel by default; the others are
+	// personal (ephemeral on Discord, in the private chat on Telegram).
+	// Adapters that must acknowledge before the handler ends (Discord's
+	// deferral) decide the visibility from it.
+	Public bool
 }
 
 // Group returns the first word of the name, and Sub the second ("" when the
