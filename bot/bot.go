@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,10 @@ type Observer interface {
 type Options struct {
 	// Name is the bot's display name, used in replies.
 	Name string
+	// PublicURL is the public base URL of the web server (PUBLIC_URL).
+	// When set, /link replies carry a button to the verification page,
+	// <PublicURL>/verify/<nonce>; when empty, they carry none.
+	PublicURL string
 	// CommandTimeout bounds one command, also while the process shuts
 	// down. Default 30 s.
 	CommandTimeout time.Duration
@@ -29,25 +34,27 @@ type Options struct {
 // Bot is the command table bound to the core service. Adapters hand it
 // requests and render its replies.
 type Bot struct {
-	svc      *core.Service
-	name     string
-	timeout  time.Duration
-	observer Observer
-	log      *slog.Logger
-	commands []*Command
-	byName   map[string]*Command
-	inflight sync.WaitGroup
+	svc       *core.Service
+	name      string
+	publicURL string
+	timeout   time.Duration
+	observer  Observer
+	log       *slog.Logger
+	commands  []*Command
+	byName    map[string]*Command
+	inflight  sync.WaitGroup
 }
 
 // New returns the bot with its full command table.
 func New(svc *core.Service, opts Options) *Bot {
 	b := &Bot{
-		svc:      svc,
-		name:     opts.Name,
-		timeout:  opts.CommandTimeout,
-		observer: opts.Observer,
-		log:      opts.Logger,
-		byName:   map[string]*Command{},
+		svc:       svc,
+		name:      opts.Name,
+		publicURL: strings.TrimRight(opts.PublicURL, "/"),
+		timeout:   opts.CommandTimeout,
+		observer:  opts.Observer,
+		log:       opts.Logger,
+		byName:    map[string]*Command{},
 	}
 	if b.name == "" {
 		b.name = "POAP bot"
@@ -59,6 +66,11 @@ func New(svc *core.Service, opts Options) *Bot {
 		b.log = slog.New(slog.DiscardHandler)
 	}
 	b.register(b.helpCommand())
+	b.register(b.linkCommand())
+	b.register(b.verifyCommand())
+	b.register(b.walletCommand())
+	b.register(b.unlinkCommand())
+	b.register(b.forgetCommand())
 	b.register(b.poapsCommand())
 	return b
 }

@@ -18,7 +18,8 @@ func (b *Bot) helpCommand() *Command {
 func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	s.WriteString("**" + b.name + "** brings POAPs into this chat.\n\n")
-	s.WriteString("**Start here:** " + codeSpan("/poaps <wallet>") + " shows the POAPs a 0x address, ENS name or e-mail holds.\n\n")
+	s.WriteString("**Start here:** link your wallet with " + codeSpan("/link <wallet>") + " (a 0x address, an ENS name or an e-mail), " +
+		"then prove it's yours with " + codeSpan("/verify") + ". " + codeSpan("/poaps") + " shows the POAPs you hold.\n\n")
 	s.WriteString("**Commands**\n")
 	for _, c := range b.commands {
 		if !allowed(c.Access, req.Caller) {

@@ -33,23 +33,25 @@ var (
 )
 
 // PlainText renders Markdown-subset text for a plain terminal: links become
-// "label <url>", bold and inline-code marks are dropped, code fences are
-// kept as indented blocks.
+// "label <url>", bold and inline-code marks are dropped, and the lines of a
+// code block are kept exactly as they are (no indent: a challenge message
+// copied from the terminal must be the exact text), with blank lines around.
 func PlainText(s string) string {
 	var out []string
 	inFence := false
 	for line := range strings.SplitSeq(s, "\n") {
 		if strings.HasPrefix(line, "```") {
 			inFence = !inFence
+			if len(out) > 0 && out[len(out)-1] != "" {
+				out = append(out, "")
+			}
 			continue
 		}
-		if inFence {
-			out = append(out, "    "+line)
-			continue
+		if !inFence {
+			line = mdLink.ReplaceAllString(line, "$1 <$2>")
+			line = mdBold.ReplaceAllString(line, "$1")
+			line = strings.ReplaceAll(line, "`", "")
 		}
-		line = mdLink.ReplaceAllString(line, "$1 <$2>")
-		line = mdBold.ReplaceAllString(line, "$1")
-		line = strings.ReplaceAll(line, "`", "")
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")

@@ -1,7 +1,8 @@
 // Package core is the domain of the POAP bot: members, tenants, wallets and
 // the POAPs those wallets hold. It speaks only in domain terms and defines the
-// small interfaces it consumes (Store, Issuer, Clock); storage, the issuing
-// service client and the chat adapters satisfy or call them.
+// small interfaces it consumes (Store, LinkStore, Issuer, Clock, Events);
+// storage, the issuing service client and the chat adapters satisfy or call
+// them.
 package core
 
 import (

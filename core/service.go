@@ -12,13 +12,22 @@ import (
 // Service is the domain layer the adapters call through the bot package.
 type Service struct {
 	store  Store
+	links  LinkStore
 	issuer Issuer
 	clock  Clock
 	log    *slog.Logger
+	name   string
+	events Events
 }
 
+// DefaultName is the bot name challenge messages carry unless WithName
+// sets another.
+const DefaultName = "POAP bot"
+
 // NewService returns a Service over the given store and issuing service.
-// A nil clock means the system clock; a nil logger discards.
+// A nil clock means the system clock; a nil logger discards. Wallet linking
+// works when the store also implements LinkStore (storage.DB does); without
+// it, the linking methods return an error.
 func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Service {
 	if clock == nil {
 		clock = SystemClock{}
@@ -26,7 +35,32 @@ func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Serv
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, issuer: issuer, clock: clock, log: log}
+	links, _ := store.(LinkStore)
+	return &Service{store: store, links: links, issuer: issuer, clock: clock, log: log,
+		name: DefaultName, events: NopEvents{}}
+}
+
+// WithName sets the bot name that challenge messages carry (empty keeps
+// DefaultName), and returns s. Call it before the service is used.
+func (s *Service) WithName(name string) *Service {
+	if name != "" {
+		s.name = name
+	}
+	return s
+}
+
+// WithEvents sets who is told about verified and unlinked wallets (nil
+// keeps NopEvents), and returns s. Call it before the service is used.
+func (s *Service) WithEvents(e Events) *Service {
+	if e != nil {
+		s.events = e
+	}
+	return s
+}
+
+// wrap prefixes err with the operation, keeping it matchable.
+func wrap(op string, err error) error {
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 // CollectionQuery says whose POAPs to list: a wallet typed by the member, or

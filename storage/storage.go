@@ -1,7 +1,8 @@
 // Package storage keeps the bot's state in PostgreSQL or in an embedded
 // SQLite file. It applies the schema from package migrations at Open,
-// implements core.Store, stores the issuing service's access token
-// encrypted, and translates driver errors into core sentinels in one place.
+// implements core.Store and core.LinkStore, stores the issuing service's
+// access token encrypted, and translates driver errors into core sentinels
+// in one place.
 package storage
 
 import (

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"gorm.io/gorm"
 )
 
 // tenantRow is a row of tenants.
@@ -94,18 +95,25 @@ func (db *DB) UpsertUser(ctx context.Context, u core.User) (core.User, error) {
 	if err := checkIdentity(u.Platform, u.ExternalID); err != nil {
 		return core.User{}, fmt.Errorf("%s: %w", op, err)
 	}
+	row, err := upsertUser(db.gorm.WithContext(ctx), u)
+	if err != nil {
+		return core.User{}, translate(op, err)
+	}
+	return row.user(), nil
+}
+
+// upsertUser runs UpsertUser's statement on tx (a transaction or the
+// database). On Postgres it leaves the user's row locked until tx ends.
+func upsertUser(tx *gorm.DB, u core.User) (userRow, error) {
 	var row userRow
-	err := db.gorm.WithContext(ctx).Raw(`
+	err := tx.Raw(`
 		INSERT INTO users (platform, external_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (platform, external_id) DO UPDATE
 			SET name = CASE WHEN excluded.name = '' THEN users.name ELSE excluded.name END,
 				updated_at = excluded.updated_at
 		RETURNING id, platform, external_id, name, created_at, updated_at`,
 		string(u.Platform), u.ExternalID, u.Name, createdAt(u.CreatedAt), now()).Scan(&row).Error
-	if err != nil {
-		return core.User{}, translate(op, err)
-	}
-	return row.user(), nil
+	return row, err
 }
 
 // FindUser returns the user with that platform id. It returns

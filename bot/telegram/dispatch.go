@@ -1,0 +1,177 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// allowedUpdates are the update kinds the adapter asks for, set explicitly
+// on getUpdates and setWebhook: left out, Telegram keeps whatever was set
+// before. Features that need more (chat_member, chat_join_request) add
+// theirs here.
+var allowedUpdates = []string{"message", "callback_query"}
+
+// privateHint answers text that is not a command in the private chat.
+const privateHint = "Commands start with a slash. Type /help to see what I can do."
+
+// origin is where a command came from and who sent it.
+type origin struct {
+	chat *tgbotapi.Chat
+	from *tgbotapi.User
+	// command is the command word, for the deep link of a group note.
+	command string
+}
+
+func (o origin) private() bool { return o.chat.IsPrivate() }
+
+// handleUpdate handles one update within the per-update timeout. A panic
+// is logged, never fatal: nothing a member sends may stop the bot.
+func (a *Adapter) handleUpdate(ctx context.Context, u tgbotapi.Update) {
+	ctx, cancel := context.WithTimeout(ctx, a.opts.UpdateTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("telegram update handler panicked", "update_id", u.UpdateID, "panic", p)
+		}
+	}()
+	switch {
+	case u.Message != nil:
+		a.handleMessage(ctx, u.Message)
+	case u.CallbackQuery != nil:
+		a.handleCallback(ctx, u.CallbackQuery)
+	}
+}
+
+// handleMessage runs a command typed in a private chat or a group.
+func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
+	if m.Chat == nil || m.From == nil || m.From.IsBot {
+		return
+	}
+	o := origin{chat: m.Chat, from: m.From}
+	text := strings.TrimSpace(m.Text)
+	if !strings.HasPrefix(text, "/") {
+		if o.private() && text != "" {
+			a.send(ctx, o, bot.Reply{Text: privateHint})
+		}
+		return
+	}
+	word, payload := firstWord(text[1:])
+	_, at, addressed := strings.Cut(word, "@")
+	if addressed && !strings.EqualFold(at, a.username) {
+		return // for another bot in the group
+	}
+	o.command = commandWord(text)
+	if o.command == "start" {
+		a.send(ctx, o, a.start(ctx, a.newRequest(ctx, o), payload))
+		return
+	}
+	if _, _, err := a.bot.ParseLine(text, a.username); errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
+		return // another bot's command, most likely
+	}
+	if reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), text, a.username); ok {
+		a.send(ctx, o, reply)
+	}
+}
+
+// start answers /start and its deep links (t.me/<bot>?start=<payload>).
+// This is the hook for deep-link payloads: payload is empty when the
+// member opened the chat by hand, and the command word when a group note
+// sent them here (see deepLink); claim links will carry theirs. Today
+// every /start answers like /help.
+func (a *Adapter) start(ctx context.Context, req *bot.Request, payload string) bot.Reply {
+	a.log.Debug("telegram /start", "payload", payload, "private", req.Place.Private)
+	reply, _ := a.bot.HandleLine(ctx, req, "/help", "")
+	return reply
+}
+
+// handleCallback runs the command of a pressed button ("cmd:<line>") as
+// the member who pressed it, then answers the query so the client stops
+// its spinner. When the reply is personal and the presser never opened the
+// private chat, the answer opens it through the deep link instead.
+func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
+	line, ok := strings.CutPrefix(q.Data, callbackPrefix)
+	if q.From == nil || !ok {
+		a.answerCallback(ctx, tgbotapi.NewCallback(q.ID, ""))
+		return
+	}
+	chat := &tgbotapi.Chat{ID: q.From.ID, Type: "private"}
+	if q.Message != nil && q.Message.Chat != nil {
+		chat = q.Message.Chat
+	}
+	line = "/" + strings.TrimPrefix(line, "/")
+	o := origin{chat: chat, from: q.From, command: commandWord(line)}
+	reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), line, a.username)
+	answer := tgbotapi.NewCallback(q.ID, "")
+	if ok && a.deliver(ctx, o, reply) {
+		answer.URL = a.deepLink(o.command)
+		if !a.answerCallback(ctx, answer) {
+			a.noteInGroup(ctx, o)
+		}
+		return
+	}
+	a.answerCallback(ctx, answer)
+}
+
+func (a *Adapter) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig) bool {
+	if _, err := a.request(ctx, c); err != nil {
+		a.log.Warn("telegram answerCallbackQuery failed", "err", err)
+		return false
+	}
+	return true
+}
+
+// newRequest builds the bot request of a command from its origin. Group
+// administrators manage drops and roles; nobody does in a private chat.
+func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
+	admin := false
+	if !o.private() {
+		admin = a.isAdmin(ctx, o.chat.ID, o.from.ID)
+	}
+	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private()}
+	if place.Name == "" {
+		place.Name = displayName(o.from)
+	}
+	return &bot.Request{
+		Platform: core.Telegram,
+		Place:    place,
+		Caller: bot.Caller{
+			ExternalID:   strconv.FormatInt(o.from.ID, 10),
+			Name:         displayName(o.from),
+			ManagesDrops: admin,
+			ManagesRoles: admin,
+		},
+	}
+}
+
+// displayName is the member's username, or first name when they have none.
+func displayName(u *tgbotapi.User) string {
+	if u.UserName != "" {
+		return u.UserName
+	}
+	return u.FirstName
+}
+
+// firstWord splits s at its first run of white space.
+func firstWord(s string) (word, rest string) {
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimSpace(s[i:])
+}
+
+// commandWord returns a line's command word in lower case, without the
+// slash and "@BotName".
+func commandWord(line string) string {
+	w, _ := firstWord(strings.TrimPrefix(strings.TrimSpace(line), "/"))
+	w, _, _ = strings.Cut(w, "@")
+	return strings.ToLower(w)
+}

@@ -1,0 +1,149 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
+	"github.com/poapbot/poapbot/core"
+)
+
+const demo = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+
+var (
+	alice = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+	bob   = telegramtest.User{ID: 1002, FirstName: "Bob"}
+	group = telegramtest.Group(-1001234567890, "POAP fans")
+)
+
+type stubIssuer struct{ holdings []core.Holding }
+
+func (s stubIssuer) Holdings(context.Context, string) ([]core.Holding, error) {
+	return append([]core.Holding(nil), s.holdings...), nil
+}
+
+func holdings(n int) []core.Holding {
+	var hs []core.Holding
+	for i := 1; i <= n; i++ {
+		hs = append(hs, core.Holding{DropID: int64(i), DropName: fmt.Sprintf("Drop %02d", i), Chain: "xdai",
+			MintedAt: time.Date(2024, 1, i, 0, 0, 0, 0, time.UTC), ImageURL: fmt.Sprintf("https://img.test/%d.png", i)})
+	}
+	return hs
+}
+
+// syncBuffer collects log output from concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// env is a fake Bot API and an adapter on it, with a real bot.
+type env struct {
+	tg   *telegramtest.Server
+	a    *Adapter
+	logs *syncBuffer
+	stop func() error
+}
+
+// newEnv starts a fake and builds the adapter; opts.Token and APIURL are
+// filled in. The test fails if the token ever shows in a log line.
+func newEnv(t *testing.T, opts Options) *env {
+	t.Helper()
+	tg := telegramtest.NewServer(telegramtest.Options{})
+	t.Cleanup(tg.Close)
+	e := &env{tg: tg, logs: &syncBuffer{}}
+	t.Cleanup(func() {
+		if strings.Contains(e.logs.String(), tg.Token) {
+			t.Errorf("the token appears in the logs:\n%s", e.logs)
+		}
+	})
+	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
+	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b := bot.New(core.NewService(nil, stubIssuer{holdings: holdings(14)}, nil, nil), bot.Options{Name: "Test POAP bot"})
+	a, err := New(b, opts)
+	if err != nil {
+		t.Fatalf("New() = %v", err)
+	}
+	e.a = a
+	return e
+}
+
+// run runs the adapter until the test ends or e.stop is called; stop
+// returns Run's error and fails the test if Run does not return in time.
+func (e *env) run(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.a.Run(ctx) }()
+	var once sync.Once
+	var err error
+	e.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				err = fmt.Errorf("Run did not return within 10 s of cancel")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = e.stop() })
+}
+
+// waitCtx bounds one wait in a test.
+func waitCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitMessage waits for a message the bot sent that match accepts.
+func (e *env) waitMessage(t *testing.T, match func(telegramtest.Message) bool) telegramtest.Message {
+	t.Helper()
+	m, err := e.tg.WaitMessage(waitCtx(t), match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// stopped stops Run, which waits for the updates in flight, and returns
+// everything the bot sent.
+func (e *env) stopped(t *testing.T) []telegramtest.Message {
+	t.Helper()
+	if err := e.stop(); err != nil {
+		t.Fatalf("Run() = %v, want nil", err)
+	}
+	return e.tg.Messages()
+}
+
+func sentTo(ms []telegramtest.Message, chatID int64) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range ms {
+		if m.ChatID == chatID {
+			out = append(out, m)
+		}
+	}
+	return out
+}

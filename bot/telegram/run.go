@@ -1,0 +1,193 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// Long polling. Telegram holds a getUpdates call up to pollSeconds when
+// nothing waits; the HTTP request gets pollSlack more before it counts as
+// lost. Failed polls back off from minBackoff to maxBackoff.
+const (
+	pollSeconds = 30
+	pollSlack   = 15 * time.Second
+	minBackoff  = time.Second
+	maxBackoff  = 30 * time.Second
+)
+
+// Run publishes the command menu, then receives updates until ctx is done:
+// by long polling, or in webhook mode by registering the webhook and
+// serving WebhookHandler. It then waits for the updates in flight, each
+// bounded by the update timeout, and returns nil. It returns an error when
+// the Bot API refuses the token (ErrTokenRefused) or the webhook.
+func (a *Adapter) Run(ctx context.Context) error {
+	// Open before setWebhook: Telegram may deliver as soon as it is set.
+	a.setRunning(true)
+	defer a.stop()
+	if err := a.prepare(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	if a.opts.WebhookURL != "" {
+		a.log.Info("telegram webhook set", "bot", a.username)
+		<-ctx.Done()
+		return nil
+	}
+	return a.poll(ctx)
+}
+
+// prepare publishes the command menu, and sets the webhook or, to poll,
+// deletes it; all within connectTimeout. A menu that cannot be published
+// is only logged: typed commands work without it.
+func (a *Adapter) prepare(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	if err := a.publishCommands(ctx); err != nil {
+		if refused(err) {
+			return fmt.Errorf("%w: %w", ErrTokenRefused, err)
+		}
+		a.log.Warn("telegram command menu not published; typed commands still work", "err", err)
+	}
+	if a.opts.WebhookURL != "" {
+		return a.setWebhook(ctx)
+	}
+	if _, err := a.request(ctx, tgbotapi.DeleteWebhookConfig{}); err != nil {
+		return fmt.Errorf("telegram: deleteWebhook before polling: %w", err)
+	}
+	return nil
+}
+
+// setWebhook registers the webhook through MakeRequest: the library's
+// WebhookConfig has no secret_token (Bot API 6.1).
+// See https://core.telegram.org/bots/api#setwebhook.
+func (a *Adapter) setWebhook(ctx context.Context) error {
+	p := tgbotapi.Params{"url": a.opts.WebhookURL, "secret_token": a.opts.WebhookSecret.Reveal()}
+	if err := p.AddInterface("allowed_updates", allowedUpdates); err != nil {
+		return err
+	}
+	if _, err := a.makeRequest(ctx, "setWebhook", p); err != nil {
+		return fmt.Errorf("telegram: setWebhook for TELEGRAM_WEBHOOK_URL: %w", err)
+	}
+	return nil
+}
+
+// poll long-polls getUpdates until ctx is done. Cancelling ctx aborts the
+// pending poll at once (the request is bound to ctx).
+func (a *Adapter) poll(ctx context.Context) error {
+	a.log.Info("telegram polling for updates", "bot", a.username)
+	cfg := tgbotapi.UpdateConfig{Timeout: pollSeconds, AllowedUpdates: allowedUpdates}
+	backoff := minBackoff
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, pollSeconds*time.Second+pollSlack)
+		updates, err := a.with(pctx).GetUpdates(cfg)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if refused(err) {
+				return fmt.Errorf("%w: getUpdates: %w", ErrTokenRefused, err)
+			}
+			a.log.Warn("telegram getUpdates failed, retrying", "err", err, "in", backoff)
+			sleep(ctx, backoff)
+			backoff = min(backoff*2, maxBackoff)
+			continue
+		}
+		backoff = minBackoff
+		for _, u := range updates {
+			if u.UpdateID < cfg.Offset {
+				continue
+			}
+			cfg.Offset = u.UpdateID + 1
+			a.dispatch(ctx, u)
+		}
+	}
+	a.confirm(cfg.Offset)
+	return nil
+}
+
+// confirm tells Telegram the updates before offset were handled; without
+// it the last batch would be handled again after a restart.
+func (a *Adapter) confirm(offset int) {
+	if offset == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cfg := tgbotapi.UpdateConfig{Offset: offset, Limit: 1, AllowedUpdates: allowedUpdates}
+	if _, err := a.with(ctx).GetUpdates(cfg); err != nil {
+		a.log.Warn("telegram could not confirm the last updates", "err", err)
+	}
+}
+
+// dispatch handles u in its own goroutine once one of the bounded slots is
+// free. The update's context outlives ctx: an update taken from Telegram
+// is finished (within the update timeout) even during a shutdown.
+func (a *Adapter) dispatch(ctx context.Context, u tgbotapi.Update) {
+	a.slots <- struct{}{}
+	a.inflight.Add(1)
+	go func() {
+		defer func() { <-a.slots; a.inflight.Done() }()
+		a.handleUpdate(context.WithoutCancel(ctx), u)
+	}()
+}
+
+// setRunning opens or closes the door to webhook updates.
+func (a *Adapter) setRunning(on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.running = on
+}
+
+// acquire admits one webhook update while Run runs; the caller must call
+// a.inflight.Done when it is handled.
+func (a *Adapter) acquire() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running {
+		a.inflight.Add(1)
+	}
+	return a.running
+}
+
+// stop refuses new updates and waits for those in flight, at most the
+// update timeout and a little more (every update is bounded by it).
+func (a *Adapter) stop() {
+	a.setRunning(false)
+	done := make(chan struct{})
+	go func() { a.inflight.Wait(); close(done) }()
+	t := time.NewTimer(a.opts.UpdateTimeout + 5*time.Second)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		a.log.Warn("telegram updates still running at shutdown")
+	}
+}
+
+// refused reports whether the Bot API refused the token: 401, or the bare
+// 404 "Not Found" Telegram answers for a malformed token (unlike "Not
+// Found: method not found").
+func refused(err error) bool {
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.Code == http.StatusUnauthorized || (apiErr.Code == http.StatusNotFound && apiErr.Message == "Not Found")
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

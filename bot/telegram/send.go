@@ -1,0 +1,162 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/bot"
+)
+
+// Rate limits: a 429 carries retry_after; the adapter waits that long, at
+// most maxRetryWait, and tries again up to maxRetries times, all within the
+// update's deadline.
+const (
+	maxRetries   = 2
+	maxRetryWait = 30 * time.Second
+)
+
+// sendReply sends a reply to chatID: its text in as many messages as it
+// needs, the image as the link preview, the buttons under the last one.
+// See https://core.telegram.org/bots/api#sendmessage.
+func (a *Adapter) sendReply(ctx context.Context, chatID int64, r bot.Reply) error {
+	if strings.TrimSpace(r.Text) == "" {
+		return nil // Telegram refuses empty messages; no reply is meant
+	}
+	parts := chunks(r.Text)
+	for i, part := range parts {
+		p := tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10), "text": renderHTML(part), "parse_mode": tgbotapi.ModeHTML}
+		// link_preview_options (Bot API 7.0) is newer than the library.
+		preview := map[string]any{"is_disabled": true}
+		if i == 0 && r.Image != "" {
+			preview = map[string]any{"url": r.Image, "prefer_small_media": true}
+		}
+		if err := p.AddInterface("link_preview_options", preview); err != nil {
+			return err
+		}
+		if i == len(parts)-1 {
+			if err := p.AddInterface("reply_markup", a.keyboard(r.Buttons)); err != nil {
+				return err
+			}
+		}
+		if err := a.sendMessage(ctx, p, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sendMessage sends one message. Should Telegram refuse the HTML (a reply
+// whose Markdown nests oddly), it sends the plain text instead: a member
+// gets the words either way.
+func (a *Adapter) sendMessage(ctx context.Context, p tgbotapi.Params, md string) error {
+	_, err := a.makeRequest(ctx, "sendMessage", p)
+	var apiErr *tgbotapi.Error
+	if errors.As(err, &apiErr) && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "can't parse entities") {
+		a.log.Warn("telegram refused the HTML of a reply, sending plain text", "err", err)
+		delete(p, "parse_mode")
+		p["text"] = bot.PlainText(md)
+		_, err = a.makeRequest(ctx, "sendMessage", p)
+	}
+	return err
+}
+
+// keyboard renders buttons as an inline keyboard, one per row; nil when
+// there are none. Command buttons whose line does not fit in callback data
+// are left out (see callbackData).
+func (a *Adapter) keyboard(buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup {
+	var rows [][]tgbotapi.InlineKeyboardButton
+	for _, b := range buttons {
+		switch {
+		case b.URL != "":
+			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonURL(b.Label, b.URL)))
+		case b.Command != "":
+			data, ok := a.callbackData(b.Command)
+			if !ok {
+				a.log.Warn("command button left out: its line is over 64 bytes", "label", b.Label, "bytes", len(data))
+				continue
+			}
+			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(b.Label, data)))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return &tgbotapi.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// makeRequest calls a Bot API method through the library's generic call,
+// waiting out rate limits.
+func (a *Adapter) makeRequest(ctx context.Context, method string, p tgbotapi.Params) (*tgbotapi.APIResponse, error) {
+	var resp *tgbotapi.APIResponse
+	err := a.retry(ctx, method, func() (err error) {
+		resp, err = a.with(ctx).MakeRequest(method, p)
+		return err
+	})
+	return resp, err
+}
+
+// request sends one of the library's configs, waiting out rate limits.
+func (a *Adapter) request(ctx context.Context, c tgbotapi.Chattable) (*tgbotapi.APIResponse, error) {
+	var resp *tgbotapi.APIResponse
+	err := a.retry(ctx, "request", func() (err error) {
+		resp, err = a.with(ctx).Request(c)
+		return err
+	})
+	return resp, err
+}
+
+// retry runs call, and again after the wait a 429 asks for, up to
+// maxRetries times, while ctx allows.
+func (a *Adapter) retry(ctx context.Context, method string, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		var apiErr *tgbotapi.Error
+		if !errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 || attempt >= maxRetries {
+			return err
+		}
+		wait := time.Duration(apiErr.RetryAfter) * time.Second
+		if wait > maxRetryWait {
+			return err
+		}
+		a.log.Warn("telegram rate limit, waiting", "method", method, "retry_after", wait, "attempt", attempt+1)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+	}
+}
+
+// unreachable reports whether err means the member's private chat cannot
+// be written to: they never pressed Start, or they blocked the bot.
+func unreachable(err error) bool {
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.Code == http.StatusForbidden ||
+		(apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "chat not found"))
+}
+
+// getChatMemberStatus returns the member's status in the chat ("creator",
+// "administrator", "member", ...).
+func (a *Adapter) getChatMemberStatus(ctx context.Context, chatID, userID int64) (string, error) {
+	resp, err := a.request(ctx, tgbotapi.GetChatMemberConfig{ChatConfigWithUser: tgbotapi.ChatConfigWithUser{ChatID: chatID, UserID: userID}})
+	if err != nil {
+		return "", err
+	}
+	var m tgbotapi.ChatMember
+	if err := json.Unmarshal(resp.Result, &m); err != nil {
+		return "", err
+	}
+	return m.Status, nil
+}

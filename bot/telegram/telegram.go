@@ -1,0 +1,187 @@
+// Package telegram is the Telegram adapter: it turns Bot API updates into
+// bot requests and bot replies into Telegram messages, nothing more.
+//
+// Updates arrive by long polling (getUpdates) or, when a webhook URL is
+// configured, through WebhookHandler, which the web server mounts. Each
+// update is handled in its own goroutine, bounded in number and in time
+// (Options.UpdateTimeout). Personal replies always go to the member's
+// private chat; a member who never opened it is told so in the group, with
+// the t.me deep link that opens it.
+//
+// The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
+// it one anyway: every call goes through an HTTP client bound to the
+// caller's context (see ctxClient), so cancelling Run's context aborts the
+// pending long poll at once and a slow Bot API cannot hold an update past
+// its deadline. Run polls with its own loop instead of GetUpdatesChan and
+// StopReceivingUpdates because that loop logs raw transport errors, which
+// carry the token in the URL, through the library's global logger, cannot
+// abort a pending long poll, and retries at a fixed pace. Where the library
+// lags the current Bot API (setWebhook's secret_token, link_preview_options)
+// the adapter calls the methods through the library's generic MakeRequest.
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// DefaultAPIURL is the Bot API base used when Options.APIURL is empty.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// Defaults and bounds.
+const (
+	defaultUpdateTimeout = 60 * time.Second
+	// connectTimeout bounds getMe at construction and the start-up calls.
+	connectTimeout = 30 * time.Second
+	// maxConcurrent bounds the updates handled at the same time.
+	maxConcurrent = 32
+)
+
+// ErrTokenRefused means the Bot API refused TELEGRAM_TOKEN.
+var ErrTokenRefused = errors.New("telegram: TELEGRAM_TOKEN was refused")
+
+// Options configure the adapter.
+type Options struct {
+	// Token is the bot token from @BotFather (TELEGRAM_TOKEN).
+	Token core.Secret
+	// APIURL is the Bot API base (TELEGRAM_API_URL); default DefaultAPIURL.
+	APIURL string
+	// WebhookURL switches from long polling to webhook mode
+	// (TELEGRAM_WEBHOOK_URL); WebhookSecret is the secret_token Telegram
+	// sends back in every delivery (TELEGRAM_WEBHOOK_SECRET).
+	WebhookURL    string
+	WebhookSecret core.Secret
+	Logger        *slog.Logger
+	// UpdateTimeout bounds the handling of one update, replies included.
+	// Default 60 s.
+	UpdateTimeout time.Duration
+	// HTTPClient sends the Bot API requests; default a plain client (every
+	// request is bounded by a context).
+	HTTPClient *http.Client
+}
+
+// Adapter connects one bot to Telegram. Create it with New, then Run it.
+type Adapter struct {
+	bot      *bot.Bot
+	api      *tgbotapi.BotAPI
+	opts     Options
+	log      *slog.Logger
+	username string
+	admins   *adminCache
+	slots    chan struct{}
+
+	mu       sync.Mutex
+	running  bool
+	inflight sync.WaitGroup
+}
+
+// New checks the token with getMe and returns the adapter. A refused token
+// is ErrTokenRefused; an unreachable or non-Telegram TELEGRAM_API_URL is
+// an error naming it. No error carries the token.
+func New(b *bot.Bot, opts Options) (*Adapter, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	a := &Adapter{bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(), slots: make(chan struct{}, maxConcurrent)}
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	// The endpoint is a format string: a "%" in the base must not count.
+	endpoint := strings.ReplaceAll(opts.APIURL, "%", "%%") + "/bot%s/%s"
+	api, err := tgbotapi.NewBotAPIWithClient(opts.Token.Reveal(), endpoint, a.client(ctx))
+	if err != nil {
+		return nil, a.connectError(err)
+	}
+	a.api, a.username = api, api.Self.UserName
+	return a, nil
+}
+
+// setDefaults fills the zero options and checks the token and the URL.
+func (o *Options) setDefaults() error {
+	if o.Token.IsZero() {
+		return errors.New("telegram: TELEGRAM_TOKEN is empty")
+	}
+	if o.APIURL == "" {
+		o.APIURL = DefaultAPIURL
+	}
+	o.APIURL = strings.TrimRight(o.APIURL, "/")
+	if u, err := url.Parse(o.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("telegram: TELEGRAM_API_URL must be an absolute http:// or https:// address")
+	}
+	if o.UpdateTimeout <= 0 {
+		o.UpdateTimeout = defaultUpdateTimeout
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Username returns the bot's username, without "@".
+func (a *Adapter) Username() string { return a.username }
+
+// connectError names the variable to fix for a failed getMe.
+func (a *Adapter) connectError(err error) error {
+	var apiErr *tgbotapi.Error
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &apiErr) && refused(err):
+		return fmt.Errorf("%w by the Bot API at %s (%s): copy the token from @BotFather again", ErrTokenRefused, a.opts.APIURL, apiErr.Message)
+	case errors.As(err, &apiErr):
+		return fmt.Errorf("telegram: getMe at TELEGRAM_API_URL %s failed: %d %s", a.opts.APIURL, apiErr.Code, apiErr.Message)
+	case errors.As(err, &syntaxErr):
+		return fmt.Errorf("telegram: TELEGRAM_API_URL %s does not answer like the Telegram Bot API: %w", a.opts.APIURL, err)
+	}
+	return fmt.Errorf("telegram: TELEGRAM_API_URL %s is unreachable: %w", a.opts.APIURL, err)
+}
+
+// with returns the library client with every request bound to ctx. The
+// copy shares the token and endpoint; only the HTTP client differs.
+func (a *Adapter) with(ctx context.Context) *tgbotapi.BotAPI {
+	api := *a.api
+	api.Client = a.client(ctx)
+	return &api
+}
+
+func (a *Adapter) client(ctx context.Context) *ctxClient {
+	return &ctxClient{ctx: ctx, c: a.opts.HTTPClient, token: a.opts.Token.Reveal()}
+}
+
+// ctxClient is the library's HTTPClient, bound to a context, that scrubs
+// the token from errors: the library puts it in every URL, and
+// *url.Error prints the URL.
+type ctxClient struct {
+	ctx   context.Context
+	c     *http.Client
+	token string
+}
+
+// Do sends req under the client's context.
+func (c *ctxClient) Do(req *http.Request) (*http.Response, error) {
+	resp, err := c.c.Do(req.WithContext(c.ctx))
+	if err == nil {
+		return resp, nil
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		u := strings.ReplaceAll(ue.URL, c.token, "[token]")
+		u = strings.ReplaceAll(u, url.PathEscape(c.token), "[token]")
+		return nil, &url.Error{Op: ue.Op, URL: u, Err: ue.Err}
+	}
+	return nil, errors.New(strings.ReplaceAll(err.Error(), c.token, "[token]"))
+}

@@ -1,0 +1,194 @@
+package telegramtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is something the bot sent: sendMessage, sendPhoto or
+// editMessageText.
+type Message struct {
+	Method    string
+	MessageID int
+	ChatID    int64
+	// Text is the message text, or the caption of a photo.
+	Text      string
+	ParseMode string
+	// Photo is the photo sent by sendPhoto (a URL, a file id, or
+	// "attach:<name>" for an upload).
+	Photo string
+	// Buttons are the inline keyboard, row by row.
+	Buttons [][]Button
+	// Params holds every parameter as sent.
+	Params map[string]string
+}
+
+// Button is one inline-keyboard button of a sent message.
+type Button struct {
+	Text         string `json:"text"`
+	URL          string `json:"url,omitempty"`
+	CallbackData string `json:"callback_data,omitempty"`
+}
+
+// String summarises the message for test failures.
+func (m Message) String() string {
+	return fmt.Sprintf("%s #%d to %d: %q", m.Method, m.MessageID, m.ChatID, m.Text)
+}
+
+// Messages returns what the bot sent so far, oldest first.
+func (s *Server) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.sent...)
+}
+
+// WaitMessage returns the first sent message that match accepts (nil
+// accepts any), waiting for it until ctx is done. The error then lists
+// what was sent, to make a failing test readable.
+func (s *Server) WaitMessage(ctx context.Context, match func(Message) bool) (Message, error) {
+	for {
+		s.mu.Lock()
+		for _, m := range s.sent {
+			if match == nil || match(m) {
+				s.mu.Unlock()
+				return m, nil
+			}
+		}
+		changed, seen := s.changed, summary(s.sent)
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return Message{}, fmt.Errorf("telegramtest: no matching message; sent so far: %s: %w", seen, ctx.Err())
+		}
+	}
+}
+
+// To matches messages sent to chatID (a user id is the private chat).
+func To(chatID int64) func(Message) bool {
+	return func(m Message) bool { return m.ChatID == chatID }
+}
+
+// Contains matches messages whose text contains s.
+func Contains(s string) func(Message) bool {
+	return func(m Message) bool { return strings.Contains(m.Text, s) }
+}
+
+// All matches messages that every one of preds matches.
+func All(preds ...func(Message) bool) func(Message) bool {
+	return func(m Message) bool {
+		for _, p := range preds {
+			if !p(m) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func summary(ms []Message) string {
+	if len(ms) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// send records a sendMessage, sendPhoto or editMessageText after checking
+// it as the real API would.
+func (s *Server) send(method string, p map[string]string) (any, *Failure) {
+	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
+	if err != nil {
+		return nil, badRequest("chat not found")
+	}
+	m := Message{Method: method, ChatID: chatID, ParseMode: p["parse_mode"], Params: p, Text: p["text"]}
+	if method == "sendPhoto" {
+		m.Photo, m.Text = p["photo"], p["caption"]
+		if m.Photo == "" {
+			return nil, badRequest("there is no photo in the request")
+		}
+	} else if m.Text == "" {
+		return nil, badRequest("message text is empty")
+	}
+	if f := checkText(m.Text, m.ParseMode, method == "sendPhoto"); f != nil {
+		return nil, f
+	}
+	if raw := p["reply_markup"]; raw != "" {
+		var kb struct {
+			InlineKeyboard [][]Button `json:"inline_keyboard"`
+		}
+		if json.Unmarshal([]byte(raw), &kb) != nil {
+			return nil, badRequest("can't parse reply keyboard markup JSON object")
+		}
+		m.Buttons = kb.InlineKeyboard
+	}
+	return s.store(m)
+}
+
+// store keeps a sent message unless its private chat was never opened.
+func (s *Server) store(m Message) (any, *Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m.ChatID > 0 && s.neverStarted[m.ChatID] {
+		return nil, &Failure{Code: http.StatusForbidden, Description: "Forbidden: bot can't initiate conversation with a user"}
+	}
+	if m.Method == "editMessageText" {
+		m.MessageID, _ = strconv.Atoi(m.Params["message_id"])
+	} else {
+		s.nextMessage++
+		m.MessageID = s.nextMessage
+	}
+	s.sent = append(s.sent, m)
+	s.notifyLocked()
+	return map[string]any{
+		"message_id": m.MessageID, "date": time.Now().Unix(),
+		"chat": chatJSON(Chat{ID: m.ChatID, Type: chatType(m.ChatID)}), "text": m.Text,
+	}, nil
+}
+
+// chatMember answers getChatMember from SetAdmins.
+func (s *Server) chatMember(p map[string]string) (any, *Failure) {
+	chatID, err1 := strconv.ParseInt(p["chat_id"], 10, 64)
+	userID, err2 := strconv.ParseInt(p["user_id"], 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, badRequest("chat not found")
+	}
+	s.mu.Lock()
+	admin := s.admins[chatID][userID]
+	s.mu.Unlock()
+	status := "member"
+	if admin {
+		status = "administrator"
+	}
+	return map[string]any{"user": map[string]any{"id": userID, "is_bot": false, "first_name": "Member"}, "status": status}, nil
+}
+
+func (s *Server) myCommands() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.calls) - 1; i >= 0; i-- {
+		if c := s.calls[i]; c.Method == "setMyCommands" && c.Params["scope"] == "" {
+			return json.RawMessage(c.Params["commands"])
+		}
+	}
+	return []any{}
+}
+
+func badRequest(reason string) *Failure {
+	return &Failure{Code: http.StatusBadRequest, Description: "Bad Request: " + reason}
+}
+
+func chatType(id int64) string {
+	if id > 0 {
+		return "private"
+	}
+	return "supergroup"
+}

@@ -1,0 +1,153 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest"
+)
+
+// fakeClock is a core.Clock that tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+var alice = core.Member{Platform: core.Discord, ExternalID: "123456", Name: "alice"}
+
+// eachService runs f on a Service over a new database of each dialect.
+func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *fakeClock)) {
+	t.Helper()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		clock := &fakeClock{now: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)}
+		f(t, core.NewService(db, nil, clock, nil).WithName("Test bot"), clock)
+	})
+}
+
+// mustLink links wallet for m and returns its challenge, or fails the test.
+func mustLink(t *testing.T, s *core.Service, m core.Member, wallet string) core.Challenge {
+	t.Helper()
+	res, err := s.Link(t.Context(), m, wallet)
+	if err != nil || res.Challenge == nil {
+		t.Fatalf("Link(%s) = %+v, %v, want a challenge", wallet, res, err)
+	}
+	return *res.Challenge
+}
+
+func TestService_Link(t *testing.T) {
+	t.Parallel()
+	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+		c := mustLink(t, s, alice, coretest.TestAddress)
+		if !strings.HasPrefix(c.Message, "Test bot asks you") || !strings.Contains(c.Message, "Member: alice (123456)") ||
+			c.Address != coretest.TestAddress || c.ExpiresAt.Sub(c.IssuedAt) != 10*time.Minute {
+			t.Errorf("Link() challenge = %+v, want one for %s by Test bot, 10 minutes", c, coretest.TestAddress)
+		}
+		again, err := s.Link(t.Context(), alice, strings.ToUpper(coretest.TestAddress[2:]))
+		if !errors.Is(err, core.ErrInvalidWallet) {
+			t.Errorf("Link(no 0x) = %+v, %v, want ErrInvalidWallet", again, err)
+		}
+		mail, err := s.Link(t.Context(), alice, "Alice@Example.org")
+		if err != nil || mail.Challenge != nil || mail.Wallet.Primary || mail.Wallet.Value != "alice@example.org" {
+			t.Errorf("Link(e-mail) = %+v, %v, want a second wallet without challenge", mail, err)
+		}
+	})
+}
+
+func TestService_Link_NoLinkStore(t *testing.T) {
+	s := core.NewService(&memStore{}, nil, nil, nil)
+	if _, err := s.Link(context.Background(), alice, coretest.TestAddress); err == nil {
+		t.Error("Link() over a store without LinkStore = nil error, want an error")
+	}
+}
+
+// TestService_Challenge is the verification page's path: the challenge is
+// found by its nonce.
+func TestService_Challenge(t *testing.T) {
+	t.Parallel()
+	eachService(t, func(t *testing.T, s *core.Service, clock *fakeClock) {
+		c := mustLink(t, s, alice, coretest.TestAddress)
+		if got, err := s.Challenge(t.Context(), c.Nonce); err != nil || got.Message != c.Message || got.Wallet != coretest.TestAddress {
+			t.Errorf("Challenge(nonce) = %+v, %v, want %+v", got, err, c)
+		}
+		for _, nonce := range []string{"", "nope", strings.Repeat("0", 32), "../" + c.Nonce} {
+			if _, err := s.Challenge(t.Context(), nonce); !errors.Is(err, core.ErrNoChallenge) {
+				t.Errorf("Challenge(%q) = %v, want ErrNoChallenge", nonce, err)
+			}
+		}
+		clock.Add(10 * time.Minute)
+		if got, err := s.Challenge(t.Context(), c.Nonce); !errors.Is(err, core.ErrChallengeExpired) || got.Nonce != c.Nonce {
+			t.Errorf("Challenge(after 10 minutes) = %+v, %v, want it with ErrChallengeExpired", got, err)
+		}
+	})
+}
+
+func TestService_VerifyChallenge(t *testing.T) {
+	t.Parallel()
+	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+		c := mustLink(t, s, alice, coretest.TestAddress)
+		var sigErr *core.SignatureError
+		_, err := s.VerifyChallenge(t.Context(), c.Nonce, coretest.Sign(coretest.OtherKey, c.Message))
+		if !errors.As(err, &sigErr) || sigErr.Recovered != coretest.OtherAddress || !errors.Is(err, core.ErrSignatureMismatch) {
+			t.Errorf("VerifyChallenge(other key) = %v, want a SignatureError naming %s", err, coretest.OtherAddress)
+		}
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, "0xnope"); !errors.Is(err, core.ErrBadSignature) {
+			t.Errorf("VerifyChallenge(malformed) = %v, want ErrBadSignature", err)
+		}
+		sig := coretest.Sign(coretest.TestKey, c.Message)
+		w, err := s.VerifyChallenge(t.Context(), c.Nonce, sig)
+		if err != nil || w.Address != coretest.TestAddress || !w.Verified() {
+			t.Fatalf("VerifyChallenge() = %+v, %v, want the wallet verified", w, err)
+		}
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, sig); !errors.Is(err, core.ErrChallengeUsed) {
+			t.Errorf("VerifyChallenge(replay) = %v, want ErrChallengeUsed", err)
+		}
+		if _, err := s.Verify(t.Context(), alice, sig); !errors.Is(err, core.ErrChallengeUsed) {
+			t.Errorf("Verify(after the page verified) = %v, want ErrChallengeUsed", err)
+		}
+	})
+}
+
+// TestService_Verify_ENS checks that an ENS name stores the address that
+// signed, and that a signature of an earlier address challenge is told
+// apart even though an ENS name accepts any signer.
+func TestService_Verify_ENS(t *testing.T) {
+	t.Parallel()
+	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+		earlier := mustLink(t, s, alice, coretest.TestAddress)
+		ens := mustLink(t, s, alice, "alice.eth")
+		if ens.Address != "" {
+			t.Errorf("ENS challenge address = %q, want none before it is signed", ens.Address)
+		}
+		if _, err := s.Verify(t.Context(), alice, coretest.Sign(coretest.TestKey, earlier.Message)); !errors.Is(err, core.ErrSignatureOldMessage) {
+			t.Errorf("Verify(earlier message) = %v, want ErrSignatureOldMessage", err)
+		}
+		w, err := s.Verify(t.Context(), alice, coretest.Sign(coretest.OtherKey, ens.Message))
+		if err != nil || w.Value != "alice.eth" || w.Address != coretest.OtherAddress {
+			t.Errorf("Verify(ENS) = %+v, %v, want alice.eth verified as %s", w, err, coretest.OtherAddress)
+		}
+	})
+}

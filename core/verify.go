@@ -1,0 +1,177 @@
+package core
+
+import (
+	"context"
+	"errors"
+)
+
+// recentLimit bounds the member's challenges read to tell a signature of
+// an older message from a signature by another wallet.
+const recentLimit = 20
+
+// Verify completes the member's latest challenge with a signature of its
+// message (EIP-191 personal_sign) and returns the wallet, now verified. For
+// an ENS name, the recovered address is stored beside the name: the bot
+// does not resolve names on chain, so it is the signer that is proven.
+// Errors: ErrNoChallenge when the member has none (ErrEmailNotVerifiable
+// when they linked only e-mails), ErrChallengeUsed when the latest was used
+// already, ErrChallengeExpired, ErrBadSignature for a malformed signature,
+// ErrSignatureOldMessage when an earlier challenge's message was signed,
+// ErrSignatureAltered when an altered copy was signed, and a
+// *SignatureError (ErrSignatureMismatch) naming the recovered address.
+func (s *Service) Verify(ctx context.Context, m Member, signature string) (Wallet, error) {
+	ls, err := s.linkStore()
+	if err != nil {
+		return Wallet{}, err
+	}
+	user, err := s.store.FindUser(ctx, m.Platform, m.ExternalID)
+	if errors.Is(err, ErrNotFound) {
+		return Wallet{}, ErrNoChallenge
+	}
+	if err != nil {
+		return Wallet{}, wrap("verify", err)
+	}
+	recent, err := ls.RecentChallenges(ctx, user.ID, recentLimit)
+	if err != nil {
+		return Wallet{}, wrap("verify", err)
+	}
+	if len(recent) == 0 {
+		return Wallet{}, s.noChallenge(ctx, user.ID)
+	}
+	return s.prove(ctx, ls, recent[0], recent[1:], signature)
+}
+
+// Challenge returns the challenge with that nonce, for the verification
+// page. A challenge that can no longer be signed comes back with
+// ErrChallengeUsed or ErrChallengeExpired, so the page can still say what
+// it was for. An unknown or malformed nonce is ErrNoChallenge.
+func (s *Service) Challenge(ctx context.Context, nonce string) (Challenge, error) {
+	ls, err := s.linkStore()
+	if err != nil {
+		return Challenge{}, err
+	}
+	if !validNonce(nonce) {
+		return Challenge{}, ErrNoChallenge
+	}
+	c, err := ls.ChallengeByNonce(ctx, nonce)
+	if errors.Is(err, ErrNotFound) {
+		return Challenge{}, ErrNoChallenge
+	}
+	if err != nil {
+		return Challenge{}, wrap("challenge", err)
+	}
+	return c, s.usable(c)
+}
+
+// VerifyChallenge completes the challenge with that nonce, for the
+// verification page, with the checks and errors of Verify.
+func (s *Service) VerifyChallenge(ctx context.Context, nonce, signature string) (Wallet, error) {
+	c, err := s.Challenge(ctx, nonce)
+	if err != nil {
+		return Wallet{}, err
+	}
+	recent, err := s.links.RecentChallenges(ctx, c.UserID, recentLimit)
+	if err != nil {
+		return Wallet{}, wrap("verify", err)
+	}
+	others := make([]Challenge, 0, len(recent))
+	for _, o := range recent {
+		if o.ID != c.ID {
+			others = append(others, o)
+		}
+	}
+	return s.prove(ctx, s.links, c, others, signature)
+}
+
+// prove checks the signature against challenge c and, if it holds, uses
+// the challenge. others are the member's other recent challenges.
+func (s *Service) prove(ctx context.Context, ls LinkStore, c Challenge, others []Challenge, signature string) (Wallet, error) {
+	if err := s.usable(c); err != nil {
+		return Wallet{}, err
+	}
+	sig, err := parseSignature(signature)
+	if err != nil {
+		return Wallet{}, err
+	}
+	address, err := signer(c, others, sig)
+	if err != nil {
+		return Wallet{}, err
+	}
+	v, err := ls.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
+	if err != nil {
+		return Wallet{}, wrap("verify", err)
+	}
+	s.log.InfoContext(ctx, "wallet verified", "user", v.User.ID, "wallet", v.Wallet.ID, "moved", len(v.Moved))
+	s.events.WalletVerified(ctx, v.User, v.Wallet, v.Moved)
+	return v.Wallet, nil
+}
+
+// usable says why challenge c can no longer be signed, if it cannot.
+func (s *Service) usable(c Challenge) error {
+	switch {
+	case c.UsedAt != nil:
+		return ErrChallengeUsed
+	case !s.clock.Now().Before(c.ExpiresAt):
+		return ErrChallengeExpired
+	}
+	return nil
+}
+
+// signer returns the address that signed c's message, or says what was
+// signed instead.
+func signer(c Challenge, others []Challenge, sig []byte) (string, error) {
+	recovered, err := recoverAddress(c.Message, sig)
+	if err != nil {
+		return "", err
+	}
+	if c.Address != "" && recovered == c.Address {
+		return recovered, nil
+	}
+	if err := otherText(c, others, sig); err != nil {
+		return "", err
+	}
+	if c.Address == "" {
+		// An ENS name: whoever signed is the owner proven.
+		return recovered, nil
+	}
+	return "", &SignatureError{Recovered: recovered, Want: c.Address}
+}
+
+// otherText reports ErrSignatureOldMessage when sig is a good signature of
+// an earlier challenge's message, and ErrSignatureAltered when it is a
+// good signature of an altered copy of c's message. Neither can be told
+// for an ENS name, whose address is not known before it signs.
+func otherText(c Challenge, others []Challenge, sig []byte) error {
+	for _, o := range others {
+		if o.Address == "" {
+			continue
+		}
+		if r, err := recoverAddress(o.Message, sig); err == nil && r == o.Address {
+			return ErrSignatureOldMessage
+		}
+	}
+	if c.Address == "" {
+		return nil
+	}
+	for _, text := range alteredCopies(c.Message) {
+		if r, err := recoverAddress(text, sig); err == nil && r == c.Address {
+			return ErrSignatureAltered
+		}
+	}
+	return nil
+}
+
+// noChallenge is the error for a member without challenges: they may have
+// linked only e-mails, which cannot sign.
+func (s *Service) noChallenge(ctx context.Context, userID int64) error {
+	wallets, err := s.store.Wallets(ctx, userID)
+	if err != nil || len(wallets) == 0 {
+		return ErrNoChallenge
+	}
+	for _, w := range wallets {
+		if w.Kind != KindEmail {
+			return ErrNoChallenge
+		}
+	}
+	return ErrEmailNotVerifiable
+}

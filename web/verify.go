@@ -1,0 +1,233 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"html/template"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// VerificationPath is where the wallet-verification pages live: the page of
+// a challenge is VerificationPath + nonce, its script VerificationPath +
+// "app.js".
+const VerificationPath = "/verify/"
+
+// verifierTimeout bounds one call to the Verifier, well inside the server's
+// 30 s write timeout.
+const verifierTimeout = 10 * time.Second
+
+// Verifier is what the verification page needs from the core;
+// *core.Service satisfies it.
+type Verifier interface {
+	// Challenge returns the challenge with that nonce, or ErrNotFound or
+	// ErrNoChallenge when there is none. It may return ErrChallengeExpired
+	// or ErrChallengeUsed, or the stored challenge, whose UsedAt and
+	// ExpiresAt the page then checks itself.
+	Challenge(ctx context.Context, nonce string) (core.Challenge, error)
+	// VerifyChallenge checks the signature of the challenge's message,
+	// marks the challenge used and the wallet verified, and returns the
+	// wallet. It returns the core sentinels of the challenge on failure.
+	VerifyChallenge(ctx context.Context, nonce, signature string) (core.Wallet, error)
+}
+
+var (
+	//go:embed verify.html
+	verifyHTML string
+	//go:embed verify.js
+	verifyJS []byte
+	//go:embed verify.css
+	verifyCSS string
+
+	verifyTemplates = template.Must(template.New("verify").Parse(verifyHTML))
+
+	// verifyCSP allows the page's own script file, its one inline style
+	// block (by hash, so no other inline style or script runs) and requests
+	// back to its own origin; nothing else, and no framing.
+	verifyCSP = strings.Join([]string{
+		"default-src 'none'",
+		"script-src 'self'",
+		"style-src '" + cspHash(verifyCSS) + "'",
+		"connect-src 'self'",
+		"img-src 'self'",
+		"base-uri 'none'",
+		"form-action 'none'",
+		"frame-ancestors 'none'",
+	}, "; ")
+)
+
+// cspHash returns the CSP source expression ('sha256-...') of an inline block.
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// VerificationURL returns the address of the verification page of the
+// challenge with that nonce below publicURL (PUBLIC_URL), as /link replies
+// carry it.
+func VerificationURL(publicURL, nonce string) string {
+	return strings.TrimRight(publicURL, "/") + VerificationPath + url.PathEscape(nonce)
+}
+
+// HandleVerification mounts the wallet-verification page of v on the server
+// at VerificationPath (see NewVerificationHandler). publicURL is PUBLIC_URL.
+func (s *Server) HandleVerification(v Verifier, publicURL string) {
+	s.Handle(VerificationPath, NewVerificationHandler(v, publicURL, s.log))
+}
+
+// NewVerificationHandler returns the handler of the one-click wallet
+// verification, to be mounted at VerificationPath:
+//
+//	GET  /verify/{nonce}  the page: the wallet, the message, a button that
+//	                      asks the browser wallet to sign it, and the /verify
+//	                      command for members without a browser wallet
+//	POST /verify/{nonce}  {"signature":"0x..."} in, {"ok":true,"wallet":"0x..."}
+//	                      or {"ok":false,"error":"..."} out
+//	GET  /verify/app.js   the page's script
+//
+// publicURL (PUBLIC_URL, may be empty) names the page's own origin, which a
+// POST must come from besides the origin of the request's Host. log gets a
+// line, with the reference shown to the member, for every unexpected error;
+// nil discards them.
+func NewVerificationHandler(v Verifier, publicURL string, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &verification{v: v, log: log, now: time.Now}
+	if u, err := url.Parse(publicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		h.origin = u.Scheme + "://" + u.Host
+	}
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("GET "+VerificationPath+"app.js", h.script)
+	h.mux.HandleFunc("GET "+VerificationPath+"{nonce}", h.page)
+	h.mux.HandleFunc("POST "+VerificationPath+"{nonce}", h.submit)
+	return h
+}
+
+// verification serves the verification page and takes its signatures.
+type verification struct {
+	v      Verifier
+	origin string // scheme://host of PUBLIC_URL, or empty
+	log    *slog.Logger
+	now    func() time.Time
+	mux    *http.ServeMux
+}
+
+func (h *verification) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setPageHeaders(w.Header())
+	h.mux.ServeHTTP(w, r)
+}
+
+// setPageHeaders sets the security headers every answer of the page gets.
+func setPageHeaders(hdr http.Header) {
+	hdr.Set("Content-Security-Policy", verifyCSP)
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("X-Frame-Options", "DENY")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set("Cache-Control", "no-store")
+}
+
+// pageData fills the templates; Style is trusted CSS whose hash is in the CSP.
+type pageData struct {
+	Title       string
+	Style       template.CSS
+	Wallet      string
+	Address     string
+	Message     string
+	MessageHex  string
+	MinutesLeft int
+	Hint        string
+}
+
+// page renders the challenge, or a page that says why there is none.
+func (h *verification) page(w http.ResponseWriter, r *http.Request) {
+	c, err := h.challenge(r.Context(), r.PathValue("nonce"))
+	if err != nil {
+		p := h.problemFor(r.Context(), err)
+		h.render(w, p.Status, "problem", pageData{Title: p.Title, Hint: p.Hint})
+		return
+	}
+	h.render(w, http.StatusOK, "page", pageData{
+		Title:   "Verify your wallet",
+		Wallet:  c.Wallet,
+		Address: c.Address,
+		Message: c.Message,
+		// The wallet signs these exact bytes: HTML text would lose a
+		// carriage return, a hex attribute cannot.
+		MessageHex:  "0x" + hex.EncodeToString([]byte(c.Message)),
+		MinutesLeft: minutesLeft(c.ExpiresAt, h.now()),
+	})
+}
+
+// minutesLeft rounds the time left up to whole minutes; 0 when unknown.
+func minutesLeft(expires, now time.Time) int {
+	if expires.IsZero() || !now.Before(expires) {
+		return 0
+	}
+	return int(math.Ceil(expires.Sub(now).Minutes()))
+}
+
+// challenge validates the nonce's shape before asking the Verifier, and
+// turns a used or expired challenge into its sentinel.
+func (h *verification) challenge(ctx context.Context, nonce string) (core.Challenge, error) {
+	if !validNonce(nonce) {
+		return core.Challenge{}, errBadNonce
+	}
+	ctx, cancel := context.WithTimeout(ctx, verifierTimeout)
+	defer cancel()
+	c, err := h.v.Challenge(ctx, nonce)
+	switch {
+	case err != nil:
+		return core.Challenge{}, err
+	case c.UsedAt != nil:
+		return core.Challenge{}, core.ErrChallengeUsed
+	case !c.ExpiresAt.IsZero() && !h.now().Before(c.ExpiresAt):
+		return core.Challenge{}, core.ErrChallengeExpired
+	}
+	return c, nil
+}
+
+// validNonce reports whether s looks like a challenge nonce: 16 to 128 hex
+// digits. Anything else is refused without a database query.
+func validNonce(s string) bool {
+	if len(s) < 16 || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// render executes a template into a buffer first, so a template error
+// becomes a clean 500 instead of half a page.
+func (h *verification) render(w http.ResponseWriter, status int, name string, d pageData) {
+	d.Style = template.CSS(verifyCSS)
+	var buf bytes.Buffer
+	if err := verifyTemplates.ExecuteTemplate(&buf, name, d); err != nil {
+		h.log.Error("render verification page", "template", name, "err", err)
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// script serves the page's JavaScript.
+func (h *verification) script(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	_, _ = w.Write(verifyJS)
+}

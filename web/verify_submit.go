@@ -1,0 +1,185 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// maxSubmitBytes bounds the body of a POST: a signature is 132 characters.
+const maxSubmitBytes = 4 << 10
+
+// Errors of a request to the page itself, before the core sees it.
+var (
+	errBadNonce      = errors.New("malformed verification nonce")
+	errForeignOrigin = errors.New("request from another origin")
+	errContentType   = errors.New("content type is not application/json")
+	errBodyTooLarge  = errors.New("request body too large")
+	errBadJSON       = errors.New("request body is not the expected JSON")
+	errNoSignature   = errors.New("no signature in the request")
+)
+
+// submitResult is the JSON answer of a POST.
+type submitResult struct {
+	OK     bool   `json:"ok"`
+	Wallet string `json:"wallet,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// submit takes the signature the page posts and has the core verify it.
+func (h *verification) submit(w http.ResponseWriter, r *http.Request) {
+	wallet, err := h.verify(w, r)
+	if err != nil {
+		p := h.problemFor(r.Context(), err)
+		writeJSON(w, p.Status, submitResult{Error: p.sentence()})
+		return
+	}
+	addr := wallet.Address
+	if addr == "" {
+		addr = wallet.Value
+	}
+	writeJSON(w, http.StatusOK, submitResult{OK: true, Wallet: addr})
+}
+
+// verify checks where the request comes from and what it carries, in that
+// order, and only then calls the Verifier.
+func (h *verification) verify(w http.ResponseWriter, r *http.Request) (core.Wallet, error) {
+	if !h.sameOrigin(r) {
+		return core.Wallet{}, errForeignOrigin
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return core.Wallet{}, errContentType
+	}
+	nonce := r.PathValue("nonce")
+	if !validNonce(nonce) {
+		return core.Wallet{}, errBadNonce
+	}
+	sig, err := readSignature(w, r)
+	if err != nil {
+		return core.Wallet{}, err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), verifierTimeout)
+	defer cancel()
+	return h.v.VerifyChallenge(ctx, nonce, sig)
+}
+
+// sameOrigin refuses a POST whose Origin header is present and is neither
+// PUBLIC_URL's origin nor an origin on the request's own Host. Browsers send
+// Origin with every POST, so a cross-site page cannot pass; clients that are
+// not browsers send none and are not a cross-site threat. Requiring
+// application/json also makes a cross-origin fetch need a CORS preflight,
+// which this handler never grants.
+func (h *verification) sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if h.origin != "" && strings.EqualFold(origin, h.origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // includes the opaque origin "null"
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// readSignature reads {"signature": "0x..."} from a body of at most
+// maxSubmitBytes.
+func readSignature(w http.ResponseWriter, r *http.Request) (string, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmitBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return "", errBodyTooLarge
+	case err != nil:
+		return "", errBadJSON
+	}
+	var in struct {
+		Signature string `json:"signature"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return "", errBadJSON
+	}
+	sig := strings.TrimSpace(in.Signature)
+	if sig == "" {
+		return "", errNoSignature
+	}
+	return sig, nil
+}
+
+// writeJSON writes v as the JSON body of a response with that status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// problem is what a member reads when verification fails: a status, a
+// heading and what to do instead.
+type problem struct {
+	Status int
+	Title  string
+	Hint   string
+}
+
+// sentence joins the heading and the hint for the JSON answer.
+func (p problem) sentence() string { return p.Title + ". " + p.Hint }
+
+// relink is the way out of every dead link.
+const relink = "Run /link in the chat again to get a new link."
+
+// problems maps each known error to the member's words, first match wins.
+var problems = []struct {
+	err error
+	p   problem
+}{
+	{errBadNonce, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
+	{core.ErrNotFound, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
+	{core.ErrNoChallenge, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
+	{core.ErrChallengeExpired, problem{http.StatusGone, "This verification link has expired", "Links work for " + strconv.Itoa(int(core.ChallengeTTL.Minutes())) + " minutes. " + relink}},
+	{core.ErrChallengeUsed, problem{http.StatusGone, "This verification link was already used", "Check your wallets with /wallet. " + relink}},
+	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by 130 hex digits. Sign the message again."}},
+	{core.ErrSignatureOldMessage, problem{http.StatusUnprocessableEntity, "This signature is of an earlier message", "Sign the message shown on this page."}},
+	{core.ErrSignatureAltered, problem{http.StatusUnprocessableEntity, "Your wallet signed a changed copy of the message", "Sign the exact message shown on this page: use the Copy button, and change nothing."}},
+	{core.ErrSignatureMismatch, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet", "Switch your wallet to the linked account and sign again."}},
+	{core.ErrEmailNotVerifiable, problem{http.StatusUnprocessableEntity, "An e-mail address cannot be verified by signature", "Link a 0x address or an ENS name with /link instead."}},
+	{errForeignOrigin, problem{http.StatusForbidden, "This request did not come from the verification page", "Open the link from the chat and sign there."}},
+	{errContentType, problem{http.StatusUnsupportedMediaType, "The request must be JSON", `Send {"signature": "0x..."} with Content-Type application/json.`}},
+	{errBodyTooLarge, problem{http.StatusRequestEntityTooLarge, "The request is too large", `Send only {"signature": "0x..."}.`}},
+	{errBadJSON, problem{http.StatusBadRequest, "The request is not valid JSON", `Send {"signature": "0x..."}.`}},
+	{errNoSignature, problem{http.StatusBadRequest, "The request carries no signature", `Send {"signature": "0x..."}.`}},
+}
+
+// problemFor is the one place that turns an error into the words a member
+// reads. An unknown error gets a generic apology with a reference that is
+// also logged with the error, so support can find it; its text, which may
+// name database or network internals, is never shown.
+func (h *verification) problemFor(ctx context.Context, err error) problem {
+	for _, e := range problems {
+		if errors.Is(err, e.err) {
+			return e.p
+		}
+	}
+	ref := reference()
+	h.log.ErrorContext(ctx, "wallet verification failed", "ref", ref, "err", err)
+	return problem{http.StatusInternalServerError, "Something went wrong on our side",
+		"Please try again in a minute (reference " + ref + ")."}
+}
+
+// reference returns a short random id that ties an answer to a log line.
+func reference() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
