@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/bot"
-	"github.com/poapbot/poapbot/bot/console"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/web"
 )
+
+// botName is how the bot calls itself in replies and challenge messages.
+const botName = "POAP bot"
 
 // shutdownGrace bounds how long commands in flight may take to finish after
 // a stop signal.
@@ -49,9 +51,13 @@ type Main struct {
 	Metrics    *web.Metrics
 	Bot        *bot.Bot
 	SandboxURL string
+	// SandboxAPI is the built-in sandbox under -sandbox, for tests to
+	// steer (latency, failures).
+	SandboxAPI *sandbox.Server
 
 	sandboxSrv *http.Server
 	started    chan struct{}
+	adapters   []adapter
 }
 
 // NewMain returns a Main with the default configuration.
@@ -90,19 +96,6 @@ func (m *Main) Run(ctx context.Context) error {
 	return err
 }
 
-// runAdapters runs the console until its input ends, or waits for ctx.
-func (m *Main) runAdapters(ctx context.Context) error {
-	if !m.Console {
-		<-ctx.Done()
-		return nil
-	}
-	c := console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
-	if err := c.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return nil
-}
-
 // open builds every component; on failure Close releases what was opened.
 func (m *Main) open(ctx context.Context) error {
 	if m.Sandbox {
@@ -127,9 +120,12 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	svc := core.NewService(m.DB, client, nil, m.Logger)
-	m.Bot = bot.New(svc, bot.Options{Observer: m.Metrics, Logger: m.Logger})
-	return nil
+	svc := core.NewService(m.DB, client, nil, m.Logger).WithName(botName)
+	m.Bot = bot.New(svc, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, Observer: m.Metrics, Logger: m.Logger})
+	if m.Config.PublicURL != "" {
+		m.Web.HandleVerification(svc, m.Config.PublicURL)
+	}
+	return m.openAdapters()
 }
 
 // poapClient builds the client of the issuing service, with the token
@@ -176,6 +172,7 @@ func (m *Main) startSandbox() error {
 		ReviewDelay: sandboxReviewDelay,
 	})
 	sb.SeedDemo()
+	m.SandboxAPI = sb
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)

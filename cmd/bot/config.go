@@ -110,12 +110,6 @@ var webhookSecret = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
 func (c *Config) validateAdapters() error {
 	var errs []error
-	if !c.DiscordToken.IsZero() {
-		errs = append(errs, errors.New("DISCORD_TOKEN is set, but this version has no Discord adapter yet: unset it and use -console"))
-	}
-	if !c.TelegramToken.IsZero() {
-		errs = append(errs, errors.New("TELEGRAM_TOKEN is set, but this version has no Telegram adapter yet: unset it and use -console"))
-	}
 	if c.DiscordShardCount < 1 || c.DiscordShardID < 0 || c.DiscordShardID >= c.DiscordShardCount {
 		errs = append(errs, fmt.Errorf("DISCORD_SHARD_ID must be between 0 and DISCORD_SHARD_COUNT-1 (got %d of %d)", c.DiscordShardID, c.DiscordShardCount))
 	}

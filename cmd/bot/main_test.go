@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -95,6 +96,7 @@ type session struct {
 	m     *Main
 	stdin io.WriteCloser
 	out   *syncBuffer
+	stop  context.CancelFunc
 	done  chan struct{}
 	err   error
 }
@@ -106,17 +108,33 @@ func (s *session) wait() error { <-s.done; return s.err }
 // console fed from s.stdin; closing it ends the session.
 func startMain(t *testing.T, databaseURL string) *session {
 	t.Helper()
-	cleanEnv(t, map[string]string{"DATABASE_URL": databaseURL, "HTTP_ADDR": "127.0.0.1:0", "BOT_SECRET_KEY": strings.Repeat("ab", 32)})
+	return startMainWith(t, map[string]string{"DATABASE_URL": databaseURL}, true)
+}
+
+// startMainWith runs a Main with -sandbox on loopback with env set over a
+// clean environment, with or without the console; s.stop ends it.
+func startMainWith(t *testing.T, env map[string]string, withConsole bool) *session {
+	t.Helper()
+	env = maps.Clone(env)
+	env["HTTP_ADDR"] = "127.0.0.1:0"
+	if env["BOT_SECRET_KEY"] == "" {
+		env["BOT_SECRET_KEY"] = strings.Repeat("ab", 32)
+	}
+	if env["DATABASE_URL"] == "" {
+		env["DATABASE_URL"] = storagetest.SQLiteURL(t)
+	}
+	cleanEnv(t, env)
 	cfg, err := LoadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
 	in, stdin := io.Pipe()
-	s := &session{stdin: stdin, out: &syncBuffer{}, done: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &session{stdin: stdin, out: &syncBuffer{}, stop: stop, done: make(chan struct{})}
 	s.m = NewMain()
-	s.m.Config, s.m.Sandbox, s.m.Console, s.m.Stdin, s.m.Stdout = cfg, true, true, in, s.out
-	go func() { s.err = s.m.Run(context.Background()); close(s.done) }()
-	t.Cleanup(func() { stdin.Close(); s.wait(); s.m.Close() })
+	s.m.Config, s.m.Sandbox, s.m.Console, s.m.Stdin, s.m.Stdout = cfg, true, withConsole, in, s.out
+	go func() { s.err = s.m.Run(ctx); close(s.done) }()
+	t.Cleanup(func() { stdin.Close(); stop(); s.wait(); s.m.Close() })
 	select {
 	case <-s.m.Started():
 	case <-s.done:

@@ -1,0 +1,282 @@
+// Package discord is the Discord adapter: it registers the bot's command
+// table as slash commands, turns interactions into bot requests and the
+// bot's replies into interaction responses, acknowledging every interaction
+// within Discord's three seconds.
+//
+// The session asks for the Guilds and GuildMembers intents. GuildMembers is
+// privileged: enable "Server Members Intent" for the bot in the Discord
+// developer portal, or Discord refuses the connection (close code 4014).
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// Defaults and bounds of Options.
+const (
+	DefaultAPIURL   = "https://discord.com"
+	DefaultAckAfter = 1500 * time.Millisecond
+	// maxAckAfter leaves the deferral a second to reach Discord before its
+	// three-second deadline.
+	maxAckAfter = 2 * time.Second
+	// restTimeout bounds one REST call, retries after a 429 included.
+	restTimeout = 10 * time.Second
+)
+
+// Intents are the gateway intents the adapter asks for: servers, and
+// server members for join events (privileged).
+const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMembers
+
+// Options configure an Adapter.
+type Options struct {
+	// Token is the bot token (DISCORD_TOKEN), without "Bot ".
+	Token core.Secret
+	// GuildID, when set, registers the commands in that server only
+	// (instant, for setup); otherwise they are global.
+	GuildID string
+	// APIURL is the origin that receives every REST call
+	// (DISCORD_API_URL); default https://discord.com. Paths stay as
+	// discordgo sends them.
+	APIURL string
+	// ShardID and ShardCount split the gateway across processes; only
+	// shard 0 registers the commands. A zero ShardCount means 1.
+	ShardID, ShardCount int
+	Logger              *slog.Logger
+	// HTTPClient, when set, is the base of the REST client; its transport
+	// is wrapped to rewrite the origin, the client itself is not changed.
+	HTTPClient *http.Client
+	// AckAfter is how long a command may run before the interaction is
+	// deferred; default 1.5 s, at most 2 s.
+	AckAfter time.Duration
+}
+
+// Adapter connects the bot to Discord.
+type Adapter struct {
+	bot      *bot.Bot
+	log      *slog.Logger
+	guildID  string
+	shardID  int
+	ackAfter time.Duration
+	commands []*discordgo.ApplicationCommand
+	session  *discordgo.Session
+
+	ran   atomic.Bool
+	ready chan struct{}
+
+	mu       sync.Mutex
+	stopped  bool           // Run is closing or closed
+	inflight sync.WaitGroup // interactions being answered
+}
+
+// New checks the options, renders the command table and prepares the
+// session; Run connects. It fails on a missing token, a malformed
+// APIURL, bad shard numbers, AckAfter over 2 s, or a command table Discord
+// would refuse.
+func New(b *bot.Bot, opts Options) (*Adapter, error) {
+	if opts.Token.IsZero() {
+		return nil, errors.New("discord: the bot token is empty")
+	}
+	if opts.ShardCount == 0 {
+		opts.ShardCount = 1
+	}
+	if opts.ShardID < 0 || opts.ShardID >= opts.ShardCount {
+		return nil, fmt.Errorf("discord: shard %d is not between 0 and %d", opts.ShardID, opts.ShardCount-1)
+	}
+	if opts.AckAfter <= 0 {
+		opts.AckAfter = DefaultAckAfter
+	}
+	if opts.AckAfter > maxAckAfter {
+		return nil, fmt.Errorf("discord: AckAfter %s leaves no time to acknowledge within 3 s (at most %s)", opts.AckAfter, maxAckAfter)
+	}
+	cmds, err := renderCommands(b.Commands())
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{
+		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
+		ackAfter: opts.AckAfter, commands: cmds, session: s, ready: make(chan struct{}),
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	a.log = a.log.With("adapter", "discord", "shard", opts.ShardID)
+	return a, nil
+}
+
+// newSession builds a discordgo session whose REST calls go to APIURL.
+func newSession(opts Options) (*discordgo.Session, error) {
+	origin, err := parseOrigin(opts.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	s, err := discordgo.New("Bot " + strings.TrimPrefix(opts.Token.Reveal(), "Bot "))
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	s.Client = rewriteClient(opts.HTTPClient, origin)
+	s.ShardID, s.ShardCount = opts.ShardID, opts.ShardCount
+	s.Identify.Intents = Intents
+	dialer := *websocket.DefaultDialer
+	dialer.HandshakeTimeout = restTimeout
+	s.Dialer = &dialer
+	return s, nil
+}
+
+// parseOrigin checks that raw is an http(s) origin, with no path.
+func parseOrigin(raw string) (*url.URL, error) {
+	if raw == "" {
+		raw = DefaultAPIURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("discord: API URL %q must be an origin such as https://discord.com", raw)
+	}
+	return &url.URL{Scheme: u.Scheme, Host: u.Host}, nil
+}
+
+// Commands returns the slash commands the adapter registers. Callers must
+// not modify them.
+func (a *Adapter) Commands() []*discordgo.ApplicationCommand { return a.commands }
+
+// Ready is closed once Run is connected and has registered the commands.
+func (a *Adapter) Ready() <-chan struct{} { return a.ready }
+
+// Run connects to the gateway, registers the commands (shard 0 only, with
+// one bulk overwrite) and answers interactions until ctx is done. It then
+// closes the connection, waits for the answers in flight (each bounded by
+// the bot's command timeout and the REST timeout) and returns nil. It
+// returns an error when the connection or the registration fails, or when
+// called twice.
+func (a *Adapter) Run(ctx context.Context) error {
+	if a.ran.Swap(true) {
+		return errors.New("discord: Run called twice")
+	}
+	s := a.session
+	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		a.onInteraction(ctx, s, ic.Interaction)
+	})
+	s.AddHandler(a.onConnect)
+	if ok, err := a.open(ctx); !ok {
+		return err
+	}
+	if err := a.register(ctx); err != nil {
+		a.close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	close(a.ready)
+	a.log.Info("discord adapter ready", "guild", a.guildID, "commands", len(a.commands))
+	<-ctx.Done()
+	a.close()
+	return nil
+}
+
+// open opens the gateway and reports whether it is open. discordgo's Open
+// takes no context: when ctx ends first, open returns at once and the
+// session is closed as soon as Open returns.
+func (a *Adapter) open(ctx context.Context) (bool, error) {
+	opened := make(chan error, 1)
+	go func() { opened <- a.session.Open() }()
+	select {
+	case err := <-opened:
+		if err != nil {
+			return false, fmt.Errorf("discord: open gateway: %w", err)
+		}
+		return true, nil
+	case <-ctx.Done():
+		a.stop()
+		go func() {
+			if <-opened == nil {
+				_ = a.session.Close()
+			}
+		}()
+		return false, nil
+	}
+}
+
+// register overwrites the commands in one call, in the guild or globally.
+// The application id comes from READY.
+func (a *Adapter) register(ctx context.Context) error {
+	if a.shardID != 0 {
+		return nil
+	}
+	s := a.session
+	s.State.RLock()
+	appID := ""
+	if app := s.State.Ready.Application; app != nil {
+		appID = app.ID
+	} else if s.State.Ready.User != nil {
+		appID = s.State.Ready.User.ID
+	}
+	s.State.RUnlock()
+	if appID == "" {
+		return errors.New("discord: READY carried no application id")
+	}
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	if _, err := s.ApplicationCommandBulkOverwrite(appID, a.guildID, a.commands, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("discord: register commands: %w", err)
+	}
+	return nil
+}
+
+// close closes the gateway and waits for the interactions in flight.
+func (a *Adapter) close() {
+	if err := a.session.Close(); err != nil {
+		a.log.Warn("closing the gateway", "err", err)
+	}
+	a.stop()
+	a.inflight.Wait()
+	a.log.Info("discord adapter stopped")
+}
+
+// stop refuses new interactions, so that close can wait for the others.
+func (a *Adapter) stop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stopped = true
+}
+
+// begin counts an interaction in flight; it returns false once stopped.
+func (a *Adapter) begin() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return false
+	}
+	a.inflight.Add(1)
+	return true
+}
+
+// onConnect closes a session that discordgo's reconnect loop reopened
+// after Run stopped.
+func (a *Adapter) onConnect(s *discordgo.Session, _ *discordgo.Connect) {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if stopped {
+		go func() { _ = s.Close() }()
+	}
+}

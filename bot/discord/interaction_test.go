@@ -1,0 +1,199 @@
+package discord
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/sandbox"
+)
+
+// wantAck checks the acknowledgement of an interaction.
+func wantAck(t *testing.T, it *discordtest.Interaction, typ discordgo.InteractionResponseType, ephemeral bool) discordtest.Response {
+	t.Helper()
+	resp, err := it.WaitResponse(timeout(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("WaitResponse: %v", err)
+	}
+	if resp.Type != typ || resp.Ephemeral() != ephemeral || resp.Status != 204 {
+		t.Errorf("acknowledgement = type %d, ephemeral %v, status %d; want type %d, ephemeral %v, 204",
+			resp.Type, resp.Ephemeral(), resp.Status, typ, ephemeral)
+	}
+	return resp
+}
+
+// wantReply waits for the reply and checks it is personal and says want.
+func wantReply(t *testing.T, it *discordtest.Interaction, want string) discordtest.Message {
+	t.Helper()
+	m, err := it.WaitReply(timeout(t, 15*time.Second))
+	if err != nil {
+		t.Fatalf("WaitReply: %v", err)
+	}
+	if !strings.Contains(m.Content, want) || !m.Ephemeral {
+		t.Errorf("reply = %q (ephemeral %v), want an ephemeral reply containing %q", m.Content, m.Ephemeral, want)
+	}
+	return m
+}
+
+func TestAdapter_Interaction(t *testing.T) {
+	t.Parallel()
+	t.Run("FastPersonal", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{GuildID: discordtest.DefaultGuildID})
+		it := r.fake.Command(discordtest.Alice, "/help")
+		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
+		wantReply(t, it, "brings POAPs")
+	})
+	t.Run("SlowIssuer", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{GuildID: discordtest.DefaultGuildID}) // default AckAfter
+		r.sandbox.SetLatency(5 * time.Second)
+		it := r.fake.Command(discordtest.Alice, "/poaps "+sandbox.DemoWallet)
+		ack := wantAck(t, it, discordgo.InteractionResponseDeferredChannelMessageWithSource, true)
+		t.Logf("acknowledged %s after dispatch (issuing service latency 5 s)", ack.Delay().Round(time.Millisecond))
+		if ack.Delay() >= 3*time.Second {
+			t.Errorf("acknowledged after %s, want under 3 s", ack.Delay())
+		}
+		m := wantReply(t, it, "POAPs of")
+		if _, ok := m.Button("Next"); !ok {
+			t.Errorf("reply buttons = %+v, want Next", m.Buttons)
+		}
+		if rs := it.Responses(); rs[len(rs)-1].Kind != discordtest.KindEdit {
+			t.Errorf("last response = %s, want the edit of the deferral", rs[len(rs)-1].Kind)
+		}
+	})
+	t.Run("Buttons", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{GuildID: discordtest.DefaultGuildID})
+		first := wantReply(t, r.fake.Command(discordtest.Alice, "/poaps "+sandbox.DemoWallet), "(page 1 of 2)")
+		next, ok := first.Button("Next")
+		if !ok || next.Style != discordgo.SecondaryButton {
+			t.Fatalf("first page buttons = %+v, want a Next command button", first.Buttons)
+		}
+		it := r.fake.Press(discordtest.Bob, next.CustomID)
+		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
+		second := wantReply(t, it, "(page 2 of 2)")
+		if _, ok := second.Button("Previous"); !ok {
+			t.Errorf("second page buttons = %+v, want Previous", second.Buttons)
+		}
+	})
+	t.Run("DM", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{})
+		it := r.fake.CommandDM(discordtest.Bob, "/poaps wallet:"+sandbox.DemoWallet2)
+		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
+		wantReply(t, it, "POAPs of")
+	})
+	t.Run("ForeignButton", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{})
+		it := r.fake.Press(discordtest.Alice, "someone-else:42")
+		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
+		wantReply(t, it, "no longer works")
+	})
+	t.Run("Concurrent", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{GuildID: discordtest.DefaultGuildID})
+		its := make(chan *discordtest.Interaction, 20)
+		for range cap(its) {
+			go func() { its <- r.fake.Command(discordtest.Moderator, "/poaps "+sandbox.DemoWallet2) }()
+		}
+		for range cap(its) {
+			it := <-its
+			// The issuing-service client paces its requests, so some of
+			// these are deferred; all are acknowledged in time.
+			ack, err := it.WaitResponse(timeout(t, 10*time.Second))
+			if err != nil || ack.Delay() >= 3*time.Second || !ack.Ephemeral() || ack.Status != 204 {
+				t.Errorf("acknowledgement = %+v, %v; want an ephemeral one within 3 s", ack, err)
+			}
+			wantReply(t, it, "POAPs of")
+		}
+	})
+}
+
+// TestAdapter_Complete covers replies whose visibility differs from the
+// deferral's: the member must end with exactly the reply, with its own
+// visibility, and a personal reply must never be public, even for a moment.
+func TestAdapter_Complete(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		deferPrivate  bool
+		reply         bot.Reply
+		wantEphemeral bool
+	}{
+		{"Same", true, bot.Reply{Text: "your link", Personal: true}, true},
+		{"PersonalAfterPublic", false, bot.Reply{Text: "your link", Personal: true}, true},
+		{"PublicAfterPrivate", true, bot.Reply{Text: "claim here"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := discordtest.NewServer(t, discordtest.Options{})
+			a, err := New(bot.New(core.NewService(nil, nil, nil, nil), bot.Options{}), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, raw, err := fake.Build(discordtest.InteractionSpec{Data: &discordgo.ApplicationCommandInteractionData{Name: "help"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := a.deferReply(ctx, a.session, raw, tt.deferPrivate); err != nil {
+				t.Fatalf("deferReply: %v", err)
+			}
+			a.complete(ctx, a.session, raw, tt.reply, tt.deferPrivate)
+			msgs := it.Messages()
+			if len(msgs) != 1 || msgs[0].Content != tt.reply.Text || msgs[0].Ephemeral != tt.wantEphemeral {
+				t.Errorf("messages = %+v, want only %q with ephemeral %v", msgs, tt.reply.Text, tt.wantEphemeral)
+			}
+			for _, resp := range it.Responses() {
+				if strings.Contains(resp.Content, tt.reply.Text) && tt.reply.Personal && !resp.Ephemeral() {
+					t.Errorf("personal text sent publicly in a %s", resp.Kind)
+				}
+			}
+		})
+	}
+}
+
+// TestAdapter_RefusedMessage checks that a reply Discord refuses for its
+// image or buttons still reaches the member as text.
+func TestAdapter_RefusedMessage(t *testing.T) {
+	t.Parallel()
+	fake := discordtest.NewServer(t, discordtest.Options{})
+	a, err := New(bot.New(core.NewService(nil, nil, nil, nil), bot.Options{}), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := bot.Reply{Text: "your POAPs", Personal: true, Image: "ftp://img.test/1.png", Buttons: []bot.Button{{Label: "Open", URL: "javascript:alert(1)"}}}
+	ctx := context.Background()
+	t.Run("Respond", func(t *testing.T) {
+		it, raw, err := fake.Build(discordtest.InteractionSpec{Data: &discordgo.ApplicationCommandInteractionData{Name: "help"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.respond(ctx, a.session, raw, reply)
+		if msgs := it.Messages(); len(msgs) != 1 || msgs[0].Content != "your POAPs" || !msgs[0].Ephemeral || len(msgs[0].Buttons) != 0 {
+			t.Errorf("messages = %+v, want the text alone, ephemeral", msgs)
+		}
+	})
+	t.Run("Edit", func(t *testing.T) {
+		it, raw, err := fake.Build(discordtest.InteractionSpec{Data: &discordgo.ApplicationCommandInteractionData{Name: "help"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.deferReply(ctx, a.session, raw, true); err != nil {
+			t.Fatal(err)
+		}
+		a.complete(ctx, a.session, raw, reply, true)
+		if msgs := it.Messages(); len(msgs) != 1 || msgs[0].Content != "your POAPs" || msgs[0].Loading || len(msgs[0].Embeds) != 0 {
+			t.Errorf("messages = %+v, want the text alone", msgs)
+		}
+	})
+}

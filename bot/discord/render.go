@@ -1,0 +1,147 @@
+package discord
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/bot"
+)
+
+// Discord's limits on messages.
+const (
+	maxContent       = 2000
+	maxButtonLabel   = 80
+	maxButtonsPerRow = 5
+	maxRows          = 5
+)
+
+// message is a bot reply rendered for Discord. Discord's Markdown covers
+// the reply's subset (**bold**, `code`, fences, [label](url)), so the text
+// goes as it is.
+type message struct {
+	content    string
+	embeds     []*discordgo.MessageEmbed
+	components []discordgo.MessageComponent
+}
+
+// render renders a reply: the text (cut to 2000 characters), the image as
+// an embed's thumbnail, the buttons in action rows.
+func (a *Adapter) render(r bot.Reply) message {
+	text, cut := fit(r.Text, maxContent)
+	if cut {
+		a.log.Warn("reply too long for Discord, cut", "chars", utf8.RuneCountInString(r.Text))
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "Done."
+	}
+	m := message{content: text, embeds: []*discordgo.MessageEmbed{}, components: a.components(r.Buttons)}
+	if r.Image != "" {
+		m.embeds = append(m.embeds, &discordgo.MessageEmbed{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: r.Image}})
+	}
+	return m
+}
+
+// fit cuts text to limit characters at a line break when it can, marks the
+// cut with "…" and closes a code fence left open.
+func fit(text string, limit int) (string, bool) {
+	if utf8.RuneCountInString(text) <= limit {
+		return text, false
+	}
+	s := string([]rune(text)[:limit-len("\n…\n```")])
+	if n := strings.LastIndexByte(s, '\n'); n > len(s)/2 {
+		s = s[:n]
+	}
+	s += "\n…"
+	if strings.Count(s, "```")%2 == 1 {
+		s += "\n```"
+	}
+	return s, true
+}
+
+// components renders buttons as action rows of at most five. Buttons
+// Discord would refuse are left out and logged.
+func (a *Adapter) components(bs []bot.Button) []discordgo.MessageComponent {
+	rows := []discordgo.MessageComponent{}
+	var row []discordgo.MessageComponent
+	seen := map[string]bool{}
+	for _, b := range bs {
+		btn, err := button(b)
+		if err == nil && btn.CustomID != "" && seen[btn.CustomID] {
+			err = errors.New("same command as another button") // Discord refuses duplicate ids
+		}
+		if err == nil && len(rows) == maxRows {
+			err = errors.New("too many buttons")
+		}
+		if err != nil {
+			a.log.Warn("button left out", "label", b.Label, "err", err)
+			continue
+		}
+		seen[btn.CustomID] = true
+		row = append(row, btn)
+		if len(row) == maxButtonsPerRow {
+			rows, row = append(rows, discordgo.ActionsRow{Components: row}), nil
+		}
+	}
+	if len(row) > 0 {
+		rows = append(rows, discordgo.ActionsRow{Components: row})
+	}
+	return rows
+}
+
+// button renders a link button, or a command button whose custom_id
+// carries the command line.
+func button(b bot.Button) (discordgo.Button, error) {
+	label := trim(strings.TrimSpace(b.Label), maxButtonLabel)
+	if label == "" {
+		return discordgo.Button{}, errors.New("no label")
+	}
+	switch {
+	case b.URL != "":
+		return discordgo.Button{Label: label, Style: discordgo.LinkButton, URL: b.URL}, nil
+	case b.Command != "":
+		id := customIDPrefix + b.Command
+		if len(id) > maxCustomID {
+			return discordgo.Button{}, errors.New("command line longer than a custom_id allows")
+		}
+		return discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: id}, nil
+	}
+	return discordgo.Button{}, errors.New("neither a link nor a command")
+}
+
+func flags(personal bool) discordgo.MessageFlags {
+	if personal {
+		return discordgo.MessageFlagsEphemeral
+	}
+	return 0
+}
+
+// noMentions keeps replies from pinging anyone, whatever names or
+// mentions they quote.
+func noMentions() *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+}
+
+// response is the message as an interaction callback's data.
+func (m message) response(personal bool) *discordgo.InteractionResponseData {
+	return &discordgo.InteractionResponseData{
+		Content: m.content, Embeds: m.embeds, Components: m.components,
+		Flags: flags(personal), AllowedMentions: noMentions(),
+	}
+}
+
+// edit is the message as an edit of the original response.
+func (m message) edit() *discordgo.WebhookEdit {
+	content, embeds, components := m.content, m.embeds, m.components
+	return &discordgo.WebhookEdit{Content: &content, Embeds: &embeds, Components: &components, AllowedMentions: noMentions()}
+}
+
+// followup is the message as a follow-up.
+func (m message) followup(personal bool) *discordgo.WebhookParams {
+	return &discordgo.WebhookParams{
+		Content: m.content, Embeds: m.embeds, Components: m.components,
+		Flags: flags(personal), AllowedMentions: noMentions(),
+	}
+}

@@ -1,0 +1,146 @@
+package discord
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/poapbot/poapbot/bot"
+)
+
+func TestFit(t *testing.T) {
+	long := strings.Repeat("line of text\n", 200)
+	fenced := "```\n" + strings.Repeat("0123456789\n", 300) + "```"
+	tests := []struct {
+		name    string
+		in      string
+		wantCut bool
+	}{
+		{"Short", "**POAPs** of `0xabc`", false},
+		{"Exact", strings.Repeat("é", maxContent), false},
+		{"Long", long, true},
+		{"OpenFence", fenced, true},
+		{"NoNewline", strings.Repeat("x", 3000), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cut := fit(tt.in, maxContent)
+			if cut != tt.wantCut {
+				t.Fatalf("fit cut = %v, want %v", cut, tt.wantCut)
+			}
+			if !cut {
+				if got != tt.in {
+					t.Errorf("fit changed a short text: %q", got)
+				}
+				return
+			}
+			if n := utf8.RuneCountInString(got); n > maxContent {
+				t.Errorf("fit = %d characters, want at most %d", n, maxContent)
+			}
+			if !strings.Contains(got, "…") || strings.Count(got, "```")%2 != 0 {
+				t.Errorf("fit = ...%q, want an ellipsis and closed fences", got[max(0, len(got)-40):])
+			}
+		})
+	}
+}
+
+func TestComponents(t *testing.T) {
+	a := &Adapter{log: slog.New(slog.DiscardHandler)}
+	buttons := []bot.Button{
+		{Label: "Open", URL: "https://poap.xyz/mint/abc"},
+		{Label: "Next", Command: "/poaps wallet:0xabc page:2"},
+		{Label: "Again", Command: "/poaps wallet:0xabc page:2"}, // same custom_id
+		{Label: "Long", Command: "/poaps wallet:" + strings.Repeat("a", 100)},
+		{Label: "", URL: "https://poap.xyz"},
+		{Label: "Neither"},
+	}
+	for i := range 6 {
+		buttons = append(buttons, bot.Button{Label: fmt.Sprint("B", i), Command: fmt.Sprint("/help ", i)})
+	}
+	got := a.components(buttons)
+	want := []discordgo.MessageComponent{
+		discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: "Open", Style: discordgo.LinkButton, URL: "https://poap.xyz/mint/abc"},
+			discordgo.Button{Label: "Next", Style: discordgo.SecondaryButton, CustomID: "cmd:/poaps wallet:0xabc page:2"},
+			discordgo.Button{Label: "B0", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 0"},
+			discordgo.Button{Label: "B1", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 1"},
+			discordgo.Button{Label: "B2", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 2"},
+		}},
+		discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: "B3", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 3"},
+			discordgo.Button{Label: "B4", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 4"},
+			discordgo.Button{Label: "B5", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 5"},
+		}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("components mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRender(t *testing.T) {
+	a := &Adapter{log: slog.New(slog.DiscardHandler)}
+	m := a.render(bot.Reply{Text: "", Image: "https://img.test/1.png"})
+	if m.content != "Done." {
+		t.Errorf("render(empty).content = %q, want Done.", m.content)
+	}
+	if len(m.embeds) != 1 || m.embeds[0].Thumbnail == nil || m.embeds[0].Thumbnail.URL != "https://img.test/1.png" {
+		t.Errorf("render(image).embeds = %+v, want one thumbnail", m.embeds)
+	}
+	if d := m.response(true); d.Flags != discordgo.MessageFlagsEphemeral || d.AllowedMentions == nil || d.AllowedMentions.Parse == nil {
+		t.Errorf("response(personal) = flags %d, mentions %+v; want 64 and none allowed", d.Flags, d.AllowedMentions)
+	}
+	if d := m.followup(false); d.Flags != 0 {
+		t.Errorf("followup(public).Flags = %d, want 0", d.Flags)
+	}
+}
+
+// recordTransport records the URL each request leaves with.
+type recordTransport struct{ got []*url.URL }
+
+func (r *recordTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.got = append(r.got, req.URL)
+	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: req}, nil
+}
+
+func TestRewriteTransport(t *testing.T) {
+	rec := &recordTransport{}
+	c := rewriteClient(&http.Client{Transport: rec}, &url.URL{Scheme: "http", Host: "127.0.0.1:9"})
+	for _, u := range []string{
+		discordgo.EndpointUser("@me") + "?with=1",
+		"https://cdn.discordapp.com/attachments/1/2/a.png",
+	} {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", u, err)
+		}
+		resp.Body.Close()
+	}
+	want := []string{"http://127.0.0.1:9/api/v" + discordgo.APIVersion + "/users/@me?with=1", "https://cdn.discordapp.com/attachments/1/2/a.png"}
+	var got []string
+	for _, u := range rec.got {
+		got = append(got, u.String())
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("requests went to %v, want %v", got, want)
+	}
+}
+
+func TestParseOrigin(t *testing.T) {
+	for _, ok := range []string{"", "https://discord.com", "http://127.0.0.1:8080/"} {
+		if _, err := parseOrigin(ok); err != nil {
+			t.Errorf("parseOrigin(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"discord.com", "ftp://discord.com", "https://discord.com/api", "https://u:p@discord.com", "https://discord.com?x=1"} {
+		if _, err := parseOrigin(bad); err == nil {
+			t.Errorf("parseOrigin(%q) = nil, want an error", bad)
+		}
+	}
+}

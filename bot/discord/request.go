@@ -1,0 +1,133 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// A command button's custom_id is customIDPrefix and a command line, at
+// most maxCustomID characters, Discord's limit. Buttons whose line is longer
+// are left out of the message (and logged) rather than kept in memory: a
+// restart would lose them anyway.
+const (
+	customIDPrefix = "cmd:"
+	maxCustomID    = 100
+)
+
+// errNotOurs marks interactions the adapter does not handle: other command
+// types, autocompletion, modals, buttons it did not make.
+var errNotOurs = errors.New("not an interaction of this bot")
+
+// job is the work an interaction asks for.
+type job struct {
+	req *bot.Request
+	// public commands answer in the channel, so their deferral is public
+	// too; the others defer privately.
+	public bool
+	run    func(ctx context.Context) bot.Reply
+}
+
+// job turns a slash command or a command button into the bot request it
+// asks for, or returns errNotOurs.
+func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
+	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i)}
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		data := i.ApplicationCommandData()
+		if data.CommandType != discordgo.ChatApplicationCommand {
+			return nil, errNotOurs
+		}
+		req.Command, req.Options = commandOptions(data)
+		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }
+		return &job{req: req, public: isPublic(a.bot.Command(req.Command)), run: run}, nil
+	case discordgo.InteractionMessageComponent:
+		line, ok := strings.CutPrefix(i.MessageComponentData().CustomID, customIDPrefix)
+		if !ok {
+			return nil, errNotOurs
+		}
+		cmd, _, _ := a.bot.ParseLine(line, "")
+		run := func(ctx context.Context) bot.Reply {
+			reply, ok := a.bot.HandleLine(ctx, req, line, "")
+			if !ok {
+				return bot.Reply{Text: "That button no longer works.", Personal: true}
+			}
+			return reply
+		}
+		return &job{req: req, public: isPublic(cmd), run: run}, nil
+	}
+	return nil, errNotOurs
+}
+
+func isPublic(c *bot.Command) bool { return c != nil && c.Public }
+
+// commandOptions returns the command name ("drop add" for a subcommand)
+// and the options as text.
+func commandOptions(d discordgo.ApplicationCommandInteractionData) (string, map[string]string) {
+	name, opts := d.Name, d.Options
+	if len(opts) == 1 && (opts[0].Type == discordgo.ApplicationCommandOptionSubCommand ||
+		opts[0].Type == discordgo.ApplicationCommandOptionSubCommandGroup) {
+		name, opts = name+" "+opts[0].Name, opts[0].Options
+	}
+	out := make(map[string]string, len(opts))
+	for _, o := range opts {
+		out[o.Name] = optionText(o.Value)
+	}
+	return name, out
+}
+
+// optionText renders an option value as the bot reads it: text as given,
+// numbers in decimal, members, roles, channels and attachments by id.
+func optionText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// place is the server, or the DM as "dm:<channel id>".
+func place(s *discordgo.Session, i *discordgo.Interaction) bot.Place {
+	if i.GuildID == "" {
+		return bot.Place{ExternalID: "dm:" + i.ChannelID, Private: true}
+	}
+	p := bot.Place{ExternalID: i.GuildID}
+	if s != nil && s.State != nil {
+		if g, err := s.State.Guild(i.GuildID); err == nil {
+			p.Name = g.Name
+		}
+	}
+	return p
+}
+
+// caller is the member (in a server) or user (in a DM) who acts, with the
+// rights their permissions in the channel give.
+func caller(i *discordgo.Interaction) bot.Caller {
+	if m := i.Member; m != nil && m.User != nil {
+		p := m.Permissions
+		admin := p&discordgo.PermissionAdministrator != 0
+		return bot.Caller{
+			ExternalID:   m.User.ID,
+			Name:         m.DisplayName(),
+			ManagesDrops: admin || p&discordgo.PermissionManageGuild != 0,
+			ManagesRoles: admin || p&discordgo.PermissionManageRoles != 0,
+		}
+	}
+	if i.User != nil {
+		return bot.Caller{ExternalID: i.User.ID, Name: i.User.DisplayName()}
+	}
+	return bot.Caller{}
+}

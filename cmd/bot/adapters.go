@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/poapbot/poapbot/bot/console"
+	"github.com/poapbot/poapbot/bot/discord"
+	"github.com/poapbot/poapbot/bot/telegram"
+)
+
+// adapter is a chat platform connection: Run serves until ctx is done.
+type adapter interface {
+	Run(ctx context.Context) error
+}
+
+// openAdapters builds the adapters the configuration asks for; the
+// Telegram webhook, when configured, is served by the web server.
+func (m *Main) openAdapters() error {
+	c := m.Config
+	if !c.DiscordToken.IsZero() {
+		dc, err := discord.New(m.Bot, discord.Options{
+			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
+			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Logger: m.Logger,
+		})
+		if err != nil {
+			return err
+		}
+		m.adapters = append(m.adapters, dc)
+	}
+	if !c.TelegramToken.IsZero() {
+		tg, err := telegram.New(m.Bot, telegram.Options{
+			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
+			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Logger: m.Logger,
+		})
+		if err != nil {
+			return err
+		}
+		if c.TelegramWebhookURL != "" {
+			u, err := url.Parse(c.TelegramWebhookURL)
+			if err != nil {
+				return fmt.Errorf("TELEGRAM_WEBHOOK_URL: %w", err)
+			}
+			m.Web.Handle("POST "+webhookPath(u.Path), tg.WebhookHandler())
+		}
+		m.adapters = append(m.adapters, tg)
+	}
+	return nil
+}
+
+// webhookPath is the path the webhook is served on: the URL's path, or "/".
+func webhookPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// runAdapters runs every adapter and the console until ctx is done or one
+// fails. The end of the console's input stops the program only when the
+// console is all it runs.
+func (m *Main) runAdapters(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	running := m.adapters
+	if m.Console {
+		running = append(running, consoleAdapter{c: console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive), alone: len(m.adapters) == 0, stop: cancel})
+	}
+	if len(running) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	errs := make(chan error, len(running))
+	for _, a := range running {
+		go func() { errs <- a.Run(ctx) }()
+	}
+	var all []error
+	for range running {
+		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
+			all = append(all, err)
+			cancel()
+		}
+	}
+	return errors.Join(all...)
+}
+
+// consoleAdapter runs the console; at the end of its input it stops the
+// program when it is the only adapter.
+type consoleAdapter struct {
+	c     *console.Console
+	alone bool
+	stop  context.CancelFunc
+}
+
+func (a consoleAdapter) Run(ctx context.Context) error {
+	err := a.c.Run(ctx)
+	if a.alone {
+		a.stop()
+	}
+	return err
+}
