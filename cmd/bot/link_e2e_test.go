@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
@@ -150,4 +152,67 @@ func TestDiscord_SlowIssuer(t *testing.T) {
 		t.Errorf("the collection reply is not ephemeral")
 	}
 	t.Logf("acknowledged after %s (type %d), answered after the 5 s issuer", ack.Delay(), ack.Type)
+}
+
+// TestMain_TelegramWebhook: in webhook mode the bot registers the webhook
+// with its secret and serves it on HTTP_ADDR, refusing updates without the
+// secret-token header.
+func TestMain_TelegramWebhook(t *testing.T) {
+	tg := telegramtest.NewServer(telegramtest.Options{})
+	t.Cleanup(tg.Close)
+	const secret = "webhook-secret_1"
+	s := startMainWith(t, map[string]string{
+		"TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(),
+		"TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram/hook", "TELEGRAM_WEBHOOK_SECRET": secret,
+	}, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	call, err := tg.WaitCall(ctx, "setWebhook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := call.Params["secret_token"]; sent != secret {
+		t.Errorf("setWebhook secret_token = %q, want the configured secret", sent)
+	}
+	hook := "http://" + s.m.Web.Addr() + "/telegram/hook"
+	update := `{"update_id":1,"message":{"message_id":1,"date":1,"chat":{"id":1001,"type":"private"},"from":{"id":1001,"first_name":"A"},"text":"/help"}}`
+	for _, tc := range []struct {
+		header string
+		want   int
+	}{{"", http.StatusUnauthorized}, {"wrong", http.StatusUnauthorized}, {secret, http.StatusOK}} {
+		req, _ := http.NewRequest(http.MethodPost, hook, strings.NewReader(update))
+		req.Header.Set("Content-Type", "application/json")
+		if tc.header != "" {
+			req.Header.Set(telegram.SecretHeader, tc.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("POST webhook with secret %q = %d, want %d", tc.header, resp.StatusCode, tc.want)
+		}
+	}
+	if _, err := tg.WaitMessage(ctx, telegramtest.To(1001)); err != nil {
+		t.Errorf("the update with the right secret was not answered: %v", err)
+	}
+}
+
+// TestMain_VerificationPage: with PUBLIC_URL set, /link offers the page,
+// and the web server serves it with the challenge message.
+func TestMain_VerificationPage(t *testing.T) {
+	s := startMainWith(t, map[string]string{"PUBLIC_URL": "https://bot.example.org"}, true)
+	fmt.Fprintf(s.stdin, "/link %s\n", coretest.TestAddress)
+	waitFor(t, "the challenge", func() bool { return strings.Contains(s.out.String(), "Signing is free") })
+	out := s.out.String()
+	i := strings.Index(out, "https://bot.example.org/verify/")
+	if i < 0 {
+		t.Fatalf("the /link reply has no verification page link:\n%s", out)
+	}
+	nonce := strings.Fields(out[i+len("https://bot.example.org/verify/"):])[0]
+	page := get(t, "http://"+s.m.Web.Addr()+"/verify/"+nonce)
+	if !strings.Contains(page, "Nonce: "+nonce) {
+		t.Errorf("the page does not show the challenge message:\n%.1500s", page)
+	}
 }
