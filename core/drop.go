@@ -1,0 +1,184 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Delivery says how a drop reaches members.
+type Delivery string
+
+// Deliveries of a drop.
+const (
+	// DeliveryAuto mints to the member's primary wallet when one is linked,
+	// else hands out the member's mint link.
+	DeliveryAuto Delivery = "auto"
+	// DeliveryLink always hands out the member's mint link.
+	DeliveryLink Delivery = "link"
+	// DeliveryMint always mints; members without a linked wallet are told
+	// to link one.
+	DeliveryMint Delivery = "mint"
+)
+
+// Drop is a POAP drop registered in a tenant (a Discord server, a Telegram
+// chat, the console). EventID is the issuing service's drop id.
+type Drop struct {
+	ID       int64
+	TenantID int64
+	EventID  int64
+	Name     string
+	ImageURL string
+	// EditCode is the drop's 6-digit secret_code; storage keeps it
+	// encrypted.
+	EditCode Secret
+	Delivery Delivery
+	// Starts and Ends bound the claim window; nil means open.
+	Starts *time.Time
+	Ends   *time.Time
+	// Codeword, when set, must be given with /claim (compared without
+	// regard to case and surrounding space).
+	Codeword string
+	// RequiredRole is a Discord role id, or on Telegram the chat whose
+	// membership is required; empty means none.
+	RequiredRole string
+	// ExpiresAt is the drop's expiry at the issuing service: no mint after.
+	ExpiresAt time.Time
+	// LowStock is the number of available links under which moderators
+	// are told, once.
+	LowStock int
+	// RemovedAt is set when moderators stopped the drop.
+	RemovedAt *time.Time
+	CreatedBy int64
+	CreatedAt time.Time
+}
+
+// LinkState is where a mint link is in its life.
+type LinkState string
+
+// States of a mint link.
+const (
+	// LinkAvailable: imported, not handed out.
+	LinkAvailable LinkState = "available"
+	// LinkHandedOut: given to a member, who mints it on POAP's page.
+	LinkHandedOut LinkState = "handed_out"
+	// LinkMinting: a direct mint was recorded and its request sent; the
+	// outcome is not known yet (reconciled by reading the claim status).
+	LinkMinting LinkState = "minting"
+	// LinkMinted: the bot minted it to the member's wallet.
+	LinkMinted LinkState = "minted"
+	// LinkClaimedElsewhere: used outside the bot (the import or a status
+	// read said so); never handed out again.
+	LinkClaimedElsewhere LinkState = "claimed_elsewhere"
+)
+
+// MintLink is one imported mint link of a drop and who holds it.
+type MintLink struct {
+	ID     int64
+	DropID int64
+	QRHash string
+	State  LinkState
+	// UserID is the member the link was handed to or minted for.
+	UserID *int64
+	// Wallet is the address, ENS name or e-mail a direct mint went to.
+	Wallet string
+	// TransactionID is the issuing service's transaction request id of a
+	// direct mint, when known.
+	TransactionID string
+	ClaimedAt     *time.Time
+	UpdatedAt     time.Time
+}
+
+// ImportedLink is a mint link as the issuing service lists it.
+type ImportedLink struct {
+	QRHash  string
+	Claimed bool
+}
+
+// Stock counts a drop's links by state.
+type Stock struct {
+	Total            int
+	Available        int
+	HandedOut        int
+	Minting          int
+	Minted           int
+	ClaimedElsewhere int
+}
+
+// ExportRow is one line of /drop export: a link that left the pool.
+type ExportRow struct {
+	QRHash string
+	// Member is a pseudonymous id (a keyed hash), never the platform id.
+	Member string
+	Wallet string
+	State  LinkState
+	At     time.Time
+}
+
+// DropStore is what the drop and claim features need from stored state.
+// Every method is one atomic step.
+type DropStore interface {
+	// AddDrop registers a drop in its tenant with its links (those
+	// already claimed are stored as claimed elsewhere). ErrConflict when
+	// the tenant has the event already (and it is not removed).
+	AddDrop(ctx context.Context, d Drop, links []ImportedLink) (Drop, error)
+	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
+	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
+	// Drops lists the tenant's drops that are not removed.
+	Drops(ctx context.Context, tenantID int64) ([]Drop, error)
+	// RemoveDrop stops handing out the drop's links.
+	RemoveDrop(ctx context.Context, dropID int64, at time.Time) error
+	// ImportLinks adds links not known yet and marks known available
+	// links that the service says are claimed as claimed elsewhere. It
+	// returns how many were added and how many were marked.
+	ImportLinks(ctx context.Context, dropID int64, links []ImportedLink) (added, marked int, err error)
+	// Stock counts the drop's links by state.
+	Stock(ctx context.Context, dropID int64) (Stock, error)
+	// ClaimLink gives the user one link of the drop, atomically: the
+	// link the user holds already (again true), or the next available one.
+	// With a non-empty wallet, ErrWalletClaimed when another member's
+	// link of the drop went to that wallet. ErrNoLinksLeft when none is
+	// available. No link is ever given to two users.
+	ClaimLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (link MintLink, again bool, err error)
+	// BeginMint records, before the request is sent, that the link is
+	// being minted to wallet (state minting). ErrConflict when the link is
+	// not the user's or not in a state that can be minted.
+	BeginMint(ctx context.Context, linkID int64, wallet string, at time.Time) (MintLink, error)
+	// FinishMint records the outcome of a mint: LinkMinted (with the
+	// transaction id), LinkHandedOut (the mint failed before reaching the
+	// service; the member may retry) or LinkClaimedElsewhere.
+	FinishMint(ctx context.Context, linkID int64, state LinkState, transactionID string, at time.Time) error
+	// PendingMints lists links left in state minting (a crash or a lost
+	// answer), for reconciliation.
+	PendingMints(ctx context.Context) ([]MintLink, error)
+	// ExportLinks lists the drop's links that left the pool, with the
+	// member as a pseudonymous id.
+	ExportLinks(ctx context.Context, dropID int64) ([]ExportRow, error)
+}
+
+// Errors of drops and claims.
+var (
+	// ErrNoLinksLeft means every mint link of the drop is taken.
+	ErrNoLinksLeft = errors.New("no mint links left")
+	// ErrWalletClaimed means the wallet already received this drop
+	// through another member.
+	ErrWalletClaimed = errors.New("wallet already claimed this drop")
+	// ErrClaimNotStarted and ErrClaimEnded mean the claim window is not
+	// open (the reply says when it opens or that it closed).
+	ErrClaimNotStarted = errors.New("claim window not open yet")
+	ErrClaimEnded      = errors.New("claim window closed")
+	// ErrWrongCodeword means the codeword is missing or wrong.
+	ErrWrongCodeword = errors.New("wrong codeword")
+	// ErrMissingRole means the member lacks the drop's required role or
+	// group membership.
+	ErrMissingRole = errors.New("required role missing")
+	// ErrDropRemoved means moderators stopped the drop.
+	ErrDropRemoved = errors.New("drop removed")
+	// ErrWrongEditCode means the issuing service refused the edit code.
+	ErrWrongEditCode = errors.New("wrong edit code")
+	// ErrNoActiveDrop means /claim named no drop and this place has not
+	// exactly one active drop.
+	ErrNoActiveDrop = errors.New("no single active drop")
+	// ErrTopUpPending means a request for more links is pending review.
+	ErrTopUpPending = errors.New("a top-up request is pending")
+)
