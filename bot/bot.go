@@ -72,6 +72,10 @@ func New(svc *core.Service, opts Options) *Bot {
 	b.register(b.unlinkCommand())
 	b.register(b.forgetCommand())
 	b.register(b.poapsCommand())
+	b.register(b.claimCommand())
+	for _, c := range b.dropCommands() {
+		b.register(c)
+	}
 	return b
 }
 

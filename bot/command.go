@@ -150,8 +150,13 @@ type Request struct {
 	Platform core.Platform
 	Place    Place
 	Caller   Caller
-	Command  string
-	Options  map[string]string
+	// Roles are the caller's role ids in this place (Discord), or the ids
+	// of the groups they belong to (Telegram), for drops that require
+	// one. They live here rather than in Caller so that Caller stays
+	// comparable.
+	Roles   []string
+	Command string
+	Options map[string]string
 }
 
 // String returns the option's text, or "".

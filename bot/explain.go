@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/poapbot/poapbot/core"
@@ -28,6 +29,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		walletErr *core.WalletError
 		optErr    *OptionError
 	)
+	if text, ok := dropText(req, err); ok {
+		return personal(text, outcomeUserError)
+	}
 	if text, ok := linkText(err); ok {
 		return personal(text, outcomeUserError)
 	}
@@ -55,6 +59,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 			"A moderator should check the bot's POAP API key.", outcomeError)
 	case errors.Is(err, core.ErrIssuerUnavailable):
 		b.log.Warn("issuing service unavailable", "command", req.Command, "err", err)
+		if req.Command == "claim" {
+			return personal("The POAP service did not answer, so nothing was minted. Please run "+codeSpan("/claim")+" again in a minute.", outcomeError)
+		}
 		return personal("The POAP service is not answering right now. Please try again in a minute.", outcomeError)
 	case errors.Is(err, context.DeadlineExceeded):
 		b.log.Warn("command timed out", "command", req.Command, "err", err)
@@ -99,6 +106,100 @@ func linkText(err error) (string, bool) {
 		return "That clashed with another change made at the same moment. Please try again.", true
 	}
 	return "", false
+}
+
+// dropText words the refusals of drops and claims. Each says what to do
+// instead, and when.
+func dropText(req *Request, err error) (string, bool) {
+	var choice *core.ChoiceError
+	if errors.As(err, &choice) {
+		return choiceText(choice), true
+	}
+	var de *core.DropError
+	if !errors.As(err, &de) {
+		return "", false
+	}
+	d := de.Drop
+	id := fmt.Sprint(d.EventID)
+	title := codeSpan(id)
+	if d.Name != "" {
+		title = dropTitle(d)
+	}
+	claimLine := codeSpan("/claim " + id)
+	switch {
+	case errors.Is(err, core.ErrWrongEditCode):
+		return "POAP refused that edit code for drop " + codeSpan(id) + ", so nothing was stored. The edit code is the 6-digit code " +
+			"POAP e-mailed when the drop was created; check it and run " + codeSpan("/drop add") + " again.", true
+	case errors.Is(err, core.ErrUnknownEvent):
+		return "POAP knows no drop " + codeSpan(id) + ". The drop id is the number in the drop's address on POAP; check it and try again.", true
+	case errors.Is(err, core.ErrDropExists):
+		return "Drop " + codeSpan(id) + " is set up here already. " + codeSpan("/drop info "+id) + " shows it, and " +
+			codeSpan("/drop refresh "+id) + " imports new mint links.", true
+	case errors.Is(err, core.ErrInvalidWindow):
+		return "That claim window can't work: " + codeSpan("ends") + " must be in the future and after " + codeSpan("starts") +
+			". Times are in UTC, like 2026-12-01 18:00.", true
+	case errors.Is(err, core.ErrInvalidDelivery):
+		return "The delivery must be auto, link or mint.", true
+	case errors.Is(err, core.ErrInvalidTopUp):
+		return fmt.Sprintf("Ask for between 1 and %d mint links at a time.", core.MaxTopUp), true
+	case errors.Is(err, core.ErrTopUpPending):
+		return "A request for more mint links for " + title + " is already waiting for POAP's review, and only one can be pending. " +
+			"Once it is approved, run " + codeSpan("/drop refresh "+id) + " to import the links.", true
+	case errors.Is(err, core.ErrNoSuchDrop):
+		return "There is no drop " + codeSpan(id) + " here. Check the number; moderators see the drops of this place with " + codeSpan("/drop list") + ".", true
+	case errors.Is(err, core.ErrDropRemoved):
+		return title + " was stopped by the moderators here: it hands out no more POAPs.", true
+	}
+	return claimText(req, de, title, claimLine)
+}
+
+// claimText words the refusals of a claim.
+func claimText(req *Request, de *core.DropError, title, claimLine string) (string, bool) {
+	d, err := de.Drop, de.Err
+	switch {
+	case errors.Is(err, core.ErrClaimNotStarted) && d.Starts != nil:
+		return title + " opens for claims on " + when(*d.Starts) + ". Come back then!", true
+	case errors.Is(err, core.ErrDropExpired):
+		return title + " has expired at POAP: no more of its POAPs can be minted. Sorry, this one is over.", true
+	case errors.Is(err, core.ErrClaimEnded) && d.Ends != nil:
+		return "Claims for " + title + " closed on " + when(*d.Ends) + ". Sorry, this one is over.", true
+	case errors.Is(err, core.ErrClaimEnded):
+		return "Claims for " + title + " are closed. Sorry, this one is over.", true
+	case errors.Is(err, core.ErrWrongCodeword) && strings.TrimSpace(req.String("codeword")) == "":
+		return title + " needs a codeword, which the organisers share. Claim with " + codeSpan("/claim "+fmt.Sprint(d.EventID)+" <codeword>") + ".", true
+	case errors.Is(err, core.ErrWrongCodeword):
+		return "That is not the codeword of " + title + ". Check it with the organisers and try again: " +
+			codeSpan("/claim "+fmt.Sprint(d.EventID)+" <codeword>") + ".", true
+	case errors.Is(err, core.ErrMissingRole):
+		return title + " is only for members with " + roleText(req, d.RequiredRole) + ". Once you have it, run " + claimLine + " again.", true
+	case errors.Is(err, core.ErrNoLinksLeft):
+		return "All mint links of " + title + " are taken. Moderators can ask POAP for more with " +
+			codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)) + "; try again later.", true
+	case errors.Is(err, core.ErrWalletClaimed):
+		return "Your primary wallet " + codeSpan(walletText(de.Wallet)) + " already received " + title + " through another member: " +
+			"each wallet gets one POAP of a drop.", true
+	case errors.Is(err, core.ErrWalletHoldsDrop):
+		return "Your wallet " + codeSpan(walletText(de.Wallet)) + " already holds the POAP of " + title + ", so there is nothing more to claim. Enjoy it!", true
+	case errors.Is(err, core.ErrLinkUsed):
+		return "The mint link set aside for you for " + title + " turned out to be used outside this bot, so nothing was minted to you. " +
+			"Please ask a moderator for help.", true
+	case errors.Is(err, core.ErrNotLinked):
+		return title + " is minted straight to your wallet. Link one first with " + codeSpan("/link <wallet>") + ", then run " + claimLine + " again.", true
+	}
+	return "", false
+}
+
+// choiceText words a /claim that named no drop where not exactly one is open.
+func choiceText(e *core.ChoiceError) string {
+	if len(e.Open) == 0 {
+		return "No drop is open for claims here right now. Watch this place for the next one!"
+	}
+	names := make([]string, len(e.Open))
+	for i, d := range e.Open {
+		names[i] = dropTitle(d)
+	}
+	return "Several drops are open here: " + strings.Join(names, ", ") + ". Say which one, for example " +
+		codeSpan(fmt.Sprintf("/claim %d", e.Open[0].EventID)) + "."
 }
 
 // optionText words an *OptionError, naming the command's usage.

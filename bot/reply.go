@@ -18,6 +18,17 @@ type Reply struct {
 	// Buttons are link buttons (URL set) or command buttons (Command set:
 	// a command line the adapter runs for whoever presses it).
 	Buttons []Button
+	// File, when set, is a document sent with the reply (an export):
+	// adapters attach it, the console saves it and prints its path.
+	File *File
+}
+
+// File is a document attached to a reply.
+type File struct {
+	// Name is the file name to offer, without a directory.
+	Name        string
+	ContentType string
+	Data        []byte
 }
 
 // Button is a link or a command under a reply.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 )
 
 // Service is the domain layer the adapters call through the bot package.
@@ -18,7 +19,15 @@ type Service struct {
 	log    *slog.Logger
 	name   string
 	events Events
+
+	drops      DropStore
+	dropIssuer DropIssuer
+	mintURL    string
 }
+
+// DefaultMintURL is the base of mint links unless WithMintURL sets another:
+// a link is <base>/mint/<qr_hash>.
+const DefaultMintURL = "https://poap.xyz"
 
 // DefaultName is the bot name challenge messages carry unless WithName
 // sets another.
@@ -27,7 +36,9 @@ const DefaultName = "POAP bot"
 // NewService returns a Service over the given store and issuing service.
 // A nil clock means the system clock; a nil logger discards. Wallet linking
 // works when the store also implements LinkStore (storage.DB does); without
-// it, the linking methods return an error.
+// it, the linking methods return an error. Likewise drops and claims work
+// when the store implements DropStore and the issuer DropIssuer (or one is
+// set with WithDropIssuer).
 func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Service {
 	if clock == nil {
 		clock = SystemClock{}
@@ -36,8 +47,34 @@ func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Serv
 		log = slog.New(slog.DiscardHandler)
 	}
 	links, _ := store.(LinkStore)
+	drops, _ := store.(DropStore)
+	dropIssuer, _ := issuer.(DropIssuer)
 	return &Service{store: store, links: links, issuer: issuer, clock: clock, log: log,
-		name: DefaultName, events: NopEvents{}}
+		name: DefaultName, events: NopEvents{}, drops: drops, dropIssuer: dropIssuer, mintURL: DefaultMintURL}
+}
+
+// WithDropIssuer sets the issuing service that drops and claims use (nil
+// keeps the one NewService found), and returns s. Call it before the
+// service is used.
+func (s *Service) WithDropIssuer(d DropIssuer) *Service {
+	if d != nil {
+		s.dropIssuer = d
+	}
+	return s
+}
+
+// WithMintURL sets the base of mint links, POAP_MINT_URL (empty keeps
+// DefaultMintURL), and returns s. Call it before the service is used.
+func (s *Service) WithMintURL(base string) *Service {
+	if base = strings.TrimRight(strings.TrimSpace(base), "/"); base != "" {
+		s.mintURL = base
+	}
+	return s
+}
+
+// MintURL is the address of the mint link qrHash: <base>/mint/<qr_hash>.
+func (s *Service) MintURL(qrHash string) string {
+	return s.mintURL + "/mint/" + qrHash
 }
 
 // WithName sets the bot name that challenge messages carry (empty keeps
@@ -50,7 +87,8 @@ func (s *Service) WithName(name string) *Service {
 }
 
 // WithEvents sets who is told about verified and unlinked wallets (nil
-// keeps NopEvents), and returns s. Call it before the service is used.
+// keeps NopEvents), and returns s; when e also implements DropEvents, it is
+// told about low stock too. Call it before the service is used.
 func (s *Service) WithEvents(e Events) *Service {
 	if e != nil {
 		s.events = e
@@ -128,15 +166,19 @@ func (s *Service) resolveWallet(ctx context.Context, platform Platform, callerID
 	if err != nil {
 		return "", fmt.Errorf("collection: %w", err)
 	}
-	return s.primaryWallet(ctx, user.ID)
+	wallet, err := s.primaryWallet(ctx, user.ID)
+	if err != nil && !errors.Is(err, ErrNotLinked) {
+		return "", fmt.Errorf("collection: %w", err)
+	}
+	return wallet, err
 }
 
 // primaryWallet returns the value of the user's primary wallet, or
-// ErrNotLinked.
+// ErrNotLinked, or the store's error.
 func (s *Service) primaryWallet(ctx context.Context, userID int64) (string, error) {
 	wallets, err := s.store.Wallets(ctx, userID)
 	if err != nil {
-		return "", fmt.Errorf("collection: %w", err)
+		return "", err
 	}
 	for _, w := range wallets {
 		if w.Primary {

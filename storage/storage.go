@@ -1,8 +1,8 @@
 // Package storage keeps the bot's state in PostgreSQL or in an embedded
 // SQLite file. It applies the schema from package migrations at Open,
-// implements core.Store and core.LinkStore, stores the issuing service's
-// access token encrypted, and translates driver errors into core sentinels
-// in one place.
+// implements core.Store, core.LinkStore and core.DropStore, stores the
+// issuing service's access token and drop edit codes encrypted, and
+// translates driver errors into core sentinels in one place.
 package storage
 
 import (

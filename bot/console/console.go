@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/poapbot/poapbot/bot"
@@ -29,12 +31,22 @@ type Console struct {
 	out         io.Writer
 	interactive bool
 	member      string
+	fileDir     string
 }
 
 // New returns a console over in and out. Interactive sessions (a terminal)
 // get a prompt; piped input gets none.
 func New(b *bot.Bot, in io.Reader, out io.Writer, interactive bool) *Console {
-	return &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner}
+	return &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner, fileDir: os.TempDir()}
+}
+
+// WithFileDir sets the directory where files sent with replies (exports)
+// are saved; empty keeps the default, os.TempDir. It returns c.
+func (c *Console) WithFileDir(dir string) *Console {
+	if dir != "" {
+		c.fileDir = dir
+	}
+	return c
 }
 
 // Run reads and runs lines until the input ends (it returns nil), /quit is
@@ -111,7 +123,8 @@ func (c *Console) switchMember(name string) {
 	c.printf("You are now %s, %s.\n", name, role)
 }
 
-// render prints a reply as plain text, then its image and buttons.
+// render prints a reply as plain text, then its buttons, and saves its
+// file, printing the path.
 func (c *Console) render(r bot.Reply) {
 	c.printf("%s\n", bot.PlainText(r.Text))
 	for _, b := range r.Buttons {
@@ -122,6 +135,31 @@ func (c *Console) render(r bot.Reply) {
 			c.printf("  [%s] type: %s\n", b.Label, b.Command)
 		}
 	}
+	if r.File != nil {
+		name := filepath.Base(r.File.Name)
+		path, err := c.save(name, r.File.Data)
+		if err != nil {
+			c.printf("  The file %s could not be saved: %v\n", name, err)
+			return
+		}
+		c.printf("  Saved %s to %s\n", name, path)
+	}
+}
+
+// save writes data into the file directory under a new name made from name
+// (a base name), keeping its extension, readable by the owner only (an
+// export names wallets).
+func (c *Console) save(name string, data []byte) (string, error) {
+	ext := filepath.Ext(name)
+	out, err := os.CreateTemp(c.fileDir, strings.TrimSuffix(name, ext)+"-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	if _, err := out.Write(data); err != nil {
+		out.Close()
+		return "", err
+	}
+	return out.Name(), out.Close()
 }
 
 func (c *Console) prompt() {

@@ -38,7 +38,7 @@ type job struct {
 // job turns a slash command or a command button into the bot request it
 // asks for, or returns errNotOurs.
 func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
-	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i)}
+	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i), Roles: roles(i)}
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()
@@ -111,6 +111,15 @@ func place(s *discordgo.Session, i *discordgo.Interaction) bot.Place {
 		}
 	}
 	return p
+}
+
+// roles are the member's role ids in the server, for drops that require
+// one; none in a DM.
+func roles(i *discordgo.Interaction) []string {
+	if i.Member == nil {
+		return nil
+	}
+	return i.Member.Roles
 }
 
 // caller is the member (in a server) or user (in a DM) who acts, with the

@@ -58,6 +58,7 @@ type Main struct {
 	sandboxSrv *http.Server
 	started    chan struct{}
 	adapters   []adapter
+	svc        *core.Service
 }
 
 // NewMain returns a Main with the default configuration.
@@ -81,6 +82,8 @@ func (m *Main) Run(ctx context.Context) error {
 
 	webDone := make(chan error, 1)
 	go func() { webDone <- m.Web.Serve(ctx) }()
+	workDone := make(chan struct{})
+	go func() { m.background(ctx); close(workDone) }()
 	close(m.started)
 	m.Logger.Info("bot started", "version", version, "http", m.Web.Addr(), "database", m.DB.Dialect(), "sandbox", m.Sandbox)
 
@@ -92,6 +95,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Warn("commands still running at shutdown", "err", werr)
 	}
 	err = errors.Join(err, <-webDone)
+	<-workDone
 	m.Logger.Info("bot stopped")
 	return err
 }
@@ -120,7 +124,9 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	svc := core.NewService(m.DB, client, nil, m.Logger).WithName(botName)
+	svc := core.NewService(m.DB, client, nil, m.Logger).WithName(botName).
+		WithDropIssuer(poap.NewDropIssuer(client)).WithMintURL(m.Config.POAPMintURL)
+	m.svc = svc
 	m.Bot = bot.New(svc, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, Observer: m.Metrics, Logger: m.Logger})
 	if m.Config.PublicURL != "" {
 		m.Web.HandleVerification(svc, m.Config.PublicURL)

@@ -1,0 +1,88 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+func (b *Bot) claimCommand() *Command {
+	return &Command{
+		Name:        "claim",
+		Description: "Get your POAP: your own mint link, or a mint straight to your wallet",
+		Access:      Members,
+		Options: []Option{
+			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
+			{Name: "codeword", Type: String, Description: "the drop's codeword, when it has one"},
+		},
+		Handler: b.claim,
+	}
+}
+
+// claim gives the caller their POAP of a drop.
+func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
+	id, _, err := req.Int("drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	if id < 0 {
+		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
+	}
+	opts := core.ClaimOptions{EventID: id, Codeword: req.String("codeword"), MemberRoles: req.Roles}
+	res, err := b.svc.Claim(ctx, member(req), place(req), opts)
+	if err != nil {
+		return Reply{}, err
+	}
+	return claimReply(res), nil
+}
+
+// claimReply words a claim's result: the link as a button and as text, the
+// mint, or the pending mint and what happens next.
+func claimReply(res core.ClaimResult) Reply {
+	d := res.Drop
+	title := dropTitle(d)
+	reply := Reply{Personal: true, Image: d.ImageURL}
+	again := fmt.Sprintf("/claim %d", d.EventID)
+	switch {
+	case res.Minted && res.Again:
+		reply.Text = fmt.Sprintf("You have it already: %s was minted to %s%s.", title, codeSpan(walletText(res.Wallet)), txText(res.Link))
+	case res.Minted:
+		reply.Text = fmt.Sprintf("Minted %s to %s%s. It shows in %s once the transaction is through.",
+			title, codeSpan(walletText(res.Wallet)), txText(res.Link), codeSpan("/poaps"))
+	case res.Pending:
+		reply.Text = fmt.Sprintf("Pending: %s is being minted to %s, but POAP has not confirmed it yet. "+
+			"I check it before anything else happens, so it is never minted twice. Run %s again in a few minutes to see how it went.",
+			title, codeSpan(walletText(res.Wallet)), codeSpan(again))
+	default:
+		var s strings.Builder
+		if res.Again {
+			fmt.Fprintf(&s, "You claimed %s before; here is your mint link again:\n", title)
+		} else {
+			fmt.Fprintf(&s, "Here is your mint link for %s:\n", title)
+		}
+		s.WriteString(res.URL + "\n")
+		s.WriteString("Open it and give your wallet, ENS name or e-mail to mint your POAP. The link is yours alone: don't share it.")
+		reply.Text = s.String()
+		reply.Buttons = []Button{{Label: "Mint your POAP", URL: res.URL}}
+	}
+	return reply
+}
+
+// txText names the mint's transaction, when known.
+func txText(l core.MintLink) string {
+	if l.TransactionID == "" {
+		return ""
+	}
+	return " (transaction " + codeSpan(l.TransactionID) + ")"
+}
+
+// walletText is how a member reads a wallet value: addresses in their
+// EIP-55 form, names and e-mails as they are.
+func walletText(v string) string {
+	if len(v) == 42 && strings.HasPrefix(v, "0x") {
+		return core.ChecksumAddress(v)
+	}
+	return v
+}

@@ -1,0 +1,348 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// dropOption is the drop id option of the /drop subcommands.
+var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description: "the drop's id (see /drop list)"}
+
+func (b *Bot) dropCommands() []*Command {
+	return []*Command{
+		{
+			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops,
+			Options: []Option{
+				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
+				{Name: "edit_code", Type: String, Required: true, Description: "the drop's 6-digit edit code"},
+				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint"},
+					Description: "auto: mint to a linked wallet, else a link (default); link; mint"},
+				{Name: "starts", Type: String, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
+				{Name: "ends", Type: String, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
+				{Name: "codeword", Type: String, Description: "a word members must give to claim"},
+				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
+			},
+			Handler: b.dropAdd,
+		},
+		{Name: "drop list", Description: "The drops set up here, with their stock", Access: ManageDrops, Handler: b.dropList},
+		{Name: "drop info", Description: "A drop's settings and stock", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropInfo},
+		{Name: "drop refresh", Description: "Re-import a drop's mint links (after a top-up is approved)", Access: ManageDrops,
+			Options: []Option{dropOption}, Handler: b.dropRefresh},
+		{Name: "drop topup", Description: "Ask POAP for more mint links", Access: ManageDrops,
+			Options: []Option{dropOption, {Name: "count", Type: Integer, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
+			Handler: b.dropTopUp},
+		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
+			Options: []Option{dropOption}, Handler: b.dropExport},
+		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropRemove},
+	}
+}
+
+// place is the request's place as the core knows places.
+func place(req *Request) core.Place {
+	return core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
+}
+
+// dropAdd registers a drop. The edit code goes to the core as a Secret and
+// appears in no reply nor log line.
+func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
+	opts, err := addDropOptions(req)
+	if err != nil {
+		return Reply{}, err
+	}
+	st, err := b.svc.AddDrop(ctx, member(req), place(req), opts)
+	if err != nil {
+		return Reply{}, err
+	}
+	d := st.Drop
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
+	s.WriteString(stockLine(st.Stock) + "\n")
+	s.WriteString(settingsText(req, d))
+	if st.Stock.Available == 0 {
+		fmt.Fprintf(&s, "\nIt has no mint links to hand out yet: ask POAP for some with %s.", codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)))
+	} else {
+		fmt.Fprintf(&s, "\nMembers claim with %s.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
+	}
+	return Reply{Text: s.String(), Personal: true, Image: d.ImageURL}, nil
+}
+
+// addDropOptions reads the options of /drop add.
+func addDropOptions(req *Request) (core.AddDropOptions, error) {
+	event, err := requiredID(req, "event")
+	if err != nil {
+		return core.AddDropOptions{}, err
+	}
+	code := strings.TrimSpace(req.String("edit_code"))
+	if code == "" {
+		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
+	}
+	opts := core.AddDropOptions{
+		EventID: event, EditCode: core.Secret(code), Codeword: req.String("codeword"),
+		RequiredRole: roleID(req.String("required_role")),
+	}
+	switch d := strings.ToLower(strings.TrimSpace(req.String("delivery"))); d {
+	case "", "auto", "link", "mint":
+		opts.Delivery = core.Delivery(d)
+	default:
+		return core.AddDropOptions{}, &OptionError{Option: "delivery", Reason: "must be auto, link or mint"}
+	}
+	if opts.Starts, err = timeOption(req, "starts"); err != nil {
+		return core.AddDropOptions{}, err
+	}
+	if opts.Ends, err = timeOption(req, "ends"); err != nil {
+		return core.AddDropOptions{}, err
+	}
+	return opts, nil
+}
+
+// roleID reads a role as typed: an id, or a Discord mention <@&id>.
+func roleID(s string) string {
+	s = strings.TrimSpace(s)
+	if id, ok := strings.CutPrefix(s, "<@&"); ok {
+		return strings.TrimSuffix(id, ">")
+	}
+	return s
+}
+
+// timeLayouts are the ways starts and ends may be written; those without a
+// zone are UTC.
+var timeLayouts = []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"}
+
+// timeOption reads a time option, or nil when it was not given.
+func timeOption(req *Request, name string) (*time.Time, error) {
+	s := strings.TrimSpace(req.String(name))
+	if s == "" {
+		return nil, nil
+	}
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			t = t.UTC()
+			return &t, nil
+		}
+	}
+	return nil, &OptionError{Option: name, Reason: "must be a date and time in UTC like 2026-12-01 18:00, or with its zone like 2026-12-01T18:00:00+01:00"}
+}
+
+// requiredID reads a required drop id option.
+func requiredID(req *Request, name string) (int64, error) {
+	id, ok, err := req.Int(name)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, &OptionError{Option: name, Reason: "is required: give the drop's id, a number"}
+	case id <= 0:
+		return 0, &OptionError{Option: name, Reason: "must be a drop id, a number above 0"}
+	}
+	return id, nil
+}
+
+// dropList lists the place's drops with their stock.
+func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
+	drops, err := b.svc.ListDrops(ctx, place(req))
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(drops) == 0 {
+		return Reply{Personal: true, Text: "No drops are set up here yet. Add one with " + codeSpan("/drop add <event> <edit_code>") + "."}, nil
+	}
+	var s strings.Builder
+	s.WriteString("**Drops here**\n")
+	for _, st := range drops {
+		fmt.Fprintf(&s, "• %s — %s delivery · %d of %d left · %d handed out · %d minted\n",
+			dropTitle(st.Drop), st.Drop.Delivery, st.Stock.Available, st.Stock.Total, st.Stock.HandedOut, st.Stock.Minted)
+	}
+	s.WriteString("Details: " + codeSpan("/drop info <drop>") + ".")
+	return Reply{Personal: true, Text: s.String()}, nil
+}
+
+// dropInfo shows a drop's settings and stock.
+func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
+	id, err := requiredID(req, "drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	st, err := b.svc.DropInfo(ctx, place(req), id)
+	if err != nil {
+		return Reply{}, err
+	}
+	d := st.Drop
+	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(req, d)
+	if d.RemovedAt != nil {
+		text += "\nStopped on " + when(*d.RemovedAt) + ": no more links are handed out."
+	}
+	return Reply{Personal: true, Text: text, Image: d.ImageURL}, nil
+}
+
+// stockLine counts a drop's links by state.
+func stockLine(s core.Stock) string {
+	line := fmt.Sprintf("Mint links: %d in total · %d available · %d handed out · %d minted · %d claimed elsewhere",
+		s.Total, s.Available, s.HandedOut, s.Minted, s.ClaimedElsewhere)
+	if s.Minting > 0 {
+		line += fmt.Sprintf(" · %d being minted", s.Minting)
+	}
+	return line
+}
+
+// settingsText says how a drop is delivered, when and to whom.
+func settingsText(req *Request, d core.Drop) string {
+	var s strings.Builder
+	s.WriteString("Delivery: " + deliveryText(d.Delivery) + "\n")
+	switch {
+	case d.Starts != nil && d.Ends != nil:
+		s.WriteString("Claims: from " + when(*d.Starts) + " until " + when(*d.Ends) + ".")
+	case d.Starts != nil:
+		s.WriteString("Claims: from " + when(*d.Starts) + ".")
+	case d.Ends != nil:
+		s.WriteString("Claims: open until " + when(*d.Ends) + ".")
+	default:
+		s.WriteString("Claims: open.")
+	}
+	if !d.ExpiresAt.IsZero() {
+		s.WriteString(" POAP stops minting it on " + when(d.ExpiresAt) + ".")
+	}
+	if d.Codeword != "" {
+		s.WriteString("\nCodeword: required (" + codeSpan(d.Codeword) + ").")
+	}
+	if d.RequiredRole != "" {
+		s.WriteString("\nOnly for members with " + roleText(req, d.RequiredRole) + ".")
+	}
+	return s.String()
+}
+
+func deliveryText(d core.Delivery) string {
+	switch d {
+	case core.DeliveryLink:
+		return "link — each member gets their own mint link"
+	case core.DeliveryMint:
+		return "mint — minted straight to each member's primary wallet"
+	}
+	return "auto — minted to the member's primary wallet when one is linked, else their own mint link"
+}
+
+// roleText names a required role the way the platform shows it.
+func roleText(req *Request, role string) string {
+	if req.Platform == core.Discord {
+		return "the role <@&" + role + ">"
+	}
+	return "the role or group " + codeSpan(role)
+}
+
+// dropTitle names a drop: its name and id.
+func dropTitle(d core.Drop) string {
+	name := d.Name
+	if name == "" {
+		name = "Drop"
+	}
+	return fmt.Sprintf("**%s** (drop %s)", strings.ReplaceAll(name, "*", ""), codeSpan(strconv.FormatInt(d.EventID, 10)))
+}
+
+// when writes an instant as members read it: 2026-12-01 at 18:00 UTC.
+func when(t time.Time) string { return t.UTC().Format("2006-01-02 at 15:04") + " UTC" }
+
+// dropRefresh re-imports a drop's links.
+func (b *Bot) dropRefresh(ctx context.Context, req *Request) (Reply, error) {
+	id, err := requiredID(req, "drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	r, err := b.svc.RefreshDrop(ctx, member(req), place(req), id)
+	if err != nil {
+		return Reply{}, err
+	}
+	text := fmt.Sprintf("Imported %s for %s", plural(r.Added, "new mint link"), dropTitle(r.Drop))
+	if r.Marked > 0 {
+		text += fmt.Sprintf("; %s turned out claimed elsewhere and were set aside", plural(r.Marked, "link"))
+	}
+	text += ".\n" + stockLine(r.Stock)
+	return Reply{Personal: true, Text: text}, nil
+}
+
+// dropTopUp asks POAP for more links.
+func (b *Bot) dropTopUp(ctx context.Context, req *Request) (Reply, error) {
+	id, err := requiredID(req, "drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	count, given, err := req.Int("count")
+	if err != nil {
+		return Reply{}, err
+	}
+	if given && (count < 1 || count > core.MaxTopUp) {
+		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be between 1 and %d", core.MaxTopUp)}
+	}
+	d, n, err := b.svc.TopUp(ctx, member(req), place(req), id, int(count))
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Personal: true, Text: fmt.Sprintf("Asked POAP for %s for %s. POAP reviews each request, which can take a day; "+
+		"once it is approved, run %s to import them.", plural(n, "more mint link"), dropTitle(d), codeSpan(fmt.Sprintf("/drop refresh %d", d.EventID)))}, nil
+}
+
+// dropExport sends the CSV of the links handed out.
+func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
+	id, err := requiredID(req, "drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	d, rows, err := b.svc.Export(ctx, member(req), place(req), id)
+	if err != nil {
+		return Reply{}, err
+	}
+	data, err := exportCSV(b.svc, rows)
+	if err != nil {
+		return Reply{}, err
+	}
+	file := &File{Name: fmt.Sprintf("drop-%d-links.csv", d.EventID), ContentType: "text/csv", Data: data}
+	text := fmt.Sprintf("Export of %s: %s that left the pool (handed out, minted or claimed elsewhere). "+
+		"Members appear by a pseudonymous id, never their account.", dropTitle(d), plural(len(rows), "link"))
+	return Reply{Personal: true, Text: text, File: file}, nil
+}
+
+// exportCSV writes the export: link, member, wallet, state, time (RFC 3339,
+// UTC).
+func exportCSV(svc *core.Service, rows []core.ExportRow) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	records := [][]string{{"link", "member", "wallet", "state", "time"}}
+	for _, r := range rows {
+		at := ""
+		if !r.At.IsZero() {
+			at = r.At.UTC().Format(time.RFC3339)
+		}
+		records = append(records, []string{svc.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
+	}
+	if err := w.WriteAll(records); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// cell keeps a value from being read as a formula by a spreadsheet (an
+// e-mail may start with "+" or "="), with a leading apostrophe.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// dropRemove stops a drop.
+func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
+	id, err := requiredID(req, "drop")
+	if err != nil {
+		return Reply{}, err
+	}
+	d, err := b.svc.RemoveDrop(ctx, member(req), place(req), id)
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Personal: true, Text: fmt.Sprintf("Stopped %s: no more links are handed out. Links already given out stay valid at POAP.", dropTitle(d))}, nil
+}

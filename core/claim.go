@@ -1,0 +1,207 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ClaimOptions are what /claim was given.
+type ClaimOptions struct {
+	// EventID names the drop; zero means the one drop of the place open
+	// for claims.
+	EventID int64
+	// Codeword is what the member typed, if the drop has one.
+	Codeword string
+	// MemberRoles are the member's role ids (Discord) or the ids of the
+	// groups they belong to (Telegram), for drops that require one.
+	MemberRoles []string
+}
+
+// ClaimResult is what a claim gave the member.
+type ClaimResult struct {
+	Drop Drop
+	Link MintLink
+	// URL is the mint link's address; it is shown only when the member
+	// mints it themselves (not Minted nor Pending).
+	URL string
+	// Wallet is where a direct mint went.
+	Wallet string
+	// Minted: the POAP was minted to Wallet. Pending: the mint was sent
+	// and is not confirmed yet.
+	Minted  bool
+	Pending bool
+	// Again: the member had claimed the drop before and this claim added
+	// nothing: the same link, the same mint, or the same pending mint.
+	Again bool
+	// LowStock: this claim took the drop's stock below its low mark, for
+	// the first time; moderators are to be told.
+	LowStock bool
+}
+
+// Claim gives the member the drop's POAP: their one mint link, or a direct
+// mint to their primary wallet, as the drop's delivery says. It checks, in
+// order, that the drop exists here and is not removed, that its claim window
+// is open, the codeword and the required role. A member who claims again gets
+// the same link (or the same mint) back. A direct mint is recorded before it
+// is sent and never sent twice for a link without reading the link's claim
+// status in between; a link that turns out claimed elsewhere is set aside and
+// the next one is used.
+//
+// Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
+// ErrClaimNotStarted, ErrClaimEnded (or ErrDropExpired), ErrWrongCodeword,
+// ErrMissingRole, ErrNoLinksLeft, ErrWalletClaimed, ErrWalletHoldsDrop,
+// ErrLinkUsed, ErrNotLinked (a mint-only drop and no wallet), and
+// ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
+// EventID is zero and not exactly one drop is open. The issuer's
+// ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
+func (s *Service) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (ClaimResult, error) {
+	if _, _, err := s.dropDeps(); err != nil {
+		return ClaimResult{}, err
+	}
+	tenant, user, err := s.upsertPlace(ctx, p, m)
+	if err != nil {
+		return ClaimResult{}, wrap("claim", err)
+	}
+	d, err := s.claimedDrop(ctx, tenant, opts.EventID)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	if err := s.mayClaim(d, opts); err != nil {
+		return ClaimResult{}, err
+	}
+	wallet := ""
+	if d.Delivery != DeliveryLink {
+		if wallet, err = s.primaryWallet(ctx, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
+			return ClaimResult{}, wrap("claim", err)
+		}
+	}
+	var res ClaimResult
+	switch {
+	case wallet != "":
+		res, err = s.claimMint(ctx, d, user, wallet)
+	case d.Delivery == DeliveryMint:
+		return ClaimResult{}, dropError(d, ErrNotLinked)
+	default:
+		res, err = s.claimLink(ctx, d, user)
+	}
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	if !res.Again {
+		res.LowStock = s.noteStock(ctx, d)
+	}
+	return res, nil
+}
+
+// claimedDrop returns the drop eventID of the tenant, or its one drop open
+// for claims when eventID is zero.
+func (s *Service) claimedDrop(ctx context.Context, tenant Tenant, eventID int64) (Drop, error) {
+	if eventID == 0 {
+		return s.openDrop(ctx, tenant)
+	}
+	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
+	case err != nil:
+		return Drop{}, wrap("claim", err)
+	case d.RemovedAt != nil:
+		return Drop{}, dropError(d, ErrDropRemoved)
+	}
+	return d, nil
+}
+
+// openDrop returns the tenant's one drop whose claim window has not ended,
+// or a *ChoiceError. When several are not open yet or ended and none is
+// open, the one that opens first counts, so the member learns when.
+func (s *Service) openDrop(ctx context.Context, tenant Tenant) (Drop, error) {
+	drops, err := s.drops.Drops(ctx, tenant.ID)
+	if err != nil {
+		return Drop{}, wrap("claim", err)
+	}
+	now := s.clock.Now()
+	var open, upcoming []Drop
+	for _, d := range drops {
+		switch window(d, now) {
+		case nil:
+			open = append(open, d)
+		case ErrClaimNotStarted:
+			upcoming = append(upcoming, d)
+		}
+	}
+	switch {
+	case len(open) == 1:
+		return open[0], nil
+	case len(open) == 0 && len(upcoming) == 1:
+		return upcoming[0], nil
+	}
+	return Drop{}, &ChoiceError{Open: open}
+}
+
+// window says whether d's claim window is open at now: nil, or
+// ErrClaimNotStarted, ErrClaimEnded or ErrDropExpired.
+func window(d Drop, now time.Time) error {
+	switch {
+	case d.Starts != nil && now.Before(*d.Starts):
+		return ErrClaimNotStarted
+	case d.Ends != nil && !now.Before(*d.Ends):
+		return ErrClaimEnded
+	case !d.ExpiresAt.IsZero() && !now.Before(d.ExpiresAt):
+		return ErrDropExpired
+	}
+	return nil
+}
+
+// mayClaim checks the window, the codeword and the role, in that order.
+func (s *Service) mayClaim(d Drop, opts ClaimOptions) error {
+	if err := window(d, s.clock.Now()); err != nil {
+		return dropError(d, err)
+	}
+	if d.Codeword != "" && !strings.EqualFold(strings.TrimSpace(opts.Codeword), d.Codeword) {
+		return dropError(d, ErrWrongCodeword)
+	}
+	if d.RequiredRole != "" && !slices.Contains(opts.MemberRoles, d.RequiredRole) {
+		return dropError(d, ErrMissingRole)
+	}
+	return nil
+}
+
+// claimLink hands out the member's mint link.
+func (s *Service) claimLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	link, again, err := s.drops.ClaimLink(ctx, d.ID, user.ID, "", s.clock.Now())
+	if err != nil {
+		return ClaimResult{}, s.claimError(d, "", err)
+	}
+	if !again {
+		s.audit(ctx, d.TenantID, user.ID, AuditLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
+	}
+	return s.linkResult(d, link, again), nil
+}
+
+// linkResult is the answer for a link the member mints themselves, or for
+// a mint done before.
+func (s *Service) linkResult(d Drop, link MintLink, again bool) ClaimResult {
+	res := ClaimResult{Drop: d, Link: link, Again: again, Wallet: link.Wallet}
+	switch link.State {
+	case LinkMinted:
+		res.Minted = true
+	case LinkMinting:
+		res.Pending = true
+	default:
+		res.URL = s.MintURL(link.QRHash)
+	}
+	return res
+}
+
+// claimError wraps a ClaimLink error in a *DropError when it is one of the
+// refusals, else adds the operation.
+func (s *Service) claimError(d Drop, wallet string, err error) error {
+	if errors.Is(err, ErrNoLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
+		return &DropError{Drop: d, Wallet: wallet, Err: err}
+	}
+	return wrap("claim", err)
+}

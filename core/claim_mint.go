@@ -1,0 +1,253 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// maxMintLinks bounds how many links one claim goes through when links turn
+// out claimed elsewhere (or another press of the member's got there first).
+const maxMintLinks = 5
+
+// MintGrace is how long a mint recorded as under way is left alone by a
+// member's next claim: long enough for the mint request and the status read
+// that follows a failure. After it, the next claim reads the link's status
+// and settles the mint.
+const MintGrace = 2 * time.Minute
+
+// settleTimeout bounds the bookkeeping after a mint was sent, which goes on
+// even when the member's command runs out of time: the outcome must be
+// recorded or reconciled, never lost.
+const settleTimeout = 20 * time.Second
+
+// mintOutcome is what became of a mint.
+type mintOutcome int
+
+const (
+	// mintDone: the POAP is the member's wallet's.
+	mintDone mintOutcome = iota
+	// mintPending: sent, outcome unknown; the link stays minting.
+	mintPending
+	// mintElsewhere: the link was used outside the bot; take the next.
+	mintElsewhere
+	// mintNotDone: the link is unclaimed; it is back with the member.
+	mintNotDone
+	// mintRetry: the link changed under us; claim it again.
+	mintRetry
+)
+
+// claimMint mints the drop to wallet through the member's link.
+func (s *Service) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
+	for range maxMintLinks {
+		link, again, err := s.drops.ClaimLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
+		if err != nil {
+			return ClaimResult{}, s.claimError(d, wallet, err)
+		}
+		if !again {
+			s.audit(ctx, d.TenantID, user.ID, AuditLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
+		}
+		if again && link.State == LinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
+			// The member was given this link to mint themselves before
+			// they linked a wallet; it is theirs, as it was.
+			return s.linkResult(d, link, true), nil
+		}
+		var out mintOutcome
+		switch link.State {
+		case LinkMinted:
+			return s.linkResult(d, link, again), nil
+		case LinkClaimedElsewhere:
+			// The store kept the used link as the member's rather than
+			// handing out the next one.
+			return ClaimResult{}, dropError(d, ErrLinkUsed)
+		case LinkMinting:
+			out, err = s.settleUnderWay(ctx, d, &link, wallet)
+		default:
+			out, err = s.sendMint(ctx, d, &link, wallet)
+		}
+		if err != nil {
+			return ClaimResult{}, err
+		}
+		res := ClaimResult{Drop: d, Link: link, Wallet: wallet}
+		switch out {
+		case mintDone:
+			res.Minted = true
+			return res, nil
+		case mintPending:
+			res.Pending, res.Again = true, again
+			return res, nil
+		}
+	}
+	s.log.Warn("claim gave up: links claimed elsewhere or changed meanwhile", "event", d.EventID, "tries", maxMintLinks)
+	return ClaimResult{}, dropError(d, fmt.Errorf("%d links in a row were claimed elsewhere or changed: %w", maxMintLinks, ErrIssuerUnavailable))
+}
+
+// sendMint records the mint, sends it, and records its outcome; an outcome
+// the answer does not tell is read from the link's claim status.
+func (s *Service) sendMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	begun, err := s.drops.BeginMint(ctx, link.ID, wallet, s.clock.Now())
+	switch {
+	case errors.Is(err, ErrWalletClaimed):
+		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletClaimed}
+	case errors.Is(err, ErrConflict):
+		// Another claim of the member's changed the link meanwhile.
+		return mintRetry, nil
+	}
+	if err != nil {
+		return 0, wrap("claim", err)
+	}
+	*link = begun
+	tx, err := s.dropIssuer.Mint(ctx, link.QRHash, wallet)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	switch {
+	case err == nil:
+		s.finish(ctx, d, link, LinkMinted, tx)
+		return mintDone, nil
+	case errors.Is(err, ErrWalletHoldsDrop):
+		s.finish(ctx, d, link, LinkHandedOut, "")
+		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletHoldsDrop}
+	case errors.Is(err, ErrLinkExpired):
+		s.finish(ctx, d, link, LinkHandedOut, "")
+		return 0, dropError(d, ErrDropExpired)
+	case errors.Is(err, ErrInvalidWallet), errors.Is(err, ErrIssuerRejected):
+		s.finish(ctx, d, link, LinkHandedOut, "")
+		return 0, wrap("claim", err)
+	}
+	// A timeout, a lost answer, a 5xx, "already claimed": the mint may
+	// have happened; only the link's status tells.
+	s.log.Warn("mint outcome unknown, reading the link's status", "event", d.EventID, "link", link.ID, "err", err)
+	out, err2 := s.settle(ctx, d, link, wallet)
+	if out == mintNotDone && err2 == nil {
+		err2 = dropError(d, fmt.Errorf("the mint did not go through (%w): %w", err, ErrIssuerUnavailable))
+	}
+	return out, err2
+}
+
+// settleUnderWay handles a link the member's earlier claim left minting.
+// Within MintGrace that claim may still be running, so nothing is sent: the
+// status may only confirm the mint. After it, the mint is settled from the
+// status, and sent afresh when the link is still unclaimed.
+func (s *Service) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	if s.clock.Now().Sub(link.UpdatedAt) < MintGrace {
+		st, err := s.dropIssuer.ClaimStatus(ctx, link.QRHash)
+		if err == nil && st.ClaimedBy(mintWallet(*link, wallet)) {
+			s.finish(ctx, d, link, LinkMinted, "")
+			return mintDone, nil
+		}
+		return mintPending, nil
+	}
+	out, err := s.settle(ctx, d, link, mintWallet(*link, wallet))
+	if out == mintNotDone && err == nil {
+		return s.sendMint(ctx, d, link, wallet)
+	}
+	return out, err
+}
+
+// mintWallet is the wallet the link's mint went to: the recorded one, else
+// wallet.
+func mintWallet(link MintLink, wallet string) string {
+	if link.Wallet != "" {
+		return link.Wallet
+	}
+	return wallet
+}
+
+// settle reads the link's claim status and records what it says. When the
+// status cannot be read, the link stays minting (mintPending).
+func (s *Service) settle(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	st, err := s.dropIssuer.ClaimStatus(ctx, link.QRHash)
+	if err != nil {
+		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
+		s.audit(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
+		return mintPending, nil
+	}
+	switch {
+	case st.ClaimedBy(wallet):
+		s.finish(ctx, d, link, LinkMinted, "")
+		return mintDone, nil
+	case st.Claimed:
+		s.finish(ctx, d, link, LinkClaimedElsewhere, "")
+		return mintElsewhere, nil
+	case !st.Active:
+		s.finish(ctx, d, link, LinkHandedOut, "")
+		return mintNotDone, dropError(d, ErrDropExpired)
+	}
+	s.finish(ctx, d, link, LinkHandedOut, "")
+	return mintNotDone, nil
+}
+
+// finish records the outcome of the link's mint, on link too, and audits
+// it. A failure to record is logged: the link stays minting, and
+// ReconcileMints or the member's next claim settles it from the status.
+func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state LinkState, tx string) {
+	if err := s.drops.FinishMint(ctx, link.ID, state, tx, s.clock.Now()); err != nil {
+		s.log.Error("mint outcome not recorded", "event", d.EventID, "link", link.ID, "state", state, "err", err)
+		return
+	}
+	link.State = state
+	if tx != "" {
+		link.TransactionID = tx
+	}
+	action := map[LinkState]string{LinkMinted: AuditMinted, LinkClaimedElsewhere: AuditClaimedElsewhere}[state]
+	if action == "" {
+		action = AuditMintFailed
+	}
+	detail := linkRef(d, *link)
+	if tx != "" {
+		detail += ", transaction " + tx
+	}
+	s.audit(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
+}
+
+// ReconcileMints settles the mints left under way by a crash or a lost
+// answer: for each link still minting it reads the claim status and records
+// minted, claimed elsewhere, or back with the member (who may claim again;
+// nothing is sent here). Call it at start-up and on a schedule. It returns
+// how many links it settled, and the failures joined; links whose status
+// cannot be read stay minting for the next run.
+func (s *Service) ReconcileMints(ctx context.Context) (int, error) {
+	if _, _, err := s.dropDeps(); err != nil {
+		return 0, err
+	}
+	links, err := s.drops.PendingMints(ctx)
+	if err != nil {
+		return 0, wrap("reconcile mints", err)
+	}
+	settled := 0
+	var errs []error
+	for _, link := range links {
+		if ctx.Err() != nil {
+			return settled, errors.Join(append(errs, ctx.Err())...)
+		}
+		out, err := s.settle(ctx, Drop{ID: link.DropID}, &link, link.Wallet)
+		if err != nil && !errors.Is(err, ErrClaimEnded) {
+			errs = append(errs, err)
+		}
+		if out != mintPending {
+			settled++
+		}
+	}
+	if settled > 0 {
+		s.log.Info("interrupted mints reconciled", "settled", settled, "left", len(links)-settled)
+	}
+	return settled, errors.Join(errs...)
+}
+
+// ptrValue returns *p, or zero for nil.
+func ptrValue(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// linkRef names a link in the audit log: by the drop's event id (or its
+// own id when the event id is not at hand) and the link's number.
+func linkRef(d Drop, link MintLink) string {
+	if d.EventID == 0 {
+		return fmt.Sprintf("drop #%d, link #%d", link.DropID, link.ID)
+	}
+	return fmt.Sprintf("event %d, link #%d", d.EventID, link.ID)
+}

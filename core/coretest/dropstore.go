@@ -1,0 +1,227 @@
+package coretest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// MemStore is an in-memory core.Store, core.DropStore, core.DropLister and
+// core.LowStockStore for tests of drops and claims, with the atomicity the
+// contract asks for: every method holds one lock. A link claimed elsewhere
+// during a mint is no longer its member's, who can be given the next one.
+// It keeps the audit log for inspection.
+type MemStore struct {
+	mu      sync.Mutex
+	tenants []core.Tenant
+	users   []core.User
+	wallets []core.Wallet
+	drops   []core.Drop
+	links   []core.MintLink
+	audit   []core.AuditEntry
+	// lowTold holds the drops whose low stock was noted since links were
+	// last imported.
+	lowTold map[int64]bool
+}
+
+var (
+	_ core.Store         = (*MemStore)(nil)
+	_ core.DropStore     = (*MemStore)(nil)
+	_ core.DropLister    = (*MemStore)(nil)
+	_ core.LowStockStore = (*MemStore)(nil)
+)
+
+// NewMemStore returns an empty MemStore.
+func NewMemStore() *MemStore { return &MemStore{lowTold: map[int64]bool{}} }
+
+// UpsertTenant creates the tenant or refreshes its name.
+func (s *MemStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, old := range s.tenants {
+		if old.Platform == t.Platform && old.ExternalID == t.ExternalID {
+			if t.Name != "" {
+				s.tenants[i].Name = t.Name
+			}
+			return s.tenants[i], nil
+		}
+	}
+	t.ID = int64(len(s.tenants) + 1)
+	s.tenants = append(s.tenants, t)
+	return t, nil
+}
+
+// UpsertUser creates the user or refreshes its name.
+func (s *MemStore) UpsertUser(_ context.Context, u core.User) (core.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, old := range s.users {
+		if old.Platform == u.Platform && old.ExternalID == u.ExternalID {
+			if u.Name != "" {
+				s.users[i].Name = u.Name
+			}
+			return s.users[i], nil
+		}
+	}
+	u.ID = int64(len(s.users) + 1)
+	s.users = append(s.users, u)
+	return u, nil
+}
+
+// FindUser returns the user with that platform id, or core.ErrNotFound.
+func (s *MemStore) FindUser(_ context.Context, p core.Platform, externalID string) (core.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if u.Platform == p && u.ExternalID == externalID {
+			return u, nil
+		}
+	}
+	return core.User{}, core.ErrNotFound
+}
+
+// FindUserByName returns the user with that name, or core.ErrNotFound.
+func (s *MemStore) FindUserByName(_ context.Context, p core.Platform, name string) (core.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if u.Platform == p && strings.EqualFold(u.Name, name) {
+			return u, nil
+		}
+	}
+	return core.User{}, core.ErrNotFound
+}
+
+// AddWallet links a wallet; the user's first becomes primary.
+func (s *MemStore) AddWallet(_ context.Context, w core.Wallet) (core.Wallet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w.Primary = !slices.ContainsFunc(s.wallets, func(o core.Wallet) bool { return o.UserID == w.UserID })
+	w.ID = int64(len(s.wallets) + 1)
+	s.wallets = append(s.wallets, w)
+	return w, nil
+}
+
+// Wallets lists the user's wallets, primary first.
+func (s *MemStore) Wallets(_ context.Context, userID int64) ([]core.Wallet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.Wallet
+	for _, w := range s.wallets {
+		if w.UserID == userID {
+			out = append(out, w)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b core.Wallet) int {
+		switch {
+		case a.Primary == b.Primary:
+			return 0
+		case a.Primary:
+			return -1
+		}
+		return 1
+	})
+	return out, nil
+}
+
+// Audit appends to the audit log.
+func (s *MemStore) Audit(_ context.Context, e core.AuditEntry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.ID = int64(len(s.audit) + 1)
+	s.audit = append(s.audit, e)
+	return nil
+}
+
+// AuditLog returns a copy of the audit log.
+func (s *MemStore) AuditLog() []core.AuditEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.audit)
+}
+
+// Links returns a copy of the drop's links, in import order.
+func (s *MemStore) Links(dropID int64) []core.MintLink {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.MintLink
+	for _, l := range s.links {
+		if l.DropID == dropID {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// AddDrop registers d with its links; core.ErrConflict when the tenant has
+// the event and it is not removed.
+func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.ImportedLink) (core.Drop, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, old := range s.drops {
+		if old.TenantID == d.TenantID && old.EventID == d.EventID && old.RemovedAt == nil {
+			return core.Drop{}, core.ErrConflict
+		}
+	}
+	d.ID = int64(len(s.drops) + 1)
+	s.drops = append(s.drops, d)
+	s.importLocked(d.ID, links, d.CreatedAt)
+	return d, nil
+}
+
+// DropByEvent returns the tenant's drop of eventID that is not removed.
+func (s *MemStore) DropByEvent(_ context.Context, tenantID, eventID int64) (core.Drop, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.drops {
+		if d.TenantID == tenantID && d.EventID == eventID && d.RemovedAt == nil {
+			return d, nil
+		}
+	}
+	return core.Drop{}, core.ErrNotFound
+}
+
+// Drops lists the tenant's drops that are not removed.
+func (s *MemStore) Drops(_ context.Context, tenantID int64) ([]core.Drop, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.Drop
+	for _, d := range s.drops {
+		if d.TenantID == tenantID && d.RemovedAt == nil {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// AllDrops lists every drop that is not removed.
+func (s *MemStore) AllDrops(context.Context) ([]core.Drop, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.Drop
+	for _, d := range s.drops {
+		if d.RemovedAt == nil {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// RemoveDrop marks the drop removed and drops its available links.
+func (s *MemStore) RemoveDrop(_ context.Context, dropID int64, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.drop(dropID)
+	if d == nil {
+		return core.ErrNotFound
+	}
+	if d.RemovedAt == nil {
+		d.RemovedAt = &at
+	}
+	s.links = slices.DeleteFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.LinkAvailable })
+	return nil
+}

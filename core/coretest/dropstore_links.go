@@ -1,0 +1,208 @@
+package coretest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// ImportLinks adds unknown links and sets aside available ones claimed.
+func (s *MemStore) ImportLinks(_ context.Context, dropID int64, links []core.ImportedLink) (int, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	added, marked := s.importLocked(dropID, links, time.Now())
+	return added, marked, nil
+}
+
+func (s *MemStore) importLocked(dropID int64, links []core.ImportedLink, at time.Time) (added, marked int) {
+	for _, in := range links {
+		i := slices.IndexFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.QRHash == in.QRHash })
+		switch {
+		case i < 0:
+			l := core.MintLink{ID: int64(len(s.links) + 1), DropID: dropID, QRHash: in.QRHash, State: core.LinkAvailable, UpdatedAt: at}
+			if in.Claimed {
+				l.State, l.ClaimedAt = core.LinkClaimedElsewhere, &at
+			} else {
+				delete(s.lowTold, dropID)
+			}
+			s.links = append(s.links, l)
+			added++
+		case in.Claimed && s.links[i].State == core.LinkAvailable:
+			s.links[i].State, s.links[i].ClaimedAt, s.links[i].UpdatedAt = core.LinkClaimedElsewhere, &at, at
+			marked++
+		}
+	}
+	return added, marked
+}
+
+// Stock counts the drop's links by state.
+func (s *MemStore) Stock(_ context.Context, dropID int64) (core.Stock, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st core.Stock
+	for _, l := range s.links {
+		if l.DropID != dropID {
+			continue
+		}
+		st.Total++
+		switch l.State {
+		case core.LinkAvailable:
+			st.Available++
+		case core.LinkHandedOut:
+			st.HandedOut++
+		case core.LinkMinting:
+			st.Minting++
+		case core.LinkMinted:
+			st.Minted++
+		case core.LinkClaimedElsewhere:
+			st.ClaimedElsewhere++
+		}
+	}
+	return st, nil
+}
+
+// ClaimLink gives the user their link of the drop, or the next available
+// one.
+func (s *MemStore) ClaimLink(_ context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.IndexFunc(s.links, func(l core.MintLink) bool {
+		return l.DropID == dropID && l.UserID != nil && *l.UserID == userID
+	}); i >= 0 {
+		return s.links[i], true, nil
+	}
+	if wallet != "" && slices.ContainsFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && strings.EqualFold(l.Wallet, wallet) }) {
+		return core.MintLink{}, false, core.ErrWalletClaimed
+	}
+	i := slices.IndexFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.LinkAvailable })
+	if i < 0 {
+		if d := s.drop(dropID); d != nil && d.RemovedAt != nil {
+			return core.MintLink{}, false, core.ErrDropRemoved
+		}
+		return core.MintLink{}, false, core.ErrNoLinksLeft
+	}
+	l := &s.links[i]
+	uid := userID
+	l.State, l.UserID, l.Wallet, l.ClaimedAt, l.UpdatedAt = core.LinkHandedOut, &uid, wallet, &at, at
+	return *l, false, nil
+}
+
+// BeginMint sets the user's handed-out link minting to wallet.
+func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at time.Time) (core.MintLink, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.link(linkID)
+	if l == nil || l.UserID == nil || l.State != core.LinkHandedOut {
+		return core.MintLink{}, core.ErrConflict
+	}
+	if slices.ContainsFunc(s.links, func(o core.MintLink) bool {
+		return o.DropID == l.DropID && o.ID != l.ID && strings.EqualFold(o.Wallet, wallet)
+	}) {
+		return core.MintLink{}, core.ErrWalletClaimed
+	}
+	l.State, l.Wallet, l.UpdatedAt = core.LinkMinting, wallet, at
+	return *l, nil
+}
+
+// FinishMint records the mint's outcome. A link claimed elsewhere leaves
+// its member and wallet: neither got anything through it.
+func (s *MemStore) FinishMint(_ context.Context, linkID int64, state core.LinkState, tx string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.link(linkID)
+	switch {
+	case l == nil:
+		return core.ErrNotFound
+	case l.State != core.LinkMinting && l.State != state:
+		return core.ErrConflict
+	}
+	l.State, l.UpdatedAt = state, at
+	if state == core.LinkClaimedElsewhere {
+		l.UserID, l.Wallet = nil, ""
+	}
+	if tx != "" {
+		l.TransactionID = tx
+	}
+	return nil
+}
+
+// PendingMints lists the links left minting.
+func (s *MemStore) PendingMints(context.Context) ([]core.MintLink, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.MintLink
+	for _, l := range s.links {
+		if l.State == core.LinkMinting {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// ExportLinks lists the drop's links that left the pool, the member as a
+// hash of their id.
+func (s *MemStore) ExportLinks(_ context.Context, dropID int64) ([]core.ExportRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.ExportRow
+	for _, l := range s.links {
+		if l.DropID != dropID || l.State == core.LinkAvailable {
+			continue
+		}
+		row := core.ExportRow{QRHash: l.QRHash, Wallet: l.Wallet, State: l.State}
+		if l.ClaimedAt != nil {
+			row.At = *l.ClaimedAt
+		}
+		if l.UserID != nil {
+			sum := sha256.Sum256([]byte("member:" + strconv.FormatInt(*l.UserID, 10)))
+			row.Member = hex.EncodeToString(sum[:8])
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// NoteLowStock marks the drop's low stock, once per shortage.
+func (s *MemStore) NoteLowStock(_ context.Context, dropID int64, _ time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.drop(dropID)
+	if d == nil || d.RemovedAt != nil || d.LowStock <= 0 || s.lowTold[dropID] {
+		return false, nil
+	}
+	available := 0
+	for _, l := range s.links {
+		if l.DropID == dropID && l.State == core.LinkAvailable {
+			available++
+		}
+	}
+	if available >= d.LowStock {
+		return false, nil
+	}
+	s.lowTold[dropID] = true
+	return true, nil
+}
+
+func (s *MemStore) drop(id int64) *core.Drop {
+	for i := range s.drops {
+		if s.drops[i].ID == id {
+			return &s.drops[i]
+		}
+	}
+	return nil
+}
+
+func (s *MemStore) link(id int64) *core.MintLink {
+	for i := range s.links {
+		if s.links[i].ID == id {
+			return &s.links[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package storage
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/storage/storagetest"
+)
+
+// benchClaimers is how many members claim at the same moment in
+// BenchmarkClaimLink: a rush on a popular drop, each claim a separate
+// member's command.
+const benchClaimers = 16
+
+// BenchmarkClaimLink measures ClaimLink under a rush: benchClaimers
+// goroutines hand out b.N links of one drop to b.N distinct members, as
+// fast as the database allows. It reports the claims per second and the
+// 50th and 99th percentiles of one claim's latency (queueing for a
+// connection included). docs/benchmarks.md has the figures and command.
+func BenchmarkClaimLink(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		benchmarkClaimLink(b, func() string { return storagetest.SQLiteURL(b) })
+	})
+	b.Run("postgres", func(b *testing.B) {
+		base := os.Getenv(storagetest.EnvURL)
+		if base == "" {
+			b.Skip(storagetest.EnvURL + " is not set")
+		}
+		benchmarkClaimLink(b, func() string { return storagetest.PostgresURL(b, base) })
+	})
+}
+
+func benchmarkClaimLink(b *testing.B, newURL func() string) {
+	db, err := Open(b.Context(), newURL(), WithKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	dropID, users := benchDrop(b, db, b.N)
+
+	latencies := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range benchClaimers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < b.N; i = int(next.Add(1) - 1) {
+				t0 := time.Now()
+				_, again, err := db.ClaimLink(b.Context(), dropID, users[i], "", t0)
+				latencies[i] = time.Since(t0)
+				if err == nil && again {
+					err = fmt.Errorf("member %d got a link again", users[i])
+				}
+				if err != nil {
+					failed.CompareAndSwap(nil, &err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err := failed.Load(); err != nil {
+		b.Fatalf("ClaimLink() = %v", *err)
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "claims/s")
+	b.ReportMetric(ms(percentile(latencies, 0.50)), "p50-ms")
+	b.ReportMetric(ms(percentile(latencies, 0.99)), "p99-ms")
+}
+
+// benchDrop creates n members and a drop of n links, and returns the
+// drop's id and the members' ids.
+func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
+	b.Helper()
+	ctx := b.Context()
+	tn, err := db.UpsertTenant(ctx, core.Tenant{Platform: core.Discord, ExternalID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := make([]userRow, n)
+	for i := range rows {
+		rows[i] = userRow{Platform: string(core.Discord), ExternalID: fmt.Sprintf("bench-%d", i), CreatedAt: now(), UpdatedAt: now()}
+	}
+	if err := db.gorm.WithContext(ctx).CreateInBatches(rows, 1000).Error; err != nil {
+		b.Fatal(err)
+	}
+	users := make([]int64, n)
+	for i, r := range rows {
+		users[i] = r.ID
+	}
+	links := make([]core.ImportedLink, n)
+	for i := range links {
+		links[i] = core.ImportedLink{QRHash: fmt.Sprintf("bench-%d", i)}
+	}
+	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Delivery: core.DeliveryLink}
+	drop, err := db.AddDrop(ctx, d, links)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return drop.ID, users
+}
+
+// percentile returns the p-th quantile of sorted durations (nearest rank).
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(float64(len(sorted))*p)) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// ms converts d to milliseconds.
+func ms(d time.Duration) float64 {
+	return float64(d) / float64(time.Millisecond)
+}
