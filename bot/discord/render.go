@@ -1,7 +1,10 @@
 package discord
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -16,6 +19,9 @@ const (
 	maxButtonLabel   = 80
 	maxButtonsPerRow = 5
 	maxRows          = 5
+	// maxUpload is what a bot may attach to one message in a server
+	// without boosts; larger uploads fail with 413.
+	maxUpload = 10 << 20
 )
 
 // message is a bot reply rendered for Discord. Discord's Markdown covers
@@ -25,23 +31,41 @@ type message struct {
 	content    string
 	embeds     []*discordgo.MessageEmbed
 	components []discordgo.MessageComponent
+	// file is attached to the message. It is kept as data, not as a
+	// reader, because a message may be sent twice (see deliver).
+	file *bot.File
 }
 
 // render renders a reply: the text (cut to 2000 characters), the image as
-// an embed's thumbnail, the buttons in action rows.
+// an embed's thumbnail, the buttons in action rows, the file as an
+// attachment, or a note in the text when Discord would refuse its size.
 func (a *Adapter) render(r bot.Reply) message {
-	text, cut := fit(r.Text, maxContent)
+	file, note := attachment(r.File)
+	text, cut := fit(r.Text, maxContent-utf8.RuneCountInString(note))
 	if cut {
 		a.log.Warn("reply too long for Discord, cut", "chars", utf8.RuneCountInString(r.Text))
 	}
-	if strings.TrimSpace(text) == "" {
+	if note != "" {
+		a.log.Warn("file too large for Discord, not attached", "file", r.File.Name, "bytes", len(r.File.Data))
+	}
+	if strings.TrimSpace(text) == "" && note == "" {
 		text = "Done."
 	}
-	m := message{content: text, embeds: []*discordgo.MessageEmbed{}, components: a.components(r.Buttons)}
+	m := message{content: strings.TrimSpace(text + note), embeds: []*discordgo.MessageEmbed{}, components: a.components(r.Buttons), file: file}
 	if r.Image != "" {
 		m.embeds = append(m.embeds, &discordgo.MessageEmbed{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: r.Image}})
 	}
 	return m
+}
+
+// attachment returns the file to attach, or, when it is larger than
+// Discord accepts, nil and a note saying so for the text.
+func attachment(f *bot.File) (*bot.File, string) {
+	if f == nil || len(f.Data) <= maxUpload {
+		return f, ""
+	}
+	return nil, fmt.Sprintf("\n\nThe file %s is %.1f MiB, more than the %d MiB Discord lets a bot attach, so it is not attached here.",
+		path.Base(f.Name), float64(len(f.Data))/(1<<20), maxUpload>>20)
 }
 
 // fit cuts text to limit characters at a line break when it can, marks the
@@ -124,10 +148,19 @@ func noMentions() *discordgo.MessageAllowedMentions {
 	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
 }
 
+// files returns the attachment with a fresh reader, nil when there is
+// none: with files, discordgo sends a multipart body.
+func (m message) files() []*discordgo.File {
+	if m.file == nil {
+		return nil
+	}
+	return []*discordgo.File{{Name: path.Base(m.file.Name), ContentType: m.file.ContentType, Reader: bytes.NewReader(m.file.Data)}}
+}
+
 // response is the message as an interaction callback's data.
 func (m message) response(personal bool) *discordgo.InteractionResponseData {
 	return &discordgo.InteractionResponseData{
-		Content: m.content, Embeds: m.embeds, Components: m.components,
+		Content: m.content, Embeds: m.embeds, Components: m.components, Files: m.files(),
 		Flags: flags(personal), AllowedMentions: noMentions(),
 	}
 }
@@ -135,13 +168,15 @@ func (m message) response(personal bool) *discordgo.InteractionResponseData {
 // edit is the message as an edit of the original response.
 func (m message) edit() *discordgo.WebhookEdit {
 	content, embeds, components := m.content, m.embeds, m.components
-	return &discordgo.WebhookEdit{Content: &content, Embeds: &embeds, Components: &components, AllowedMentions: noMentions()}
+	return &discordgo.WebhookEdit{
+		Content: &content, Embeds: &embeds, Components: &components, Files: m.files(), AllowedMentions: noMentions(),
+	}
 }
 
 // followup is the message as a follow-up.
 func (m message) followup(personal bool) *discordgo.WebhookParams {
 	return &discordgo.WebhookParams{
-		Content: m.content, Embeds: m.embeds, Components: m.components,
+		Content: m.content, Embeds: m.embeds, Components: m.components, Files: m.files(),
 		Flags: flags(personal), AllowedMentions: noMentions(),
 	}
 }

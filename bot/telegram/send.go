@@ -23,9 +23,13 @@ const (
 )
 
 // sendReply sends a reply to chatID: its text in as many messages as it
-// needs, the image as the link preview, the buttons under the last one.
+// needs, the image as the link preview, the buttons under the last one,
+// and its file as a document (see sendWithFile).
 // See https://core.telegram.org/bots/api#sendmessage.
 func (a *Adapter) sendReply(ctx context.Context, chatID int64, r bot.Reply) error {
+	if r.File != nil {
+		return a.sendWithFile(ctx, chatID, r)
+	}
 	if strings.TrimSpace(r.Text) == "" {
 		return nil // Telegram refuses empty messages; no reply is meant
 	}

@@ -42,7 +42,8 @@ type Response struct {
 	Content string
 	Buttons []Button
 	Embeds  []*discordgo.MessageEmbed
-	Files   []string
+	// Files are the files attached, as uploaded.
+	Files []File
 	// Status is the HTTP status the fake answered with.
 	Status int
 	// Sent is when the fake dispatched the interaction, At when it
@@ -67,7 +68,8 @@ type Message struct {
 	Loading bool
 	Buttons []Button
 	Embeds  []*discordgo.MessageEmbed
-	Files   []string
+	// Files are the message's attachments.
+	Files   []File
 	deleted bool
 }
 
@@ -121,7 +123,7 @@ func flatten(cs []component) []Button {
 }
 
 // apply changes the fields the body sets.
-func (m *Message) apply(b *messageBody, files []string) {
+func (m *Message) apply(b *messageBody, files []File) {
 	if b.Content != nil {
 		m.Content = *b.Content
 	}
@@ -138,7 +140,7 @@ func (m *Message) apply(b *messageBody, files []string) {
 }
 
 // response records a call with the body's content.
-func (it *Interaction) record(kind Kind, flags discordgo.MessageFlags, b *messageBody, files []string, status int) *Response {
+func (it *Interaction) record(kind Kind, flags discordgo.MessageFlags, b *messageBody, files []File, status int) *Response {
 	r := Response{Kind: kind, Flags: flags, Files: files, Status: status, Sent: it.Sent, At: time.Now()}
 	if b != nil {
 		m := Message{}
@@ -151,7 +153,7 @@ func (it *Interaction) record(kind Kind, flags discordgo.MessageFlags, b *messag
 
 // acknowledge applies an interaction callback, by Discord's rules: once,
 // and within the deadline.
-func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponseType, b *messageBody, files []string) (status, code int, msg string) {
+func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponseType, b *messageBody, files []File) (status, code int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.notifyLocked()
@@ -183,7 +185,7 @@ func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponse
 }
 
 // edit applies PATCH .../messages/{msg} to the original or a follow-up.
-func (s *Server) edit(token, msgID string, b *messageBody, files []string) (Message, int, int) {
+func (s *Server) edit(token, msgID string, b *messageBody, files []File) (Message, int, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.notifyLocked()
@@ -203,7 +205,7 @@ func (s *Server) edit(token, msgID string, b *messageBody, files []string) (Mess
 
 // follow applies a follow-up. Right after a deferral it completes the
 // deferred message instead, keeping its visibility, as Discord does.
-func (s *Server) follow(token string, b *messageBody, files []string) (Message, int, int) {
+func (s *Server) follow(token string, b *messageBody, files []File) (Message, int, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.notifyLocked()

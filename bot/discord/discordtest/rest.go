@@ -3,6 +3,7 @@ package discordtest
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -98,9 +99,22 @@ func (s *Server) WaitCommands(ctx context.Context, scope string) ([]*discordgo.A
 	return decodeCommands(raw), err
 }
 
+// File is a file attached to a message, as uploaded.
+type File struct {
+	Name        string
+	ContentType string
+	// Size is the length of Data, in bytes.
+	Size int
+	Data []byte
+}
+
+// maxUpload is Discord's upload limit for a bot in a server without
+// boosts; larger bodies get 413.
+const maxUpload = 10 << 20
+
 // payload reads a JSON body, or the payload_json part of a multipart body
-// (messages with files), and the names of the files sent.
-func payload(r *http.Request, v any) (files []string, err error) {
+// (messages with files), and the files sent.
+func payload(r *http.Request, v any) (files []File, err error) {
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "multipart/form-data" {
 		return nil, json.NewDecoder(r.Body).Decode(v)
@@ -111,14 +125,33 @@ func payload(r *http.Request, v any) (files []string, err error) {
 		if err != nil {
 			return files, nil
 		}
-		if part.FormName() == "payload_json" {
+		switch {
+		case part.FormName() == "payload_json":
 			if err := json.NewDecoder(part).Decode(v); err != nil {
 				return files, err
 			}
-		} else if part.FileName() != "" {
-			files = append(files, part.FileName())
+		case part.FileName() != "":
+			data, err := io.ReadAll(part)
+			if err != nil {
+				return files, err
+			}
+			files = append(files, File{Name: part.FileName(), ContentType: part.Header.Get("Content-Type"), Size: len(data), Data: data})
 		}
 	}
+}
+
+// tooLarge answers 413 when the files exceed the upload limit, as
+// Discord does.
+func tooLarge(w http.ResponseWriter, files []File) bool {
+	total := 0
+	for _, f := range files {
+		total += f.Size
+	}
+	if total <= maxUpload {
+		return false
+	}
+	writeError(w, http.StatusRequestEntityTooLarge, 40005, "Request entity too large")
+	return true
 }
 
 // callback answers POST /interactions/{id}/{token}/callback.
@@ -130,6 +163,9 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	files, err := payload(r, &body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	if tooLarge(w, files) {
 		return
 	}
 	if body.Data == nil {
@@ -152,6 +188,9 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request) {
 	files, err := payload(r, &body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	if tooLarge(w, files) {
 		return
 	}
 	if s.refuse(w, r.PathValue("token"), KindEdit, &body, files) {
@@ -180,6 +219,9 @@ func (s *Server) followup(w http.ResponseWriter, r *http.Request) {
 	files, err := payload(r, &body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	if tooLarge(w, files) {
 		return
 	}
 	if s.refuse(w, r.PathValue("token"), KindFollowup, &body, files) {
@@ -212,7 +254,7 @@ func decodeCommands(raw []json.RawMessage) []*discordgo.ApplicationCommand {
 
 // refuse answers 400 Invalid Form Body, and records the attempt, when
 // Discord would refuse the message.
-func (s *Server) refuse(w http.ResponseWriter, token string, kind Kind, b *messageBody, files []string) bool {
+func (s *Server) refuse(w http.ResponseWriter, token string, kind Kind, b *messageBody, files []File) bool {
 	err := validate(b)
 	if err == nil {
 		return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -15,6 +16,17 @@ import (
 type Call struct {
 	Method string
 	Params map[string]string
+	// Files are the files uploaded in a multipart body, by parameter name
+	// ("document"); their parameter reads "attach:<file name>".
+	Files map[string]Document
+}
+
+// Document is a file the bot uploaded.
+type Document struct {
+	Name string
+	// Size is the length of Data, in bytes.
+	Size int
+	Data []byte
 }
 
 // Decode JSON-decodes the parameter key (allowed_updates, commands, scope,
@@ -70,8 +82,9 @@ func (s *Server) record(c Call) {
 }
 
 // readParams reads a request's parameters from the query, a form, a
-// multipart form (uploaded files become "attach:<file name>") or JSON.
-func readParams(r *http.Request) (map[string]string, error) {
+// multipart form (uploaded files become "attach:<file name>" and are
+// returned by name) or JSON.
+func readParams(r *http.Request) (map[string]string, map[string]Document, error) {
 	p := map[string]string{}
 	for k, v := range r.URL.Query() {
 		p[k] = v[0]
@@ -79,26 +92,44 @@ func readParams(r *http.Request) (map[string]string, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
-		return p, readJSON(r, p)
+		return p, nil, readJSON(r, p)
 	case "multipart/form-data":
-		if err := r.ParseMultipartForm(32 << 20); err != nil {
-			return nil, err
-		}
-		for k, v := range r.MultipartForm.Value {
-			p[k] = v[0]
-		}
-		for k, f := range r.MultipartForm.File {
-			p[k] = "attach:" + f[0].Filename
-		}
+		return readMultipart(r, p)
 	default:
 		if err := r.ParseForm(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for k, v := range r.PostForm {
 			p[k] = v[0]
 		}
 	}
-	return p, nil
+	return p, nil, nil
+}
+
+// readMultipart reads a multipart form into p and returns its files.
+func readMultipart(r *http.Request, p map[string]string) (map[string]string, map[string]Document, error) {
+	if err := r.ParseMultipartForm(32 << 20); err != nil {
+		return nil, nil, err
+	}
+	defer r.MultipartForm.RemoveAll()
+	for k, v := range r.MultipartForm.Value {
+		p[k] = v[0]
+	}
+	files := map[string]Document{}
+	for k, f := range r.MultipartForm.File {
+		p[k] = "attach:" + f[0].Filename
+		body, err := f[0].Open()
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := io.ReadAll(body)
+		body.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		files[k] = Document{Name: f[0].Filename, Size: len(data), Data: data}
+	}
+	return p, files, nil
 }
 
 func readJSON(r *http.Request, p map[string]string) error {

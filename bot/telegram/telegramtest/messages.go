@@ -10,18 +10,21 @@ import (
 	"time"
 )
 
-// Message is something the bot sent: sendMessage, sendPhoto or
-// editMessageText.
+// Message is something the bot sent: sendMessage, sendPhoto,
+// sendDocument or editMessageText.
 type Message struct {
 	Method    string
 	MessageID int
 	ChatID    int64
-	// Text is the message text, or the caption of a photo.
+	// Text is the message text, or the caption of a photo or document.
 	Text      string
 	ParseMode string
 	// Photo is the photo sent by sendPhoto (a URL, a file id, or
 	// "attach:<name>" for an upload).
 	Photo string
+	// Document is the file sent by sendDocument; its Name alone for a
+	// file id or URL.
+	Document *Document
 	// Buttons are the inline keyboard, row by row.
 	Buttons [][]Button
 	// Params holds every parameter as sent.
@@ -121,16 +124,59 @@ func (s *Server) send(method string, p map[string]string) (any, *Failure) {
 	if f := checkText(m.Text, m.ParseMode, method == "sendPhoto"); f != nil {
 		return nil, f
 	}
-	if raw := p["reply_markup"]; raw != "" {
-		var kb struct {
-			InlineKeyboard [][]Button `json:"inline_keyboard"`
-		}
-		if json.Unmarshal([]byte(raw), &kb) != nil {
-			return nil, badRequest("can't parse reply keyboard markup JSON object")
-		}
-		m.Buttons = kb.InlineKeyboard
+	var f *Failure
+	if m.Buttons, f = keyboard(p); f != nil {
+		return nil, f
 	}
 	return s.store(m)
+}
+
+// maxDocument is the Bot API's limit on a file a bot sends: 50 MB.
+const maxDocument = 50_000_000
+
+// sendDocument records a sendDocument after checking it as the real API
+// would: a document, uploaded or named, of at most 50 MB, and a caption
+// that parses and fits.
+func (s *Server) sendDocument(c Call) (any, *Failure) {
+	p := c.Params
+	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
+	if err != nil {
+		return nil, badRequest("chat not found")
+	}
+	doc, uploaded := c.Files["document"]
+	switch {
+	case !uploaded && p["document"] == "":
+		return nil, badRequest("there is no document in the request")
+	case !uploaded:
+		doc = Document{Name: p["document"]}
+	case doc.Size > maxDocument:
+		return nil, &Failure{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
+	}
+	m := Message{Method: c.Method, ChatID: chatID, Text: p["caption"], ParseMode: p["parse_mode"], Document: &doc, Params: p}
+	if f := checkText(m.Text, m.ParseMode, true); f != nil {
+		return nil, f
+	}
+	var f *Failure
+	if m.Buttons, f = keyboard(p); f != nil {
+		return nil, f
+	}
+	return s.store(m)
+}
+
+// keyboard reads the inline keyboard of reply_markup, nil when there is
+// none.
+func keyboard(p map[string]string) ([][]Button, *Failure) {
+	raw := p["reply_markup"]
+	if raw == "" {
+		return nil, nil
+	}
+	var kb struct {
+		InlineKeyboard [][]Button `json:"inline_keyboard"`
+	}
+	if json.Unmarshal([]byte(raw), &kb) != nil {
+		return nil, badRequest("can't parse reply keyboard markup JSON object")
+	}
+	return kb.InlineKeyboard, nil
 }
 
 // store keeps a sent message unless its private chat was never opened.

@@ -195,12 +195,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Failure{Code: http.StatusUnauthorized, Description: "Unauthorized"})
 		return
 	}
-	params, err := readParams(r)
+	params, files, err := readParams(r)
 	if err != nil {
 		writeError(w, Failure{Code: http.StatusBadRequest, Description: "Bad Request: " + err.Error()})
 		return
 	}
-	s.record(Call{Method: method, Params: params})
+	c := Call{Method: method, Params: params, Files: files}
+	s.record(c)
 	if !s.wait(r, method) {
 		return
 	}
@@ -208,7 +209,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f)
 		return
 	}
-	result, f := s.call(r, method, params)
+	result, f := s.call(r, c)
 	if f != nil {
 		writeError(w, *f)
 		return
@@ -248,7 +249,8 @@ func (s *Server) nextFailure(method string) (Failure, bool) {
 }
 
 // call runs one method and returns its result or a failure.
-func (s *Server) call(r *http.Request, method string, p map[string]string) (any, *Failure) {
+func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
+	method, p := c.Method, c.Params
 	switch method {
 	case "getMe":
 		return s.getMe(), nil
@@ -266,6 +268,8 @@ func (s *Server) call(r *http.Request, method string, p map[string]string) (any,
 		return s.myCommands(), nil
 	case "sendMessage", "sendPhoto", "editMessageText":
 		return s.send(method, p)
+	case "sendDocument":
+		return s.sendDocument(c)
 	case "getChatMember":
 		return s.chatMember(p)
 	}

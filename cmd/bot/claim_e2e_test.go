@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
+	"github.com/poapbot/poapbot/poap/sandbox"
+)
+
+// burst is how many members claim at once: fewer than the demo drop's 50
+// free links, so that every one of them gets a link.
+const burst = 40
+
+// mintLinkRE finds a mint link in a reply.
+var mintLinkRE = regexp.MustCompile(`https?://\S+/mint/[A-Za-z0-9]+`)
+
+// claimLine is the /claim of the demo drop.
+var claimLine = fmt.Sprintf("/claim %d", sandbox.DemoLinksDropID)
+
+// startDiscord runs Main with Discord on a fake, on the database.
+func startDiscord(t *testing.T, databaseURL string) (*discordtest.Server, *session) {
+	t.Helper()
+	srv := discordtest.NewServer(t, discordtest.Options{})
+	s := startMainWith(t, map[string]string{
+		"DATABASE_URL": databaseURL, "DISCORD_TOKEN": discordtest.DefaultToken,
+		"DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
+	}, false)
+	return srv, s
+}
+
+// discordReply sends a command as u and returns the message that
+// matches, failing the test unless it was acknowledged, ephemeral, within
+// 3 s, and every message of the interaction is ephemeral.
+func discordReply(ctx context.Context, t *testing.T, it *discordtest.Interaction, match func(discordtest.Message) bool) (discordtest.Message, time.Duration) {
+	t.Helper()
+	ack, err := it.WaitResponse(ctx)
+	if err != nil {
+		t.Fatalf("no acknowledgement: %v", err)
+	}
+	if ack.Status != 204 || ack.Delay() >= 3*time.Second || !ack.Ephemeral() {
+		t.Errorf("acknowledgement: status %d after %s, ephemeral %v; want 204 within 3 s, ephemeral", ack.Status, ack.Delay(), ack.Ephemeral())
+	}
+	msg, err := it.WaitMessage(ctx, match)
+	if err != nil {
+		t.Fatalf("no reply: %v; messages %+v", err, it.Messages())
+	}
+	for _, m := range it.Messages() {
+		if !m.Ephemeral {
+			t.Errorf("a message is public: %q", m.Content)
+		}
+	}
+	return msg, ack.Delay()
+}
+
+func containing(s string) func(discordtest.Message) bool {
+	return func(m discordtest.Message) bool { return strings.Contains(m.Content, s) }
+}
+
+// addDiscordDrop sets the demo drop up in the test guild as the moderator.
+func addDiscordDrop(ctx context.Context, t *testing.T, srv *discordtest.Server) {
+	t.Helper()
+	line := fmt.Sprintf("/drop add %d edit_code:%s delivery:link", sandbox.DemoLinksDropID, sandbox.DemoEditCode)
+	discordReply(ctx, t, srv.Command(discordtest.Moderator, line), containing("is set up here"))
+}
+
+// discordMembers returns n distinct members.
+func discordMembers(n int) []discordtest.User {
+	us := make([]discordtest.User, n)
+	for i := range us {
+		us[i] = discordtest.User{ID: fmt.Sprintf("41%016d", i+1), Username: fmt.Sprintf("member%02d", i+1)}
+	}
+	return us
+}
+
+// TestClaim_DiscordBurst: members claim at the same moment; each is
+// answered in time, privately, with a link of their own, and a second
+// claim shows the same link.
+func TestClaim_DiscordBurst(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			srv, _ := startDiscord(t, url)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			addDiscordDrop(ctx, t, srv)
+
+			members := discordMembers(burst)
+			its := make([]*discordtest.Interaction, len(members))
+			var wg sync.WaitGroup
+			for i, u := range members {
+				wg.Go(func() { its[i] = srv.Command(u, claimLine) })
+			}
+			wg.Wait()
+			owner := map[string]string{} // link -> member id
+			links := map[string]string{} // member id -> link
+			var slowest time.Duration
+			for i, it := range its {
+				msg, delay := discordReply(ctx, t, it, containing("/mint/"))
+				slowest = max(slowest, delay)
+				link := mintLinkRE.FindString(msg.Content)
+				if prev, ok := owner[link]; ok {
+					t.Errorf("link %s went to %s and %s", link, prev, members[i].ID)
+				}
+				if prev, ok := links[members[i].ID]; ok && prev != link {
+					t.Errorf("member %s got two links", members[i].ID)
+				}
+				owner[link], links[members[i].ID] = members[i].ID, link
+			}
+			if len(owner) != burst {
+				t.Errorf("%d distinct links, want %d", len(owner), burst)
+			}
+			t.Logf("%d claims at once: slowest acknowledgement %s", burst, slowest.Round(time.Millisecond))
+
+			again, _ := discordReply(ctx, t, srv.Command(members[0], claimLine), containing("/mint/"))
+			if got := mintLinkRE.FindString(again.Content); got != links[members[0].ID] {
+				t.Errorf("second claim shows %s, want the first link %s", got, links[members[0].ID])
+			}
+		})
+	}
+}
+
+// TestDropExport_Discord: the export arrives as an ephemeral CSV
+// attachment that names every link handed out and no Discord account.
+func TestDropExport_Discord(t *testing.T) {
+	srv, _ := startDiscord(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	addDiscordDrop(ctx, t, srv)
+	members := discordMembers(3)
+	var handedOut []string
+	for _, u := range members {
+		msg, _ := discordReply(ctx, t, srv.Command(u, claimLine), containing("/mint/"))
+		handedOut = append(handedOut, mintLinkRE.FindString(msg.Content))
+	}
+	line := fmt.Sprintf("/drop export %d", sandbox.DemoLinksDropID)
+	msg, _ := discordReply(ctx, t, srv.Command(discordtest.Moderator, line), func(m discordtest.Message) bool { return len(m.Files) > 0 })
+	f := msg.Files[0]
+	if f.Name != fmt.Sprintf("drop-%d-links.csv", sandbox.DemoLinksDropID) || f.Size != len(f.Data) {
+		t.Errorf("attachment %s of %d bytes (%d read)", f.Name, f.Size, len(f.Data))
+	}
+	records, err := csv.NewReader(bytes.NewReader(f.Data)).ReadAll()
+	if err != nil || len(records) < 1+len(members) {
+		t.Fatalf("CSV = %d records, %v; want a header and at least %d rows", len(records), err, len(members))
+	}
+	for _, link := range handedOut {
+		if !bytes.Contains(f.Data, []byte(link)) {
+			t.Errorf("the export lacks the link %s handed out", link)
+		}
+	}
+	for _, u := range append(members, discordtest.Moderator) {
+		if bytes.Contains(f.Data, []byte(u.ID)) {
+			t.Errorf("the export names the Discord user %s", u.ID)
+		}
+	}
+}
+
+// TestClaim_TelegramBurst: members claim at the same moment in a group;
+// every link goes to the member's private chat, none to the group.
+func TestClaim_TelegramBurst(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			tg := telegramtest.NewServer(telegramtest.Options{})
+			t.Cleanup(tg.Close)
+			startMainWith(t, map[string]string{"DATABASE_URL": url, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			group := telegramtest.Group(-1001234567890, "POAP fans")
+			mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
+			tg.SetAdmins(group.ID, mod.ID)
+			tg.OpenPrivateChat(mod.ID)
+			tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, sandbox.DemoLinksDropID, sandbox.DemoEditCode))
+			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here"))); err != nil {
+				t.Fatalf("the drop was not set up: %v", err)
+			}
+
+			members := telegramMembers(burst)
+			var wg sync.WaitGroup
+			for _, u := range members {
+				tg.OpenPrivateChat(u.ID)
+				wg.Go(func() { tg.SendText(group, u, "/claim@"+tg.Username+" "+fmt.Sprint(sandbox.DemoLinksDropID)) })
+			}
+			wg.Wait()
+			links := telegramLinks(ctx, t, tg, members)
+			owner := map[string]int64{}
+			for id, link := range links {
+				if prev, ok := owner[link]; ok {
+					t.Errorf("link %s went to %d and %d", link, prev, id)
+				}
+				owner[link] = id
+			}
+			if len(owner) != burst {
+				t.Errorf("%d distinct links, want %d", len(owner), burst)
+			}
+			for _, m := range tg.Messages() {
+				if m.ChatID == group.ID && strings.Contains(m.Text, "/mint/") {
+					t.Errorf("a mint link was sent to the group: %q", m.Text)
+				}
+			}
+		})
+	}
+}
+
+// telegramMembers returns n distinct members.
+func telegramMembers(n int) []telegramtest.User {
+	us := make([]telegramtest.User, n)
+	for i := range us {
+		us[i] = telegramtest.User{ID: int64(2001 + i), FirstName: fmt.Sprintf("Member %d", i+1)}
+	}
+	return us
+}
+
+// telegramLinks waits for each member's link in their private chat and
+// returns it by member id, failing the test if one gets two.
+func telegramLinks(ctx context.Context, t *testing.T, tg *telegramtest.Server, members []telegramtest.User) map[int64]string {
+	t.Helper()
+	links := map[int64]string{}
+	for _, u := range members {
+		m, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(u.ID), telegramtest.Contains("/mint/")))
+		if err != nil {
+			t.Fatalf("member %d got no link: %v", u.ID, err)
+		}
+		links[u.ID] = mintLinkRE.FindString(m.Text)
+	}
+	for _, m := range tg.Messages() {
+		if m.ChatID > 0 && strings.Contains(m.Text, "/mint/") && links[m.ChatID] != mintLinkRE.FindString(m.Text) {
+			t.Errorf("member %d got a second link: %q", m.ChatID, m.Text)
+		}
+	}
+	return links
+}
