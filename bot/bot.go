@@ -73,6 +73,7 @@ func New(svc *core.Service, opts Options) *Bot {
 	b.register(b.forgetCommand())
 	b.register(b.poapsCommand())
 	b.register(b.claimCommand())
+	b.register(b.distributeCommand())
 	for _, c := range b.dropCommands() {
 		b.register(c)
 	}

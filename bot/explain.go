@@ -113,7 +113,7 @@ func linkText(err error) (string, bool) {
 func dropText(req *Request, err error) (string, bool) {
 	var choice *core.ChoiceError
 	if errors.As(err, &choice) {
-		return choiceText(choice), true
+		return choiceText(req, choice), true
 	}
 	var de *core.DropError
 	if !errors.As(err, &de) {
@@ -189,9 +189,18 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 	return "", false
 }
 
-// choiceText words a /claim that named no drop where not exactly one is open.
-func choiceText(e *core.ChoiceError) string {
+// choiceText words a /claim or /distribute that named no drop where not
+// exactly one is open.
+func choiceText(req *Request, e *core.ChoiceError) string {
+	command := "claim"
+	if req.Command == "distribute" {
+		command = req.Command
+	}
 	if len(e.Open) == 0 {
+		if command == "distribute" {
+			return "No drop is open for claims here, so say which one to post, for example " +
+				codeSpan("/distribute <drop>") + "; " + codeSpan("/drop list") + " shows them."
+		}
 		return "No drop is open for claims here right now. Watch this place for the next one!"
 	}
 	names := make([]string, len(e.Open))
@@ -199,7 +208,7 @@ func choiceText(e *core.ChoiceError) string {
 		names[i] = dropTitle(d)
 	}
 	return "Several drops are open here: " + strings.Join(names, ", ") + ". Say which one, for example " +
-		codeSpan(fmt.Sprintf("/claim %d", e.Open[0].EventID)) + "."
+		codeSpan(fmt.Sprintf("/%s %d", command, e.Open[0].EventID)) + "."
 }
 
 // optionText words an *OptionError, naming the command's usage.

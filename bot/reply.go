@@ -3,6 +3,8 @@ package bot
 import (
 	"regexp"
 	"strings"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 // Reply is the platform-neutral answer to a command. Text uses a small
@@ -21,6 +23,43 @@ type Reply struct {
 	// File, when set, is a document sent with the reply (an export):
 	// adapters attach it, the console saves it and prints its path.
 	File *File
+	// Post, when set, is a message to publish in a channel besides the
+	// reply (/distribute): the adapter publishes it, then reports where
+	// with Bot.Posted so that later updates (Bot.PostUpdates) can edit it.
+	Post *Post
+}
+
+// Post is a message the bot publishes in a channel and keeps up to date,
+// such as a drop's claim message with the number of links left.
+type Post struct {
+	// Channel is the platform's channel id; empty means the channel the
+	// command came from.
+	Channel string
+	Text    string
+	Image   string
+	// Buttons are as in Reply. A command button in a post runs for whoever
+	// presses it, in the place the post is in; on Telegram it opens the
+	// presser's private chat first (a t.me deep link), where the personal
+	// answer goes.
+	Buttons []Button
+	// Subject says what the post shows, for its updates ("drop:42").
+	Subject string
+}
+
+// PostRef says where a published post is.
+type PostRef struct {
+	Platform core.Platform
+	// Place is the tenant's platform id (the Discord server, the Telegram
+	// chat), Channel and Message the platform's ids of the message.
+	Place   string
+	Channel string
+	Message string
+}
+
+// PostUpdate is new content for a published post.
+type PostUpdate struct {
+	Ref  PostRef
+	Post Post
 }
 
 // File is a document attached to a reply.

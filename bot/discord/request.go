@@ -36,8 +36,20 @@ type job struct {
 }
 
 // job turns a slash command or a command button into the bot request it
-// asks for, or returns errNotOurs.
+// asks for, or returns errNotOurs. A reply's Post is published before the
+// reply goes out (see withPost).
 func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
+	j, err := a.request(s, i)
+	if err != nil {
+		return nil, err
+	}
+	run := j.run
+	j.run = func(ctx context.Context) bot.Reply { return a.withPost(ctx, s, i, run(ctx)) }
+	return j, nil
+}
+
+// request builds the job of an interaction, without its post.
+func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
 	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i), Roles: roles(i)}
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:

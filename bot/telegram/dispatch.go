@@ -70,26 +70,15 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	}
 	o.command = commandWord(text)
 	if o.command == "start" {
-		a.send(ctx, o, a.start(ctx, a.newRequest(ctx, o), payload))
+		a.send(ctx, o, a.start(ctx, o, payload))
 		return
 	}
 	if _, _, err := a.bot.ParseLine(text, a.username); errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
 		return // another bot's command, most likely
 	}
 	if reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), text, a.username); ok {
-		a.send(ctx, o, reply)
+		a.send(ctx, o, a.withPost(ctx, o, reply))
 	}
-}
-
-// start answers /start and its deep links (t.me/<bot>?start=<payload>).
-// This is the hook for deep-link payloads: payload is empty when the
-// member opened the chat by hand, and the command word when a group note
-// sent them here (see deepLink); claim links will carry theirs. Today
-// every /start answers like /help.
-func (a *Adapter) start(ctx context.Context, req *bot.Request, payload string) bot.Reply {
-	a.log.Debug("telegram /start", "payload", payload, "private", req.Place.Private)
-	reply, _ := a.bot.HandleLine(ctx, req, "/help", "")
-	return reply
 }
 
 // handleCallback runs the command of a pressed button ("cmd:<line>") as
@@ -109,6 +98,9 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 	line = "/" + strings.TrimPrefix(line, "/")
 	o := origin{chat: chat, from: q.From, command: commandWord(line)}
 	reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), line, a.username)
+	if ok {
+		reply = a.withPost(ctx, o, reply)
+	}
 	answer := tgbotapi.NewCallback(q.ID, "")
 	if ok && a.deliver(ctx, o, reply) {
 		answer.URL = a.deepLink(o.command)

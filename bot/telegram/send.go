@@ -154,13 +154,20 @@ func unreachable(err error) bool {
 // getChatMemberStatus returns the member's status in the chat ("creator",
 // "administrator", "member", ...).
 func (a *Adapter) getChatMemberStatus(ctx context.Context, chatID, userID int64) (string, error) {
+	m, err := a.getChatMember(ctx, chatID, userID)
+	return m.Status, err
+}
+
+// getChatMember returns the member's status and rights in the chat.
+// See https://core.telegram.org/bots/api#getchatmember.
+func (a *Adapter) getChatMember(ctx context.Context, chatID, userID int64) (tgbotapi.ChatMember, error) {
 	resp, err := a.request(ctx, tgbotapi.GetChatMemberConfig{ChatConfigWithUser: tgbotapi.ChatConfigWithUser{ChatID: chatID, UserID: userID}})
 	if err != nil {
-		return "", err
+		return tgbotapi.ChatMember{}, err
 	}
 	var m tgbotapi.ChatMember
 	if err := json.Unmarshal(resp.Result, &m); err != nil {
-		return "", err
+		return tgbotapi.ChatMember{}, err
 	}
-	return m.Status, nil
+	return m, nil
 }

@@ -6,14 +6,34 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
 	"github.com/poapbot/poapbot/bot/discord"
 	"github.com/poapbot/poapbot/bot/telegram"
+	"github.com/poapbot/poapbot/core"
 )
 
 // adapter is a chat platform connection: Run serves until ctx is done.
 type adapter interface {
 	Run(ctx context.Context) error
+}
+
+// postEditor is an adapter that can edit the posts it published
+// (Reply.Post), for the updates of Bot.PostUpdates.
+type postEditor interface {
+	EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) error
+}
+
+// addAdapter keeps an adapter, and registers it as the editor of its
+// platform's posts when it is one.
+func (m *Main) addAdapter(platform core.Platform, a adapter) {
+	m.adapters = append(m.adapters, a)
+	if e, ok := a.(postEditor); ok {
+		if m.editors == nil {
+			m.editors = map[core.Platform]postEditor{}
+		}
+		m.editors[platform] = e
+	}
 }
 
 // openAdapters builds the adapters the configuration asks for; the
@@ -28,7 +48,7 @@ func (m *Main) openAdapters() error {
 		if err != nil {
 			return err
 		}
-		m.adapters = append(m.adapters, dc)
+		m.addAdapter(core.Discord, dc)
 	}
 	if !c.TelegramToken.IsZero() {
 		tg, err := telegram.New(m.Bot, telegram.Options{
@@ -45,7 +65,7 @@ func (m *Main) openAdapters() error {
 			}
 			m.Web.Handle("POST "+webhookPath(u.Path), tg.WebhookHandler())
 		}
-		m.adapters = append(m.adapters, tg)
+		m.addAdapter(core.Telegram, tg)
 	}
 	return nil
 }

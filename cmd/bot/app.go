@@ -44,6 +44,9 @@ type Main struct {
 	Stdout      io.Writer
 	Interactive bool
 	Logger      *slog.Logger
+	// PostInterval is how often published posts are brought up to date;
+	// zero means postInterval. Tests shorten it.
+	PostInterval time.Duration
 
 	// Set by Run.
 	DB         *storage.DB
@@ -58,6 +61,7 @@ type Main struct {
 	sandboxSrv *http.Server
 	started    chan struct{}
 	adapters   []adapter
+	editors    map[core.Platform]postEditor
 	svc        *core.Service
 }
 

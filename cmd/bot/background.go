@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"time"
+
+	"github.com/poapbot/poapbot/bot"
 )
 
 // refreshInterval is how often every drop's mint links are re-imported (a
@@ -10,17 +12,33 @@ import (
 // in doubt are settled.
 const refreshInterval = 15 * time.Minute
 
+// postInterval is how often published posts (a /distribute claim message
+// and its count of links left) are brought up to date. Every change of the
+// interval is batched into at most one edit per post, whatever the number
+// of claims: a post is edited at most 12 times a minute, well under
+// Discord's rate limit on a channel's messages (5 per 5 s) and Telegram's
+// (about 20 messages a minute in a group).
+const postInterval = 5 * time.Second
+
 // background settles the mints a crash or a lost answer left in doubt, at
-// once, then re-imports links and settles mints every refreshInterval until
-// ctx is done. Failures are logged and retried at the next turn.
+// once, then re-imports links and settles mints every refreshInterval, and
+// edits the published posts every postInterval, until ctx is done.
+// Failures are logged and retried at the next turn.
 //
 // With several replicas every one of them does this; the steps are
 // idempotent (imports skip known links, a settled mint is not settled
-// again), so the cost is repeated reads, not wrong state.
+// again, an update is handed out once), so the cost is repeated reads, not
+// wrong state.
 func (m *Main) background(ctx context.Context) {
 	m.reconcile(ctx)
 	t := time.NewTicker(refreshInterval)
 	defer t.Stop()
+	every := m.PostInterval
+	if every <= 0 {
+		every = postInterval
+	}
+	posts := time.NewTicker(every)
+	defer posts.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -30,6 +48,8 @@ func (m *Main) background(ctx context.Context) {
 				m.Logger.Warn("scheduled import of mint links failed", "err", err)
 			}
 			m.reconcile(ctx)
+		case <-posts.C:
+			m.editPosts(ctx)
 		}
 	}
 }
@@ -42,5 +62,31 @@ func (m *Main) reconcile(ctx context.Context) {
 		m.Logger.Warn("settling mints in doubt failed", "err", err)
 	case n > 0:
 		m.Logger.Info("settled mints left in doubt", "count", n)
+	}
+}
+
+// editPosts hands each post update to the adapter of its platform. Posts
+// of a platform without an editor (the console prints its posts once) are
+// skipped.
+func (m *Main) editPosts(ctx context.Context) {
+	updates, err := m.Bot.PostUpdates(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.Logger.Warn("reading post updates failed", "err", err)
+		}
+		return
+	}
+	for _, u := range updates {
+		m.editPost(ctx, u)
+	}
+}
+
+func (m *Main) editPost(ctx context.Context, u bot.PostUpdate) {
+	e, ok := m.editors[u.Ref.Platform]
+	if !ok {
+		return
+	}
+	if err := e.EditPost(ctx, u.Ref, u.Post); err != nil && ctx.Err() == nil {
+		m.Logger.Warn("editing a post failed", "platform", u.Ref.Platform, "channel", u.Ref.Channel, "message", u.Ref.Message, "subject", u.Post.Subject, "err", err)
 	}
 }

@@ -115,6 +115,13 @@ func startMain(t *testing.T, databaseURL string) *session {
 // clean environment, with or without the console; s.stop ends it.
 func startMainWith(t *testing.T, env map[string]string, withConsole bool) *session {
 	t.Helper()
+	return startMainTuned(t, env, withConsole, nil)
+}
+
+// startMainTuned is startMainWith with tune applied to the Main before it
+// runs (a shorter PostInterval, say).
+func startMainTuned(t *testing.T, env map[string]string, withConsole bool, tune func(*Main)) *session {
+	t.Helper()
 	env = maps.Clone(env)
 	env["HTTP_ADDR"] = "127.0.0.1:0"
 	if env["BOT_SECRET_KEY"] == "" {
@@ -133,6 +140,9 @@ func startMainWith(t *testing.T, env map[string]string, withConsole bool) *sessi
 	s := &session{stdin: stdin, out: &syncBuffer{}, stop: stop, done: make(chan struct{})}
 	s.m = NewMain()
 	s.m.Config, s.m.Sandbox, s.m.Console, s.m.Stdin, s.m.Stdout = cfg, true, withConsole, in, s.out
+	if tune != nil {
+		tune(s.m)
+	}
 	go func() { s.err = s.m.Run(ctx); close(s.done) }()
 	t.Cleanup(func() { stdin.Close(); stop(); s.wait(); s.m.Close() })
 	select {

@@ -10,11 +10,11 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// MemStore is an in-memory core.Store, core.DropStore, core.DropLister and
-// core.LowStockStore for tests of drops and claims, with the atomicity the
-// contract asks for: every method holds one lock. A link claimed elsewhere
-// during a mint is no longer its member's, who can be given the next one.
-// It keeps the audit log for inspection.
+// MemStore is an in-memory core.Store, core.DropStore, core.DropLister,
+// core.LowStockStore and core.PostStore for tests of drops and claims, with
+// the atomicity the contract asks for: every method holds one lock. A link
+// claimed elsewhere during a mint is no longer its member's, who can be
+// given the next one. It keeps the audit log for inspection.
 type MemStore struct {
 	mu      sync.Mutex
 	tenants []core.Tenant
@@ -26,6 +26,7 @@ type MemStore struct {
 	// lowTold holds the drops whose low stock was noted since links were
 	// last imported.
 	lowTold map[int64]bool
+	posts   []memPost
 }
 
 var (
@@ -33,6 +34,7 @@ var (
 	_ core.DropStore     = (*MemStore)(nil)
 	_ core.DropLister    = (*MemStore)(nil)
 	_ core.LowStockStore = (*MemStore)(nil)
+	_ core.PostStore     = (*MemStore)(nil)
 )
 
 // NewMemStore returns an empty MemStore.

@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PATCH /api/{v}/webhooks/{app}/{token}/messages/{msg}", s.editMessage)
 	s.mux.HandleFunc("DELETE /api/{v}/webhooks/{app}/{token}/messages/{msg}", s.deleteMessage)
 	s.mux.HandleFunc("POST /api/{v}/webhooks/{app}/{token}", s.followup)
+	s.channelRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "Unknown")
 	})

@@ -17,7 +17,10 @@
 // deferred response is a loading message until edited, a follow-up sent
 // while it loads replaces it and keeps its visibility, a second callback
 // fails with 40060 and a callback later than the acknowledgement deadline
-// with 10062 Unknown interaction. Routes it does not know answer 404 and
+// with 10062 Unknown interaction. Messages the bot posts in channels
+// (POST and PATCH /channels/{id}/messages) are kept too: ChannelMessages,
+// WaitChannelMessage, and DenyChannel for a channel the bot may not post
+// in (403, 50013 Missing Permissions). Routes it does not know answer 404 and
 // are recorded; HandleFunc adds more, Dispatch sends other gateway events.
 // Build and Session serve tests that call handlers directly.
 //
@@ -103,6 +106,8 @@ type Server struct {
 	conns        []*conn
 	commands     map[string][]json.RawMessage // by scope: "" global, else guild id
 	interactions map[string]*Interaction      // by token
+	posts        []*ChannelMessage            // messages posted in channels
+	denied       map[string]bool              // channels the bot may not post in
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test
@@ -116,6 +121,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		lastID:       900000000000000000,
 		commands:     map[string][]json.RawMessage{},
 		interactions: map[string]*Interaction{},
+		denied:       map[string]bool{},
 	}
 	s.routes()
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))

@@ -11,7 +11,8 @@ import (
 )
 
 // Message is something the bot sent: sendMessage, sendPhoto,
-// sendDocument or editMessageText.
+// sendDocument, or an edit (editMessageText, editMessageCaption) of an
+// earlier message, recorded with that message's id.
 type Message struct {
 	Method    string
 	MessageID int
@@ -113,15 +114,19 @@ func (s *Server) send(method string, p map[string]string) (any, *Failure) {
 		return nil, badRequest("chat not found")
 	}
 	m := Message{Method: method, ChatID: chatID, ParseMode: p["parse_mode"], Params: p, Text: p["text"]}
-	if method == "sendPhoto" {
+	caption := method == "sendPhoto" || method == "editMessageCaption"
+	switch {
+	case method == "sendPhoto":
 		m.Photo, m.Text = p["photo"], p["caption"]
 		if m.Photo == "" {
 			return nil, badRequest("there is no photo in the request")
 		}
-	} else if m.Text == "" {
+	case caption:
+		m.Text = p["caption"]
+	case m.Text == "":
 		return nil, badRequest("message text is empty")
 	}
-	if f := checkText(m.Text, m.ParseMode, method == "sendPhoto"); f != nil {
+	if f := checkText(m.Text, m.ParseMode, caption); f != nil {
 		return nil, f
 	}
 	var f *Failure
@@ -186,8 +191,11 @@ func (s *Server) store(m Message) (any, *Failure) {
 	if m.ChatID > 0 && s.neverStarted[m.ChatID] {
 		return nil, &Failure{Code: http.StatusForbidden, Description: "Forbidden: bot can't initiate conversation with a user"}
 	}
-	if m.Method == "editMessageText" {
+	if strings.HasPrefix(m.Method, "edit") {
 		m.MessageID, _ = strconv.Atoi(m.Params["message_id"])
+		if !s.sentLocked(m.ChatID, m.MessageID) {
+			return nil, badRequest("message to edit not found")
+		}
 	} else {
 		s.nextMessage++
 		m.MessageID = s.nextMessage
@@ -200,7 +208,19 @@ func (s *Server) store(m Message) (any, *Failure) {
 	}, nil
 }
 
-// chatMember answers getChatMember from SetAdmins.
+// sentLocked reports whether the bot sent message id to the chat; s.mu
+// must be held.
+func (s *Server) sentLocked(chatID int64, id int) bool {
+	for _, m := range s.sent {
+		if m.ChatID == chatID && m.MessageID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// chatMember answers getChatMember from SetStatus and SetAdmins; anyone
+// else is a member.
 func (s *Server) chatMember(p map[string]string) (any, *Failure) {
 	chatID, err1 := strconv.ParseInt(p["chat_id"], 10, 64)
 	userID, err2 := strconv.ParseInt(p["user_id"], 10, 64)
@@ -209,12 +229,20 @@ func (s *Server) chatMember(p map[string]string) (any, *Failure) {
 	}
 	s.mu.Lock()
 	admin := s.admins[chatID][userID]
+	status, set := s.statuses[chatID][userID]
 	s.mu.Unlock()
-	status := "member"
-	if admin {
+	switch {
+	case set:
+	case admin:
 		status = "administrator"
+	default:
+		status = "member"
 	}
-	return map[string]any{"user": map[string]any{"id": userID, "is_bot": false, "first_name": "Member"}, "status": status}, nil
+	m := map[string]any{"user": map[string]any{"id": userID, "is_bot": false, "first_name": "Member"}, "status": status}
+	if status == "restricted" {
+		m["is_member"] = true
+	}
+	return m, nil
 }
 
 func (s *Server) myCommands() any {

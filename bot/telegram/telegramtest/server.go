@@ -5,8 +5,9 @@
 //
 // A test pushes what members do (SendText, PressButton, PushUpdate), reads
 // what the bot sent (Messages, WaitMessage) and which methods it called
-// (Calls, WaitCall), and shapes the fake's answers (SetAdmins, NeverStarted,
-// Fail, Delay). Updates are served by long-polling getUpdates, or POSTed to
+// (Calls, WaitCall), and shapes the fake's answers (SetAdmins, SetStatus,
+// NeverStarted, Fail, Delay). Edits (editMessageText, editMessageCaption)
+// of a message the bot sent are recorded as messages with its id. Updates are served by long-polling getUpdates, or POSTed to
 // the URL given to setWebhook, with its secret_token header, once a webhook
 // is set. A Server is safe for concurrent use.
 //
@@ -70,6 +71,7 @@ type Server struct {
 	sent         []Message
 	calls        []Call
 	admins       map[int64]map[int64]bool
+	statuses     map[int64]map[int64]string
 	neverStarted map[int64]bool
 	failures     map[string][]Failure
 	delays       map[string]time.Duration
@@ -88,6 +90,7 @@ func NewServer(opts Options) *Server {
 		closed:        make(chan struct{}),
 		changed:       make(chan struct{}),
 		admins:        map[int64]map[int64]bool{},
+		statuses:      map[int64]map[int64]string{},
 		neverStarted:  map[int64]bool{},
 		failures:      map[string][]Failure{},
 		delays:        map[string]time.Duration{},
@@ -157,6 +160,18 @@ func (s *Server) SetAdmins(chatID int64, userIDs ...int64) {
 	for _, id := range userIDs {
 		s.admins[chatID][id] = true
 	}
+}
+
+// SetStatus sets a user's status in a chat for getChatMember ("member",
+// "administrator", "creator", "restricted", "left", "kicked"), over
+// SetAdmins; a restricted user is still a member (is_member true).
+func (s *Server) SetStatus(chatID, userID int64, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.statuses[chatID] == nil {
+		s.statuses[chatID] = map[int64]string{}
+	}
+	s.statuses[chatID][userID] = status
 }
 
 // NeverStarted simulates members who never opened the bot's private chat:
@@ -266,7 +281,7 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 		return true, nil
 	case "getMyCommands":
 		return s.myCommands(), nil
-	case "sendMessage", "sendPhoto", "editMessageText":
+	case "sendMessage", "sendPhoto", "editMessageText", "editMessageCaption":
 		return s.send(method, p)
 	case "sendDocument":
 		return s.sendDocument(c)

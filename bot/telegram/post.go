@@ -1,0 +1,177 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// editTimeout bounds one edit of a published post, 429 waits included.
+const editTimeout = 30 * time.Second
+
+// withPost publishes the reply's Post, when it has one, in its chat (the
+// command's chat when Post.Channel is empty), before the reply is sent, so
+// that the moderator's answer says whether it worked.
+func (a *Adapter) withPost(ctx context.Context, o origin, r bot.Reply) bot.Reply {
+	if r.Post == nil {
+		return r
+	}
+	p := *r.Post
+	r.Post = nil
+	if err := a.publish(ctx, o, p); err != nil {
+		a.log.Warn("telegram post not published", "chat_id", o.chat.ID, "subject", p.Subject, "err", err)
+		r.Text = strings.TrimSpace(r.Text + "\n\n" + words(err))
+	}
+	return r
+}
+
+// publish sends the post and reports where with Bot.Posted. A failure to
+// record it is only logged: the post is out, it just will not be edited.
+func (a *Adapter) publish(ctx context.Context, o origin, p bot.Post) error {
+	chatID := o.chat.ID
+	if p.Channel != "" {
+		id, err := strconv.ParseInt(strings.TrimSpace(p.Channel), 10, 64)
+		if err != nil {
+			return errBadChat
+		}
+		chatID = id
+	}
+	ref := bot.PostRef{Platform: core.Telegram, Place: strconv.FormatInt(o.chat.ID, 10), Channel: strconv.FormatInt(chatID, 10)}
+	params, method, err := a.postParams(ref, p)
+	if err != nil {
+		return err
+	}
+	resp, err := a.makeRequest(ctx, method, params)
+	if err != nil {
+		return fmt.Errorf("telegram: publish post: %w", err)
+	}
+	var m tgbotapi.Message
+	if err := json.Unmarshal(resp.Result, &m); err != nil {
+		return fmt.Errorf("telegram: publish post: %w", err)
+	}
+	ref.Message = strconv.Itoa(m.MessageID)
+	if err := a.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
+		a.log.Warn("published post not recorded; it will not be updated", "chat_id", chatID, "message_id", m.MessageID, "subject", p.Subject, "err", err)
+	}
+	return nil
+}
+
+// EditPost replaces a published post's text (editMessageText) or, for a
+// post with an image, its caption (editMessageCaption), and its inline
+// keyboard. An edit that changes nothing is not an error. It returns the
+// Bot API's error otherwise.
+// See https://core.telegram.org/bots/api#editmessagetext.
+func (a *Adapter) EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) error {
+	ctx, cancel := context.WithTimeout(ctx, editTimeout)
+	defer cancel()
+	params, method, err := a.postParams(ref, p)
+	if err != nil {
+		return err
+	}
+	params["message_id"] = ref.Message
+	delete(params, "photo")
+	method = map[string]string{"sendPhoto": "editMessageCaption", "sendMessage": "editMessageText"}[method]
+	_, err = a.makeRequest(ctx, method, params)
+	var apiErr *tgbotapi.Error
+	if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, "message is not modified") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("telegram: edit post %s in %s: %w", ref.Message, ref.Channel, err)
+	}
+	return nil
+}
+
+// postParams renders a post for ref's chat: a photo with the text as its
+// caption when it has an image and the text fits in a caption, otherwise a
+// message. The same post always renders the same way, so that its edits
+// use the matching method.
+func (a *Adapter) postParams(ref bot.PostRef, p bot.Post) (tgbotapi.Params, string, error) {
+	chatID, err := strconv.ParseInt(ref.Channel, 10, 64)
+	if err != nil {
+		return nil, "", errBadChat
+	}
+	place, err := strconv.ParseInt(ref.Place, 10, 64)
+	if err != nil {
+		place = chatID
+	}
+	text := renderHTML(chunks(p.Text)[0])
+	params := tgbotapi.Params{"chat_id": ref.Channel, "parse_mode": tgbotapi.ModeHTML}
+	if err := params.AddInterface("reply_markup", a.postKeyboard(chatID, place, p.Buttons)); err != nil {
+		return nil, "", err
+	}
+	if p.Image != "" && utf16Len(text) <= maxCaption {
+		params["photo"], params["caption"] = p.Image, text
+		return params, "sendPhoto", nil
+	}
+	params["text"] = text
+	params["link_preview_options"] = `{"is_disabled":true}`
+	return params, "sendMessage", nil
+}
+
+// postKeyboard renders a post's buttons. In a group, a command button must
+// not run there (its personal answer belongs in the private chat, and a
+// press in the group would tell the group who claimed): it becomes a URL
+// button to the deep link that opens the presser's private chat and runs
+// the command there for the group place (see startPayload). In a private
+// chat it stays a callback button.
+func (a *Adapter) postKeyboard(chatID, place int64, buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup {
+	if chatID > 0 {
+		return a.keyboard(buttons)
+	}
+	var rows [][]tgbotapi.InlineKeyboardButton
+	for _, b := range buttons {
+		url := b.URL
+		if url == "" && b.Command != "" {
+			payload, ok := a.startPayload(place, b.Command)
+			if !ok {
+				a.log.Warn("post button left out: its command does not fit in a start payload", "label", b.Label)
+				continue
+			}
+			url = "https://t.me/" + a.username + "?start=" + payload
+		}
+		if url != "" {
+			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonURL(b.Label, url)))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return &tgbotapi.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// Errors of posts and deep-linked commands; words turns them into text.
+var (
+	errBadChat     = errors.New("telegram: post channel is not a chat id")
+	errNotInGroup  = errors.New("telegram: not a member of the group")
+	errMemberCheck = errors.New("telegram: group membership unknown")
+)
+
+// words is what a member or moderator reads for the adapter's own errors:
+// a post that could not be published, a deep link refused.
+func words(err error) string {
+	var apiErr *tgbotapi.Error
+	switch {
+	case errors.Is(err, errNotInGroup):
+		return "This button is for the members of the group it was posted in. Join that group, then press the button again."
+	case errors.Is(err, errMemberCheck):
+		return "I could not check that you are in the group this button belongs to. Please press the button again in a minute."
+	case errors.Is(err, errBadChat):
+		return "I could not post the claim message: the channel must be a Telegram chat id, such as -1001234567890."
+	case errors.As(err, &apiErr) && (apiErr.Code == http.StatusForbidden || strings.Contains(apiErr.Message, "not enough rights") ||
+		strings.Contains(apiErr.Message, "chat not found")):
+		return "I could not post the claim message: I am not allowed to post in that chat. " +
+			"Add me to it and let me send messages and photos, then run /distribute again."
+	}
+	return "I could not post the claim message just now. Please run /distribute again in a minute."
+}

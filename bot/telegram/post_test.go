@@ -1,0 +1,178 @@
+package telegram
+
+import (
+	"context"
+	"encoding/base64"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
+	"github.com/poapbot/poapbot/core"
+)
+
+// validPayload is what Telegram accepts as a /start payload.
+var validPayload = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func claimPost(image string) bot.Post {
+	return bot.Post{
+		Text: "**Drop 197001**: 50 links left.", Image: image, Subject: "drop:1",
+		Buttons: []bot.Button{{Label: "Claim", Command: "/claim 197001"}},
+	}
+}
+
+func groupOrigin(from telegramtest.User) origin {
+	return origin{chat: &tgbotapi.Chat{ID: group.ID, Type: "supergroup", Title: group.Title},
+		from: &tgbotapi.User{ID: from.ID, FirstName: from.FirstName, UserName: from.Username}, command: "distribute"}
+}
+
+// startLink checks a post's only button is a deep link and returns its
+// payload.
+func startLink(t *testing.T, m telegramtest.Message) string {
+	t.Helper()
+	if len(m.Buttons) != 1 || len(m.Buttons[0]) != 1 {
+		t.Fatalf("post buttons = %+v, want one", m.Buttons)
+	}
+	b := m.Buttons[0][0]
+	u, err := url.Parse(b.URL)
+	if err != nil || b.CallbackData != "" || u.Host != "t.me" || u.Path != "/"+telegramtest.DefaultUsername {
+		t.Fatalf("post button = %+v, want a URL button to t.me/%s", b, telegramtest.DefaultUsername)
+	}
+	payload := u.Query().Get("start")
+	if !validPayload.MatchString(payload) {
+		t.Fatalf("start payload %q is not 1-64 of A-Z a-z 0-9 _ -", payload)
+	}
+	return payload
+}
+
+func TestAdapter_Post(t *testing.T) {
+	ctx := context.Background()
+	t.Run("PhotoInGroup", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		p := claimPost("https://img.test/197001.png")
+		reply := e.a.withPost(ctx, groupOrigin(alice), bot.Reply{Text: "Posted.", Personal: true, Post: &p})
+		if reply.Text != "Posted." || reply.Post != nil {
+			t.Errorf("withPost reply = %q (post %v), want %q and no post", reply.Text, reply.Post, "Posted.")
+		}
+		m := e.waitMessage(t, telegramtest.To(group.ID))
+		if m.Method != "sendPhoto" || m.Photo != p.Image || !strings.Contains(m.Text, "<b>Drop 197001</b>") {
+			t.Errorf("post = %s photo %q, want a sendPhoto of %s with the text as caption", m, m.Photo, p.Image)
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(startLink(t, m))
+		if want := "-1001234567890|claim 197001"; err != nil || string(raw) != want {
+			t.Errorf("payload decodes to %q, %v; want %q", raw, err, want)
+		}
+
+		p.Text = "**Drop 197001**: 9 links left."
+		ref := bot.PostRef{Platform: core.Telegram, Place: "-1001234567890", Channel: "-1001234567890", Message: strconv.Itoa(m.MessageID)}
+		if err := e.a.EditPost(ctx, ref, p); err != nil {
+			t.Fatalf("EditPost = %v", err)
+		}
+		edit := e.waitMessage(t, func(m telegramtest.Message) bool { return m.Method == "editMessageCaption" })
+		if edit.MessageID != m.MessageID || !strings.Contains(edit.Text, "9 links left") {
+			t.Errorf("edit = %s, want the caption of #%d with 9 links left", edit, m.MessageID)
+		}
+		startLink(t, edit)
+	})
+	t.Run("TextInGroup", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		p := claimPost("")
+		e.a.withPost(ctx, groupOrigin(alice), bot.Reply{Text: "Posted.", Post: &p})
+		m := e.waitMessage(t, telegramtest.To(group.ID))
+		if m.Method != "sendMessage" {
+			t.Errorf("post = %s, want a sendMessage", m)
+		}
+		startLink(t, m)
+		p.Text = "**Drop 197001**: no links left."
+		p.Buttons = nil
+		ref := bot.PostRef{Platform: core.Telegram, Place: strconv.FormatInt(group.ID, 10), Channel: strconv.FormatInt(group.ID, 10), Message: strconv.Itoa(m.MessageID)}
+		if err := e.a.EditPost(ctx, ref, p); err != nil {
+			t.Fatalf("EditPost = %v", err)
+		}
+		edit := e.waitMessage(t, func(m telegramtest.Message) bool { return m.Method == "editMessageText" })
+		if !strings.Contains(edit.Text, "no links left") || len(edit.Buttons) != 0 {
+			t.Errorf("edit = %s with buttons %+v, want the new text and no button", edit, edit.Buttons)
+		}
+		ref.Message = "999"
+		if err := e.a.EditPost(ctx, ref, p); err == nil {
+			t.Error("EditPost(unknown message) = nil, want an error")
+		}
+	})
+	t.Run("NotEnoughRights", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		e.tg.Fail("sendMessage", telegramtest.Failure{Code: 400, Description: "Bad Request: not enough rights to send text messages to the chat"})
+		p := claimPost("")
+		reply := e.a.withPost(ctx, groupOrigin(alice), bot.Reply{Text: "Posted.", Personal: true, Post: &p})
+		if !strings.Contains(reply.Text, "not allowed to post") {
+			t.Errorf("reply = %q, want it to say the bot may not post there", reply.Text)
+		}
+	})
+}
+
+// TestAdapter_StartPayload: a group post's deep link runs its command in
+// the presser's private chat, for members of the group only.
+func TestAdapter_StartPayload(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.run(t)
+	payload, ok := e.a.startPayload(group.ID, "/help")
+	if !ok {
+		t.Fatal("startPayload: too long")
+	}
+	t.Run("Member", func(t *testing.T) {
+		e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/start "+payload)
+		e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Contains("/claim")))
+		checked := false
+		for _, c := range e.tg.Calls("getChatMember") {
+			checked = checked || (c.Params["chat_id"] == strconv.FormatInt(group.ID, 10) && c.Params["user_id"] == strconv.FormatInt(alice.ID, 10))
+		}
+		if !checked {
+			t.Error("no getChatMember of the member in the group")
+		}
+	})
+	t.Run("Left", func(t *testing.T) {
+		e.tg.SetStatus(group.ID, bob.ID, "left")
+		e.tg.SendText(telegramtest.PrivateChat(bob), bob, "/start "+payload)
+		e.waitMessage(t, telegramtest.All(telegramtest.To(bob.ID), telegramtest.Contains("for the members of the group")))
+	})
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range e.tg.Messages() {
+		if m.ChatID == group.ID {
+			t.Errorf("something was sent to the group: %s", m)
+		}
+		if m.ChatID == bob.ID && strings.Contains(m.Text, "/claim") {
+			t.Errorf("a non-member got the answer: %s", m)
+		}
+	}
+}
+
+func TestParseStartPayload(t *testing.T) {
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	tests := []struct {
+		payload   string
+		wantGroup int64
+		wantLine  string
+		wantOK    bool
+	}{
+		{enc("-1001234567890|claim 197001"), -1001234567890, "/claim 197001", true},
+		{"", 0, "", false},
+		{"claim", 0, "", false},
+		{"help", 0, "", false},
+		{enc("1001|claim 1"), 0, "", false}, // a private chat is no group
+		{enc("-1001|"), 0, "", false},
+		{enc("-1001 claim 1"), 0, "", false},
+		{"!!", 0, "", false},
+	}
+	for _, tt := range tests {
+		group, line, ok := parseStartPayload(tt.payload)
+		if group != tt.wantGroup || line != tt.wantLine || ok != tt.wantOK {
+			t.Errorf("parseStartPayload(%q) = %d, %q, %v; want %d, %q, %v", tt.payload, group, line, ok, tt.wantGroup, tt.wantLine, tt.wantOK)
+		}
+	}
+}
