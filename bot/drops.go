@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ func (b *Bot) dropCommands() []*Command {
 				{Name: "ends", Type: String, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
 				{Name: "codeword", Type: String, Description: "a word members must give to claim"},
 				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
+				{Name: "low_stock", Type: Integer, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
 			},
 			Handler: b.dropAdd,
 		},
@@ -99,7 +101,27 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 	if opts.Ends, err = timeOption(req, "ends"); err != nil {
 		return core.AddDropOptions{}, err
 	}
+	if opts.LowStock, err = lowStockOption(req); err != nil {
+		return core.AddDropOptions{}, err
+	}
 	return opts, nil
+}
+
+// lowStockOption reads low_stock as AddDropOptions.LowStock takes it: not
+// given is zero (the default), 0 is negative (never).
+func lowStockOption(req *Request) (int, error) {
+	n, ok, err := req.Int("low_stock")
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, nil
+	case n < 0 || n > math.MaxInt32:
+		return 0, &OptionError{Option: "low_stock", Reason: "must be a number of links, 0 or more (0: never tell)"}
+	case n == 0:
+		return -1, nil
+	}
+	return int(n), nil
 }
 
 // roleID reads a role as typed: an id, or a Discord mention <@&id>.
@@ -213,6 +235,9 @@ func settingsText(req *Request, d core.Drop) string {
 	}
 	if d.RequiredRole != "" {
 		s.WriteString("\nOnly for members with " + roleText(req, d.RequiredRole) + ".")
+	}
+	if d.LowStock > 0 {
+		fmt.Fprintf(&s, "\nModerators are told where it is posted when fewer than %d links are left.", d.LowStock)
 	}
 	return s.String()
 }

@@ -234,12 +234,13 @@ func (db *DB) RemoveDrop(ctx context.Context, dropID int64, at time.Time) error 
 // NoteLowStock marks, at at, that moderators are told the drop runs low,
 // when its available links are fewer than its LowStock threshold and they
 // were not told since its links were last added. It reports whether this
-// call marked it: true once per shortage, however many callers race. A
-// removed drop or one without a threshold is never marked. It returns the
-// database error, if any.
+// call marked it: true once per shortage, however many callers race. The
+// same step makes the notice due in the drop's posts (see
+// TakeLowStockPosts). A removed drop or one without a threshold is never
+// marked. It returns the database error, if any.
 func (db *DB) NoteLowStock(ctx context.Context, dropID int64, at time.Time) (bool, error) {
 	res := db.gorm.WithContext(ctx).Exec(`
-		UPDATE drops SET low_stock_notified_at = ?
+		UPDATE drops SET low_stock_notified_at = ?, low_stock_notice_due = TRUE
 		WHERE id = ? AND low_stock_notified_at IS NULL AND removed_at IS NULL AND low_stock > 0
 			AND (SELECT count(*) FROM mint_links WHERE drop_id = drops.id AND state = 'available') < low_stock`,
 		dbTime(at), dropID)

@@ -69,9 +69,18 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		return // for another bot in the group
 	}
 	o.command = commandWord(text)
-	if o.command == "start" {
+	switch {
+	case o.command == "start":
 		a.send(ctx, o, a.start(ctx, o, payload))
 		return
+	case !o.private() && isDropAdd(text):
+		a.dropAddInGroup(ctx, o, m.MessageID, text)
+		return
+	case o.private() && o.command == "claim":
+		if reply, ok := a.privateClaim(ctx, o, text); ok {
+			a.send(ctx, o, reply)
+			return
+		}
 	}
 	if _, _, err := a.bot.ParseLine(text, a.username); errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
 		return // another bot's command, most likely
@@ -97,7 +106,11 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 	}
 	line = "/" + strings.TrimPrefix(line, "/")
 	o := origin{chat: chat, from: q.From, command: commandWord(line)}
-	reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), line, a.username)
+	req := a.newRequest(ctx, o)
+	// Anyone who can read a public group can press its buttons, members
+	// or not: a press proves no membership.
+	req.Roles = nil
+	reply, ok := a.bot.HandleLine(ctx, req, line, a.username)
 	if ok {
 		reply = a.withPost(ctx, o, reply)
 	}
@@ -122,6 +135,7 @@ func (a *Adapter) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig)
 
 // newRequest builds the bot request of a command from its origin. Group
 // administrators manage drops and roles; nobody does in a private chat.
+// In a group, the group is the caller's one Role (see Request.Roles).
 func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 	admin := false
 	if !o.private() {
@@ -131,7 +145,7 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 	if place.Name == "" {
 		place.Name = displayName(o.from)
 	}
-	return &bot.Request{
+	req := &bot.Request{
 		Platform: core.Telegram,
 		Place:    place,
 		Caller: bot.Caller{
@@ -141,6 +155,12 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 			ManagesRoles: admin,
 		},
 	}
+	if !o.private() {
+		// Whoever writes in a group belongs to it: a drop that requires
+		// membership of the group it was added in is claimable there.
+		req.Roles = []string{place.ExternalID}
+	}
+	return req
 }
 
 // displayName is the member's username, or first name when they have none.

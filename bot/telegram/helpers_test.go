@@ -68,6 +68,12 @@ type env struct {
 // filled in. The test fails if the token ever shows in a log line.
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
+	return newEnvWith(t, core.NewService(nil, stubIssuer{holdings: holdings(14)}, nil, nil), opts)
+}
+
+// newEnvWith is newEnv over the given service.
+func newEnvWith(t *testing.T, svc *core.Service, opts Options) *env {
+	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
 	e := &env{tg: tg, logs: &syncBuffer{}}
@@ -78,7 +84,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	})
 	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
 	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := bot.New(core.NewService(nil, stubIssuer{holdings: holdings(14)}, nil, nil), bot.Options{Name: "Test POAP bot"})
+	b := bot.New(svc, bot.Options{Name: "Test POAP bot"})
 	a, err := New(b, opts)
 	if err != nil {
 		t.Fatalf("New() = %v", err)

@@ -78,25 +78,45 @@ func (a *Adapter) start(ctx context.Context, o origin, payload string) bot.Reply
 }
 
 // groupRequest is the request of a member acting for a group from the
-// private chat, after checking with getChatMember that they belong to it:
-// members, administrators, the creator, and restricted members who are
-// still in it; not those who left or were removed.
+// private chat, after checking with getChatMember that they belong to it
+// (see membership). The group is among the request's Roles: a drop that
+// requires membership of its group is claimable there.
 func (a *Adapter) groupRequest(ctx context.Context, o origin, group int64) (*bot.Request, error) {
-	m, err := a.getChatMember(ctx, group, o.from.ID)
+	admin, err := a.membership(ctx, group, o.from.ID)
 	if err != nil {
-		a.log.Warn("telegram getChatMember failed for a deep link", "chat_id", group, "err", err)
-		return nil, errMemberCheck
+		return nil, err
 	}
-	admin := m.Status == "creator" || m.Status == "administrator"
+	return groupRequestFor(o, bot.Place{ExternalID: strconv.FormatInt(group, 10)}, admin), nil
+}
+
+// membership checks with getChatMember that the member belongs to the
+// group: members, administrators, the creator, and restricted members who
+// are still in it; not those who left or were removed. admin says whether
+// they administer it. errNotInGroup, or errMemberCheck when the Bot API
+// could not tell.
+func (a *Adapter) membership(ctx context.Context, group, userID int64) (admin bool, err error) {
+	m, err := a.getChatMember(ctx, group, userID)
+	if err != nil {
+		a.log.Warn("telegram getChatMember failed for a membership check", "chat_id", group, "err", err)
+		return false, errMemberCheck
+	}
+	admin = m.Status == "creator" || m.Status == "administrator"
 	if !admin && m.Status != "member" && (m.Status != "restricted" || !m.IsMember) {
-		return nil, errNotInGroup
+		return false, errNotInGroup
 	}
+	return admin, nil
+}
+
+// groupRequestFor is the request of a member, verified to belong to the
+// group place, acting for it from the private chat.
+func groupRequestFor(o origin, place bot.Place, admin bool) *bot.Request {
 	return &bot.Request{
 		Platform: core.Telegram,
-		Place:    bot.Place{ExternalID: strconv.FormatInt(group, 10)},
+		Place:    place,
 		Caller: bot.Caller{
 			ExternalID: strconv.FormatInt(o.from.ID, 10), Name: displayName(o.from),
 			ManagesDrops: admin, ManagesRoles: admin,
 		},
-	}, nil
+		Roles: []string{place.ExternalID},
+	}
 }

@@ -6,7 +6,14 @@
 // update is handled in its own goroutine, bounded in number and in time
 // (Options.UpdateTimeout). Personal replies always go to the member's
 // private chat; a member who never opened it is told so in the group, with
-// the t.me deep link that opens it.
+// the t.me deep link that opens it. A /drop add typed in a group carries
+// the drop's edit code: the adapter deletes it at once and answers in the
+// private chat (dropadd.go). A /claim <drop> typed in the private chat
+// claims for the one group of the member's that hands the drop out
+// (claim.go). In a group, the group is the member's one Request.Roles
+// entry, so a drop whose required_role is its group's chat id is claimable
+// there; a required_role naming another chat is not checked yet and is
+// refused as a missing role.
 //
 // The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
 // it one anyway: every call goes through an HTTP client bound to the
@@ -71,6 +78,16 @@ type Options struct {
 	// HTTPClient sends the Bot API requests; default a plain client (every
 	// request is bounded by a context).
 	HTTPClient *http.Client
+	// Drops finds the groups that hand a drop out, for /claim <drop> in
+	// the private chat (*core.Service satisfies it). Without it, such a
+	// /claim looks for the drop in the private chat only.
+	Drops DropPlacer
+}
+
+// DropPlacer lists the places where a drop is handed out; see
+// core.Service.DropPlaces.
+type DropPlacer interface {
+	DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error)
 }
 
 // Adapter connects one bot to Telegram. Create it with New, then Run it.

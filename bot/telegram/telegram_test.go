@@ -254,10 +254,11 @@ func TestAdapter_NewRequest(t *testing.T) {
 	}{
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"},
-				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true}}},
+				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
+				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"},
-				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}}},
+				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
 		{"Private", origin{chat: &tgbotapi.Chat{ID: alice.ID, Type: "private"}, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: "1001", Name: "alice", Private: true},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice"}}},

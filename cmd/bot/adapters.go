@@ -24,6 +24,12 @@ type postEditor interface {
 	EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) error
 }
 
+// notifier is a post editor that can also post a notice in the channel of
+// a published post, for the notices of Bot.Notices.
+type notifier interface {
+	Notify(ctx context.Context, ref bot.PostRef, text string) error
+}
+
 // addAdapter keeps an adapter, and registers it as the editor of its
 // platform's posts when it is one.
 func (m *Main) addAdapter(platform core.Platform, a adapter) {
@@ -54,6 +60,7 @@ func (m *Main) openAdapters() error {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
 			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Logger: m.Logger,
+			Drops: m.svc,
 		})
 		if err != nil {
 			return err

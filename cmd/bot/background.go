@@ -20,17 +20,22 @@ const refreshInterval = 15 * time.Minute
 // (about 20 messages a minute in a group).
 const postInterval = 5 * time.Second
 
+// refreshJob names the exclusive lock of the refresh-and-reconcile turn.
+const refreshJob = "refresh and reconcile"
+
 // background settles the mints a crash or a lost answer left in doubt, at
 // once, then re-imports links and settles mints every refreshInterval, and
-// edits the published posts every postInterval, until ctx is done.
-// Failures are logged and retried at the next turn.
+// edits the published posts and posts notices every postInterval, until
+// ctx is done. Failures are logged and retried at the next turn.
 //
-// With several replicas every one of them does this; the steps are
-// idempotent (imports skip known links, a settled mint is not settled
-// again, an update is handed out once), so the cost is repeated reads, not
-// wrong state.
+// With several replicas, one at a time takes a refresh-and-reconcile turn
+// (storage.DB.TryExclusive: a PostgreSQL advisory lock), so that they do
+// not all import every drop's links at once; the others skip it. The post
+// tick runs everywhere without a lock: each update and notice is handed out
+// once by a conditional UPDATE, so the cost is repeated reads, not repeated
+// messages.
 func (m *Main) background(ctx context.Context) {
-	m.reconcile(ctx)
+	m.refreshTurn(ctx, false)
 	t := time.NewTicker(refreshInterval)
 	defer t.Stop()
 	every := m.PostInterval
@@ -44,13 +49,31 @@ func (m *Main) background(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			m.refreshTurn(ctx, true)
+		case <-posts.C:
+			m.editPosts(ctx)
+			m.postNotices(ctx)
+		}
+	}
+}
+
+// refreshTurn re-imports every drop's links when refresh is true, then
+// settles the mints in doubt, unless another replica is doing so.
+func (m *Main) refreshTurn(ctx context.Context, refresh bool) {
+	ran, err := m.DB.TryExclusive(ctx, refreshJob, func(ctx context.Context) error {
+		if refresh {
 			if err := m.svc.RefreshAll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("scheduled import of mint links failed", "err", err)
 			}
-			m.reconcile(ctx)
-		case <-posts.C:
-			m.editPosts(ctx)
 		}
+		m.reconcile(ctx)
+		return nil
+	})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		m.Logger.Warn("scheduled import of mint links not started", "err", err)
+	case !ran:
+		m.Logger.Debug("scheduled import of mint links left to another replica")
 	}
 }
 
@@ -88,5 +111,24 @@ func (m *Main) editPost(ctx context.Context, u bot.PostUpdate) {
 	}
 	if err := e.EditPost(ctx, u.Ref, u.Post); err != nil && ctx.Err() == nil {
 		m.Logger.Warn("editing a post failed", "platform", u.Ref.Platform, "channel", u.Ref.Channel, "message", u.Ref.Message, "subject", u.Post.Subject, "err", err)
+	}
+}
+
+// postNotices posts each notice (a drop running low) with the adapter of
+// its platform. Each is handed out once across replicas, so a failure is
+// logged, not retried: a notice is better lost than repeated.
+func (m *Main) postNotices(ctx context.Context) {
+	notices, err := m.Bot.Notices(ctx)
+	if err != nil && ctx.Err() == nil {
+		m.Logger.Warn("reading notices failed", "err", err)
+	}
+	for _, n := range notices {
+		nt, ok := m.editors[n.Ref.Platform].(notifier)
+		if !ok {
+			continue
+		}
+		if err := nt.Notify(ctx, n.Ref, n.Text); err != nil && ctx.Err() == nil {
+			m.Logger.Warn("posting a notice failed", "platform", n.Ref.Platform, "channel", n.Ref.Channel, "err", err)
+		}
 	}
 }

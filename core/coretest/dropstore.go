@@ -26,7 +26,9 @@ type MemStore struct {
 	// lowTold holds the drops whose low stock was noted since links were
 	// last imported.
 	lowTold map[int64]bool
-	posts   []memPost
+	// lowDue holds the drops whose low-stock notice is still to be posted.
+	lowDue map[int64]bool
+	posts  []memPost
 }
 
 var (
@@ -38,7 +40,7 @@ var (
 )
 
 // NewMemStore returns an empty MemStore.
-func NewMemStore() *MemStore { return &MemStore{lowTold: map[int64]bool{}} }
+func NewMemStore() *MemStore { return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}} }
 
 // UpsertTenant creates the tenant or refreshes its name.
 func (s *MemStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) {

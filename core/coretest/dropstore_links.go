@@ -186,6 +186,7 @@ func (s *MemStore) NoteLowStock(_ context.Context, dropID int64, _ time.Time) (b
 		return false, nil
 	}
 	s.lowTold[dropID] = true
+	s.lowDue[dropID] = true
 	return true, nil
 }
 

@@ -9,7 +9,10 @@
 // NeverStarted, Fail, Delay). Edits (editMessageText, editMessageCaption)
 // of a message the bot sent are recorded as messages with its id. Updates are served by long-polling getUpdates, or POSTed to
 // the URL given to setWebhook, with its secret_token header, once a webhook
-// is set. A Server is safe for concurrent use.
+// is set. Messages members send with SendText are kept as their chat shows
+// them (MemberMessages); deleteMessage marks them deleted, and Fail makes
+// it fail as when the bot lacks the right to delete messages. A Server is
+// safe for concurrent use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -69,6 +72,7 @@ type Server struct {
 	nextMessage  int
 	pending      []pendingUpdate
 	sent         []Message
+	incoming     []MemberMessage
 	calls        []Call
 	admins       map[int64]map[int64]bool
 	statuses     map[int64]map[int64]string
@@ -277,8 +281,10 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 		return s.deleteWebhook(p), nil
 	case "getWebhookInfo":
 		return s.webhookInfo(), nil
-	case "setMyCommands", "deleteMyCommands", "answerCallbackQuery", "deleteMessage":
+	case "setMyCommands", "deleteMyCommands", "answerCallbackQuery":
 		return true, nil
+	case "deleteMessage":
+		return s.deleteMessage(p)
 	case "getMyCommands":
 		return s.myCommands(), nil
 	case "sendMessage", "sendPhoto", "editMessageText", "editMessageCaption":

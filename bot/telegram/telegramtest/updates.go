@@ -56,10 +56,13 @@ type Delivery struct {
 
 // SendText pushes a message update: from writes text in chat. Text starting
 // with "/" carries a bot_command entity, as Telegram adds. It returns the
-// update id.
+// update id. The chat keeps the message (see MemberMessages) until the bot
+// deletes it.
 func (s *Server) SendText(chat Chat, from User, text string) int {
+	id := s.newMessageID()
+	s.keep(MemberMessage{MessageID: id, ChatID: chat.ID, From: from, Text: text})
 	msg := map[string]any{
-		"message_id": s.newMessageID(), "date": time.Now().Unix(),
+		"message_id": id, "date": time.Now().Unix(),
 		"chat": chatJSON(chat), "from": userJSON(from), "text": text,
 	}
 	if strings.HasPrefix(text, "/") {

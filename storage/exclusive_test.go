@@ -1,0 +1,79 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/poapbot/poapbot/storage/storagetest"
+)
+
+func TestDB_TryExclusive(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		url := newURL()
+		// Two handles on one database stand for two replicas (or, on
+		// SQLite, two users of the file in one process).
+		a, b := openTest(t, url), openTest(t, url)
+		entered, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			ran, err := a.TryExclusive(t.Context(), "job", func(context.Context) error {
+				close(entered)
+				<-release
+				return nil
+			})
+			if !ran && err == nil {
+				err = errors.New("the first caller did not run")
+			}
+			done <- err
+		}()
+		<-entered
+
+		ran, err := b.TryExclusive(t.Context(), "job", func(context.Context) error {
+			t.Error("fn ran while another caller held the lock")
+			return nil
+		})
+		if ran || err != nil {
+			t.Errorf("TryExclusive(held) = %v, %v; want false, nil", ran, err)
+		}
+		ran, err = b.TryExclusive(t.Context(), "other job", func(context.Context) error { return nil })
+		if !ran || err != nil {
+			t.Errorf("TryExclusive(another name) = %v, %v; want true, nil", ran, err)
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Errorf("first TryExclusive: %v", err)
+		}
+
+		// Released: the next caller runs, and gets fn's error.
+		boom := errors.New("boom")
+		ran, err = b.TryExclusive(t.Context(), "job", func(context.Context) error { return boom })
+		if !ran || !errors.Is(err, boom) {
+			t.Errorf("TryExclusive(released) = %v, %v; want true, %v", ran, err, boom)
+		}
+		ran, err = a.TryExclusive(t.Context(), "job", func(context.Context) error { return nil })
+		if !ran || err != nil {
+			t.Errorf("TryExclusive(after an error) = %v, %v; want true, nil", ran, err)
+		}
+	})
+}
+
+// A canceled job still releases the lock.
+func TestDB_TryExclusive_Canceled(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		ctx, cancel := context.WithCancel(t.Context())
+		ran, err := db.TryExclusive(ctx, "job", func(ctx context.Context) error {
+			cancel()
+			return ctx.Err()
+		})
+		if !ran || !errors.Is(err, context.Canceled) {
+			t.Errorf("TryExclusive(canceled inside) = %v, %v; want true, %v", ran, err, context.Canceled)
+		}
+		ran, err = db.TryExclusive(t.Context(), "job", func(context.Context) error { return nil })
+		if !ran || err != nil {
+			t.Errorf("TryExclusive(after a canceled job) = %v, %v; want true, nil", ran, err)
+		}
+	})
+}
