@@ -236,3 +236,59 @@ func telegramLinks(ctx context.Context, t *testing.T, tg *telegramtest.Server, m
 	}
 	return links
 }
+
+// TestClaim_TelegramThousand is the acceptance burst through Telegram
+// commands: 1,000 members of a group send /claim for a drop of 800 links at
+// once. Every answer goes to the member's private chat: 800 distinct
+// links, 200 "none left"; the group never sees a link.
+func TestClaim_TelegramThousand(t *testing.T) {
+	const members, links = 1000, 800
+	tg := telegramtest.NewServer(telegramtest.Options{})
+	t.Cleanup(tg.Close)
+	s := startMainWith(t, map[string]string{"TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	drop, code := s.m.SandboxAPI.CreateDrop(sandbox.Drop{Name: "Thousand members"}, links)
+	group := telegramtest.Group(-1001234567890, "POAP fans")
+	mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
+	tg.SetAdmins(group.ID, mod.ID)
+	tg.OpenPrivateChat(mod.ID)
+	tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, drop.ID, code))
+	if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here"))); err != nil {
+		t.Fatalf("the drop was not set up: %v", err)
+	}
+
+	users := telegramMembers(members)
+	var wg sync.WaitGroup
+	for _, u := range users {
+		tg.OpenPrivateChat(u.ID)
+		wg.Go(func() { tg.SendText(group, u, fmt.Sprintf("/claim@%s %d", tg.Username, drop.ID)) })
+	}
+	wg.Wait()
+	owner, noneLeft := map[string]int64{}, 0
+	for _, u := range users {
+		m, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(u.ID), func(m telegramtest.Message) bool {
+			return strings.Contains(m.Text, "/mint/") || strings.Contains(m.Text, "are taken")
+		}))
+		if err != nil {
+			t.Fatalf("member %d got no answer in the private chat: %v", u.ID, err)
+		}
+		link := mintLinkRE.FindString(m.Text)
+		if link == "" {
+			noneLeft++
+			continue
+		}
+		if prev, ok := owner[link]; ok {
+			t.Errorf("link %s went to %d and %d", link, prev, u.ID)
+		}
+		owner[link] = u.ID
+	}
+	if len(owner) != links || noneLeft != members-links {
+		t.Errorf("%d distinct links and %d none-left answers, want %d and %d", len(owner), noneLeft, links, members-links)
+	}
+	for _, m := range tg.Messages() {
+		if m.ChatID == group.ID && strings.Contains(m.Text, "/mint/") {
+			t.Errorf("a mint link was sent to the group: %q", m.Text)
+		}
+	}
+}

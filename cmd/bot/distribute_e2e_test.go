@@ -200,3 +200,69 @@ func deepLinkPayload(t *testing.T, tg *telegramtest.Server, m telegramtest.Messa
 	}
 	return u.Query().Get("start")
 }
+
+// TestDistribute_DiscordThousand is the acceptance burst through the
+// Discord Claim button: 1,000 members press Claim on a drop of 800 links at
+// once. Every interaction is acknowledged within Discord's 3 s and answered
+// privately: 800 distinct links, 200 "none left", no link twice.
+func TestDistribute_DiscordThousand(t *testing.T) {
+	for name, dbURL := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) { discordThousand(t, dbURL) })
+	}
+}
+
+func discordThousand(t *testing.T, dbURL string) {
+	const members, links = 1000, 800
+	srv := discordtest.NewServer(t, discordtest.Options{})
+	s := startMainTuned(t, map[string]string{
+		"DATABASE_URL": dbURL, "DISCORD_TOKEN": discordtest.DefaultToken, "DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
+	}, false, shortTick)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	drop, code := s.m.SandboxAPI.CreateDrop(sandbox.Drop{Name: "Thousand members"}, links)
+	add := srv.Command(discordtest.Moderator, fmt.Sprintf("/drop add %d edit_code:%s delivery:link", drop.ID, code))
+	if _, err := add.WaitMessage(ctx, containing("is set up here")); err != nil {
+		t.Fatalf("/drop add: %v; messages %+v", err, add.Messages())
+	}
+	dist := srv.Command(discordtest.Moderator, fmt.Sprintf("/distribute %d", drop.ID))
+	if _, err := dist.WaitMessage(ctx, containing("Posted the claim message")); err != nil {
+		t.Fatal(err)
+	}
+	post, err := srv.WaitChannelMessage(ctx, func(m discordtest.ChannelMessage) bool { return linksLeft(m.Content) == links })
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim, ok := post.Button("Claim")
+	if !ok {
+		t.Fatalf("the claim message has no Claim button: %+v", post)
+	}
+
+	users := discordMembers(members)
+	its := make([]*discordtest.Interaction, members)
+	var wg sync.WaitGroup
+	for i, u := range users {
+		wg.Go(func() { its[i] = srv.Press(u, claim.CustomID) })
+	}
+	wg.Wait()
+	owner, noneLeft := map[string]string{}, 0
+	var slowest time.Duration
+	for i, it := range its {
+		msg, delay := discordReply(ctx, t, it, func(m discordtest.Message) bool {
+			return strings.Contains(m.Content, "/mint/") || strings.Contains(m.Content, "are taken")
+		})
+		slowest = max(slowest, delay)
+		link := mintLinkRE.FindString(msg.Content)
+		if link == "" {
+			noneLeft++
+			continue
+		}
+		if prev, ok := owner[link]; ok {
+			t.Errorf("link %s went to %s and %s", link, prev, users[i].ID)
+		}
+		owner[link] = users[i].ID
+	}
+	if len(owner) != links || noneLeft != members-links {
+		t.Errorf("%d distinct links and %d none-left answers, want %d and %d", len(owner), noneLeft, links, members-links)
+	}
+	t.Logf("%d presses of Claim at once on %d links: slowest acknowledgement %s", members, links, slowest.Round(time.Millisecond))
+}
