@@ -292,3 +292,31 @@ func TestClaim_TelegramThousand(t *testing.T) {
 		}
 	}
 }
+
+// TestClaim_Console runs the drop flow through Main on the console: the
+// moderator adds the demo drop, a member claims it twice and gets the same
+// link, the moderator exports the CSV.
+func TestClaim_Console(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			s := startMain(t, url)
+			fmt.Fprintf(s.stdin, "/drop add %d %s delivery:link\n/as alice\n%s\n%s\n/as console\n/drop export %d\n",
+				sandbox.DemoLinksDropID, sandbox.DemoEditCode, claimLine, claimLine, sandbox.DemoLinksDropID)
+			s.stdin.Close()
+			if err := s.wait(); err != nil {
+				t.Fatal(err)
+			}
+			out := s.out.String()
+			links := mintLinkRE.FindAllString(out, -1)
+			if len(links) < 2 || links[0] != links[len(links)-1] {
+				t.Errorf("claiming twice did not give the same link: %v\n%s", links, out)
+			}
+			if !strings.Contains(out, "is set up here") || !strings.Contains(out, ".csv") {
+				t.Errorf("console output lacks the set-up or the export:\n%s", out)
+			}
+			if strings.Contains(out, sandbox.DemoEditCode) {
+				t.Errorf("the edit code appears in a reply:\n%s", out)
+			}
+		})
+	}
+}
