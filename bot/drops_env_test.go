@@ -63,7 +63,7 @@ func eachDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 	})
 }
 
-func newDropEnv(t *testing.T, store dropStore) *dropEnv {
+func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 	t.Helper()
 	e := &dropEnv{
 		store: store, clock: &fakeClock{now: t0}, obs: &lockedObserver{}, low: &lowStockEvents{},
