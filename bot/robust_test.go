@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
-	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
 // badLines are things members type by mistake, or on purpose. Each must get
