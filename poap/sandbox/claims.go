@@ -94,12 +94,20 @@ type mintInput struct {
 // claimQR answers POST /actions/claim-qr: it mints a POAP through a one-use
 // link to an address, a known ENS name or an e-mail.
 func (s *Server) claimQR(w http.ResponseWriter, r *http.Request) {
-	var in mintInput
+	serveMint(s, w, r, s.claimLink)
+}
+
+// serveMint answers a mint request: it reads the body into an In, applies
+// it at s.now() and writes the answer or the refusal, or ends the request
+// without any response when apply says the response is to be lost
+// (DropMintResponses).
+func serveMint[In, Out any](s *Server, w http.ResponseWriter, r *http.Request, apply func(in In, now time.Time) (body Out, drop bool, err error)) {
+	var in In
 	if err := readJSON(r, &in); err != nil {
 		writeResult(w, nil, err)
 		return
 	}
-	body, drop, err := s.claimLink(in, s.now())
+	body, drop, err := apply(in, s.now())
 	if drop {
 		abortResponse()
 	}
@@ -140,7 +148,7 @@ func (s *Server) claimLink(in mintInput, now time.Time) (body mintJSON, drop boo
 // with a transaction of operation unless input is an e-mail. The caller
 // holds s.mu and has checked input.
 func (st *state) mintClaim(eventID int64, input, operation string, now time.Time) (*claim, error) {
-	tok, err := st.mint(Token{EventID: eventID, Owner: input, Chain: chainName(st.drops[eventID].ChainID), Created: now})
+	tok, err := st.mintOnDrop(eventID, input, now)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +157,13 @@ func (st *state) mintClaim(eventID int64, input, operation string, now time.Time
 		c.tx = st.newTx(operation, now)
 	}
 	return c, nil
+}
+
+// mintOnDrop mints a POAP of drop eventID to owner on the drop's network,
+// created at now; claims through links, website claims and deliveries all
+// mint through it. The caller holds s.mu.
+func (st *state) mintOnDrop(eventID int64, owner string, now time.Time) (Token, error) {
+	return st.mint(Token{EventID: eventID, Owner: owner, Chain: chainName(st.drops[eventID].ChainID), Created: now})
 }
 
 // mintJSON writes the answer of a mint through lk. The caller holds s.mu.

@@ -236,16 +236,10 @@ type claimDeliveryInput struct {
 // claimDelivery answers POST /actions/claim-delivery-v2 with {queue_uid}:
 // it mints the listed drops to a listed address, once.
 func (s *Server) claimDelivery(w http.ResponseWriter, r *http.Request) {
-	var in claimDeliveryInput
-	if err := readJSON(r, &in); err != nil {
-		writeResult(w, nil, err)
-		return
-	}
-	uid, drop, err := s.deliver(in, s.now())
-	if drop {
-		abortResponse()
-	}
-	writeResult(w, map[string]string{"queue_uid": uid}, err)
+	serveMint(s, w, r, func(in claimDeliveryInput, now time.Time) (map[string]string, bool, error) {
+		uid, drop, err := s.deliver(in, now)
+		return map[string]string{"queue_uid": uid}, drop, err
+	})
 }
 
 // deliver applies a delivery claim; drop says the response is to be lost.
@@ -269,7 +263,7 @@ func (s *Server) deliver(in claimDeliveryInput, now time.Time) (uid string, drop
 	}
 	for _, id := range entry.events {
 		if !s.holdsDrop(id, holder) {
-			if _, err := s.mint(Token{EventID: id, Owner: holder, Chain: chainName(s.drops[id].ChainID), Created: now}); err != nil {
+			if _, err := s.mintOnDrop(id, holder, now); err != nil {
 				return "", false, err
 			}
 		}

@@ -113,16 +113,7 @@ type websiteInput struct {
 // websiteClaim answers POST /website/claim: a mint through a website claim
 // inside its window, answered with the claim record it makes.
 func (s *Server) websiteClaim(w http.ResponseWriter, r *http.Request) {
-	var in websiteInput
-	if err := readJSON(r, &in); err != nil {
-		writeResult(w, nil, err)
-		return
-	}
-	body, drop, err := s.claimWebsite(in, s.now())
-	if drop {
-		abortResponse()
-	}
-	writeResult(w, body, err)
+	serveMint(s, w, r, s.claimWebsite)
 }
 
 // claimWebsite applies a website mint, refusing as production does; drop

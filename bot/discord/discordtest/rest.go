@@ -155,27 +155,54 @@ func tooLarge(w http.ResponseWriter, files []File) bool {
 	return true
 }
 
-// callback answers POST /interactions/{id}/{token}/callback.
-func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Type discordgo.InteractionResponseType `json:"type"`
-		Data *messageBody                      `json:"data"`
+// callbackBody is the body of an interaction callback.
+type callbackBody struct {
+	Type discordgo.InteractionResponseType `json:"type"`
+	Data *messageBody                      `json:"data"`
+}
+
+// message returns the callback's message, setting an empty one when the
+// callback has none (a deferral) so that it reads as a message without
+// content.
+func (b *callbackBody) message() *messageBody {
+	if b.Data == nil {
+		b.Data = &messageBody{}
 	}
-	files, err := payload(r, &body)
+	return b.Data
+}
+
+// message returns b: an edit or a follow-up is a message as a whole.
+func (b *messageBody) message() *messageBody { return b }
+
+// messageRequest is a request body that carries a message.
+type messageRequest interface {
+	message() *messageBody
+}
+
+// readMessage reads a callback, edit or follow-up of the interaction named
+// by the path's token into v, with its files. When the body is not JSON
+// (400), the files exceed the upload limit (413) or Discord would refuse
+// the message (400, recorded as kind), it answers so and reports false.
+func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, kind Kind, v messageRequest) (files []File, ok bool) {
+	files, err := payload(r, v)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return nil, false
+	}
+	if tooLarge(w, files) || s.refuse(w, r.PathValue("token"), kind, v.message(), files) {
+		return nil, false
+	}
+	return files, true
+}
+
+// callback answers POST /interactions/{id}/{token}/callback.
+func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
+	var body callbackBody
+	files, ok := s.readMessage(w, r, KindCallback, &body)
+	if !ok {
 		return
 	}
-	if tooLarge(w, files) {
-		return
-	}
-	if body.Data == nil {
-		body.Data = &messageBody{}
-	}
-	if s.refuse(w, r.PathValue("token"), KindCallback, body.Data, files) {
-		return
-	}
-	status, code, msg := s.acknowledge(r.PathValue("id"), r.PathValue("token"), body.Type, body.Data, files)
+	status, code, msg := s.acknowledge(r.PathValue("id"), r.PathValue("token"), body.Type, body.message(), files)
 	if status != http.StatusNoContent {
 		writeError(w, status, code, msg)
 		return
@@ -186,15 +213,8 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 // editMessage answers PATCH /webhooks/{app}/{token}/messages/{msg}.
 func (s *Server) editMessage(w http.ResponseWriter, r *http.Request) {
 	var body messageBody
-	files, err := payload(r, &body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
-		return
-	}
-	if tooLarge(w, files) {
-		return
-	}
-	if s.refuse(w, r.PathValue("token"), KindEdit, &body, files) {
+	files, ok := s.readMessage(w, r, KindEdit, &body)
+	if !ok {
 		return
 	}
 	m, status, code := s.edit(r.PathValue("token"), r.PathValue("msg"), &body, files)
@@ -217,15 +237,8 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 // followup answers POST /webhooks/{app}/{token} (follow-up messages).
 func (s *Server) followup(w http.ResponseWriter, r *http.Request) {
 	var body messageBody
-	files, err := payload(r, &body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
-		return
-	}
-	if tooLarge(w, files) {
-		return
-	}
-	if s.refuse(w, r.PathValue("token"), KindFollowup, &body, files) {
+	files, ok := s.readMessage(w, r, KindFollowup, &body)
+	if !ok {
 		return
 	}
 	m, status, code := s.follow(r.PathValue("token"), &body, files)
