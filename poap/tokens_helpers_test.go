@@ -1,13 +1,11 @@
 package poap
 
 import (
-	"bytes"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
 )
@@ -22,31 +20,13 @@ const (
 // audience is the issuing service's audience in the token tests.
 const audience = sandbox.DefaultAudience
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // tokenEnv is the sandbox's token service on loopback, on a test clock,
 // with the logs of the Tokens made for it.
 type tokenEnv struct {
 	sb    *sandbox.Server
 	url   string
 	clock *testClock
-	logs  *syncBuffer
+	logs  *testlog.Buffer
 }
 
 // newTokenEnv starts a sandbox that knows the test credentials. When the
@@ -58,7 +38,7 @@ func newTokenEnv(t *testing.T) *tokenEnv {
 	sb := sandbox.New(sandbox.Options{ClientID: testClientID, ClientSecret: testClientSecret, Now: clock.Now})
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	e := &tokenEnv{sb: sb, url: srv.URL, clock: clock, logs: &syncBuffer{}}
+	e := &tokenEnv{sb: sb, url: srv.URL, clock: clock, logs: &testlog.Buffer{}}
 	t.Cleanup(func() {
 		if sb.Banned() {
 			t.Error("the sandbox banned the client")
@@ -81,7 +61,7 @@ func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions)
 	}
 	opts.Store = store
 	opts.Now = e.clock.Now
-	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.Logger = e.logs.Logger()
 	tk, err := NewTokens(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/poapbot/poapbot/internal/testlog"
 )
 
 // fakePinger answers Ping with err, or blocks until ctx ends when block is set.
@@ -29,25 +28,6 @@ func (p fakePinger) Ping(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return p.err
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines to log into
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startServer serves s on 127.0.0.1 until the test ends and returns its base
@@ -70,12 +50,12 @@ func startServer(t *testing.T, s *Server) string {
 }
 
 // newTestServer returns a server on a free loopback port logging into log.
-func newTestServer(t *testing.T, db Pinger, log *syncBuffer) (*Server, *Metrics) {
+func newTestServer(t *testing.T, db Pinger, log *testlog.Buffer) (*Server, *Metrics) {
 	t.Helper()
 	m := NewMetrics()
 	var lg *slog.Logger
 	if log != nil {
-		lg = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		lg = log.Logger()
 	}
 	return NewServer("127.0.0.1:0", db, m, lg), m
 }
@@ -127,7 +107,7 @@ func TestServer_Readyz(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log syncBuffer
+			var log testlog.Buffer
 			s, _ := newTestServer(t, tt.db, &log)
 			s.readyTimeout = tt.timeout
 			base := startServer(t, s)
@@ -185,7 +165,7 @@ func hasLinePrefix(text, prefix string) bool {
 }
 
 func TestServer_Handle(t *testing.T) {
-	var log syncBuffer
+	var log testlog.Buffer
 	s, _ := newTestServer(t, fakePinger{}, &log)
 	s.Handle("GET /hello", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "hi")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/internal/testlog"
 )
 
 // post sends body to the page's POST endpoint with the given headers
@@ -69,7 +70,7 @@ func TestVerificationSubmit_Errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log syncBuffer
+			var log testlog.Buffer
 			h := newTestVerification(&fakeVerifier{verifyErr: tt.err}, "", &log)
 			rec := post(h, "/verify/"+testNonce, sigBody(testSig), nil)
 			got := decodeResult(t, rec)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/internal/testlog"
 )
 
 const (
@@ -75,7 +76,7 @@ func testChallenge() core.Challenge {
 }
 
 // newTestVerification returns the handler with a fixed clock, logging into log.
-func newTestVerification(v Verifier, publicURL string, log *syncBuffer) http.Handler {
+func newTestVerification(v Verifier, publicURL string, log *testlog.Buffer) http.Handler {
 	var lg *slog.Logger
 	if log != nil {
 		lg = slog.New(slog.NewTextHandler(log, nil))
@@ -163,7 +164,7 @@ func TestVerificationPage_Problems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log syncBuffer
+			var log testlog.Buffer
 			rec := serveGet(newTestVerification(tt.fake, "", &log), tt.path)
 			body := rec.Body.String()
 			if rec.Code != tt.wantCode || !strings.Contains(body, tt.wantText) {

@@ -1,10 +1,8 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/internal/testlog"
 )
 
 const demo = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
@@ -38,29 +37,11 @@ func holdings(n int) []core.Holding {
 	return hs
 }
 
-// syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // env is a fake Bot API and an adapter on it, with a real bot.
 type env struct {
 	tg   *telegramtest.Server
 	a    *Adapter
-	logs *syncBuffer
+	logs *testlog.Buffer
 	stop func() error
 }
 
@@ -76,14 +57,14 @@ func newEnvWith(t *testing.T, svc *core.Service, opts Options) *env {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	e := &env{tg: tg, logs: &syncBuffer{}}
+	e := &env{tg: tg, logs: &testlog.Buffer{}}
 	t.Cleanup(func() {
 		if strings.Contains(e.logs.String(), tg.Token) {
 			t.Errorf("the token appears in the logs:\n%s", e.logs)
 		}
 	})
 	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
-	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.Logger = e.logs.Logger()
 	b := bot.New(svc, bot.Options{Name: "Test POAP bot"})
 	a, err := New(b, opts)
 	if err != nil {

@@ -26,14 +26,15 @@ var mintLinkRE = regexp.MustCompile(`https?://\S+/mint/[A-Za-z0-9]+`)
 // claimLine is the /claim of the demo drop.
 var claimLine = fmt.Sprintf("/claim %d", sandbox.DemoLinksDropID)
 
-// startDiscord runs Main with Discord on a fake, on the database.
-func startDiscord(t *testing.T, databaseURL string) (*discordtest.Server, *session) {
+// startDiscord runs Main with Discord on a fake, on the database, with
+// tune (when not nil) applied to the Main first.
+func startDiscord(t *testing.T, databaseURL string, tune func(*Main)) (*discordtest.Server, *session) {
 	t.Helper()
 	srv := discordtest.NewServer(t, discordtest.Options{})
-	s := startMainWith(t, map[string]string{
+	s := startMainTuned(t, map[string]string{
 		"DATABASE_URL": databaseURL, "DISCORD_TOKEN": discordtest.DefaultToken,
 		"DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
-	}, false)
+	}, false, tune)
 	return srv, s
 }
 
@@ -81,47 +82,73 @@ func discordMembers(n int) []discordtest.User {
 	return us
 }
 
+// atOnce calls f for every element of xs, each in a goroutine of its own,
+// and waits for them all.
+func atOnce[T any](xs []T, f func(i int, x T)) {
+	var wg sync.WaitGroup
+	for i, x := range xs {
+		wg.Go(func() { f(i, x) })
+	}
+	wg.Wait()
+}
+
+// discordClaims is what a burst of claims on Discord handed out.
+type discordClaims struct {
+	owner    map[string]string // member id by link
+	byMember map[string]string // link by member id
+	noneLeft int               // answers without a link
+	slowest  time.Duration     // the slowest acknowledgement
+}
+
+// discordBurst has every member send at once, then waits for each private
+// answer that match accepts (see discordReply) and gathers the links in
+// them. It fails the test if a link went to two members or a member got
+// two links.
+func discordBurst(ctx context.Context, t *testing.T, members []discordtest.User, send func(discordtest.User) *discordtest.Interaction, match func(discordtest.Message) bool) discordClaims {
+	t.Helper()
+	its := make([]*discordtest.Interaction, len(members))
+	atOnce(members, func(i int, u discordtest.User) { its[i] = send(u) })
+	c := discordClaims{owner: map[string]string{}, byMember: map[string]string{}}
+	for i, it := range its {
+		msg, delay := discordReply(ctx, t, it, match)
+		c.slowest = max(c.slowest, delay)
+		link := mintLinkRE.FindString(msg.Content)
+		if link == "" {
+			c.noneLeft++
+			continue
+		}
+		if prev, ok := c.owner[link]; ok {
+			t.Errorf("link %s went to %s and %s", link, prev, members[i].ID)
+		}
+		if prev, ok := c.byMember[members[i].ID]; ok && prev != link {
+			t.Errorf("member %s got two links", members[i].ID)
+		}
+		c.owner[link], c.byMember[members[i].ID] = members[i].ID, link
+	}
+	return c
+}
+
 // TestClaim_DiscordBurst: members claim at the same moment; each is
 // answered in time, privately, with a link of their own, and a second
 // claim shows the same link.
 func TestClaim_DiscordBurst(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			srv, _ := startDiscord(t, url)
+			srv, _ := startDiscord(t, url, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			addDiscordDrop(ctx, t, srv)
 
 			members := discordMembers(burst)
-			its := make([]*discordtest.Interaction, len(members))
-			var wg sync.WaitGroup
-			for i, u := range members {
-				wg.Go(func() { its[i] = srv.Command(u, claimLine) })
+			c := discordBurst(ctx, t, members, func(u discordtest.User) *discordtest.Interaction { return srv.Command(u, claimLine) }, containing("/mint/"))
+			if len(c.owner) != burst {
+				t.Errorf("%d distinct links, want %d", len(c.owner), burst)
 			}
-			wg.Wait()
-			owner := map[string]string{} // link -> member id
-			links := map[string]string{} // member id -> link
-			var slowest time.Duration
-			for i, it := range its {
-				msg, delay := discordReply(ctx, t, it, containing("/mint/"))
-				slowest = max(slowest, delay)
-				link := mintLinkRE.FindString(msg.Content)
-				if prev, ok := owner[link]; ok {
-					t.Errorf("link %s went to %s and %s", link, prev, members[i].ID)
-				}
-				if prev, ok := links[members[i].ID]; ok && prev != link {
-					t.Errorf("member %s got two links", members[i].ID)
-				}
-				owner[link], links[members[i].ID] = members[i].ID, link
-			}
-			if len(owner) != burst {
-				t.Errorf("%d distinct links, want %d", len(owner), burst)
-			}
-			t.Logf("%d claims at once: slowest acknowledgement %s", burst, slowest.Round(time.Millisecond))
+			t.Logf("%d claims at once: slowest acknowledgement %s", burst, c.slowest.Round(time.Millisecond))
 
 			again, _ := discordReply(ctx, t, srv.Command(members[0], claimLine), containing("/mint/"))
-			if got := mintLinkRE.FindString(again.Content); got != links[members[0].ID] {
-				t.Errorf("second claim shows %s, want the first link %s", got, links[members[0].ID])
+			if got := mintLinkRE.FindString(again.Content); got != c.byMember[members[0].ID] {
+				t.Errorf("second claim shows %s, want the first link %s", got, c.byMember[members[0].ID])
 			}
 		})
 	}
@@ -130,7 +157,7 @@ func TestClaim_DiscordBurst(t *testing.T) {
 // TestDropExport_Discord: the export arrives as an ephemeral CSV
 // attachment that names every link handed out and no Discord account.
 func TestDropExport_Discord(t *testing.T) {
-	srv, _ := startDiscord(t, "")
+	srv, _ := startDiscord(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	addDiscordDrop(ctx, t, srv)
@@ -167,43 +194,19 @@ func TestDropExport_Discord(t *testing.T) {
 func TestClaim_TelegramBurst(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			tg := telegramtest.NewServer(telegramtest.Options{})
-			t.Cleanup(tg.Close)
-			startMainWith(t, map[string]string{"DATABASE_URL": url, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
+			tg, _ := startTelegram(t, url, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			group := telegramtest.Group(-1001234567890, "POAP fans")
-			mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
-			tg.SetAdmins(group.ID, mod.ID)
+			group, mod := telegramGroup(tg)
 			tg.OpenPrivateChat(mod.ID)
-			tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, sandbox.DemoLinksDropID, sandbox.DemoEditCode))
-			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here"))); err != nil {
-				t.Fatalf("the drop was not set up: %v", err)
-			}
+			addTelegramDrop(ctx, t, tg, group, mod)
 
 			members := telegramMembers(burst)
-			var wg sync.WaitGroup
-			for _, u := range members {
-				tg.OpenPrivateChat(u.ID)
-				wg.Go(func() { tg.SendText(group, u, "/claim@"+tg.Username+" "+fmt.Sprint(sandbox.DemoLinksDropID)) })
-			}
-			wg.Wait()
-			links := telegramLinks(ctx, t, tg, members)
-			owner := map[string]int64{}
-			for id, link := range links {
-				if prev, ok := owner[link]; ok {
-					t.Errorf("link %s went to %d and %d", link, prev, id)
-				}
-				owner[link] = id
-			}
-			if len(owner) != burst {
-				t.Errorf("%d distinct links, want %d", len(owner), burst)
-			}
-			for _, m := range tg.Messages() {
-				if m.ChatID == group.ID && strings.Contains(m.Text, "/mint/") {
-					t.Errorf("a mint link was sent to the group: %q", m.Text)
-				}
-			}
+			openPrivateChats(tg, members)
+			telegramBurst(ctx, t, tg, members, func(u telegramtest.User) {
+				tg.SendText(group, u, "/claim@"+tg.Username+" "+fmt.Sprint(sandbox.DemoLinksDropID))
+			})
+			noLinkInGroup(t, tg, group)
 		})
 	}
 }
@@ -215,6 +218,42 @@ func telegramMembers(n int) []telegramtest.User {
 		us[i] = telegramtest.User{ID: int64(2001 + i), FirstName: fmt.Sprintf("Member %d", i+1)}
 	}
 	return us
+}
+
+// openPrivateChats opens every member's private chat with the bot.
+func openPrivateChats(tg *telegramtest.Server, members []telegramtest.User) {
+	for _, u := range members {
+		tg.OpenPrivateChat(u.ID)
+	}
+}
+
+// telegramBurst has every member send at once and waits for their links
+// (see telegramLinks), failing the test if a link went to two members or
+// fewer distinct links went out than there are members.
+func telegramBurst(ctx context.Context, t *testing.T, tg *telegramtest.Server, members []telegramtest.User, send func(telegramtest.User)) {
+	t.Helper()
+	atOnce(members, func(_ int, u telegramtest.User) { send(u) })
+	links := telegramLinks(ctx, t, tg, members)
+	owner := map[string]int64{}
+	for id, link := range links {
+		if prev, ok := owner[link]; ok {
+			t.Errorf("link %s went to %d and %d", link, prev, id)
+		}
+		owner[link] = id
+	}
+	if len(owner) != len(members) {
+		t.Errorf("%d distinct links, want %d", len(owner), len(members))
+	}
+}
+
+// noLinkInGroup fails the test if the bot sent a mint link to group.
+func noLinkInGroup(t *testing.T, tg *telegramtest.Server, group telegramtest.Chat) {
+	t.Helper()
+	for _, m := range tg.Messages() {
+		if m.ChatID == group.ID && strings.Contains(m.Text, "/mint/") {
+			t.Errorf("a mint link was sent to the group: %q", m.Text)
+		}
+	}
 }
 
 // telegramLinks waits for each member's link in their private chat and
@@ -243,28 +282,19 @@ func telegramLinks(ctx context.Context, t *testing.T, tg *telegramtest.Server, m
 // links, 200 "none left"; the group never sees a link.
 func TestClaim_TelegramThousand(t *testing.T) {
 	const members, links = 1000, 800
-	tg := telegramtest.NewServer(telegramtest.Options{})
-	t.Cleanup(tg.Close)
-	s := startMainWith(t, map[string]string{"TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
+	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	drop, code := s.m.SandboxAPI.CreateDrop(sandbox.Drop{Name: "Thousand members"}, links)
-	group := telegramtest.Group(-1001234567890, "POAP fans")
-	mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
-	tg.SetAdmins(group.ID, mod.ID)
+	group, mod := telegramGroup(tg)
 	tg.OpenPrivateChat(mod.ID)
-	tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, drop.ID, code))
-	if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here"))); err != nil {
-		t.Fatalf("the drop was not set up: %v", err)
-	}
+	addTelegramDropOf(ctx, t, tg, group, mod, drop.ID, code)
 
 	users := telegramMembers(members)
-	var wg sync.WaitGroup
-	for _, u := range users {
-		tg.OpenPrivateChat(u.ID)
-		wg.Go(func() { tg.SendText(group, u, fmt.Sprintf("/claim@%s %d", tg.Username, drop.ID)) })
-	}
-	wg.Wait()
+	openPrivateChats(tg, users)
+	atOnce(users, func(_ int, u telegramtest.User) {
+		tg.SendText(group, u, fmt.Sprintf("/claim@%s %d", tg.Username, drop.ID))
+	})
 	owner, noneLeft := map[string]int64{}, 0
 	for _, u := range users {
 		m, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(u.ID), func(m telegramtest.Message) bool {
@@ -286,11 +316,7 @@ func TestClaim_TelegramThousand(t *testing.T) {
 	if len(owner) != links || noneLeft != members-links {
 		t.Errorf("%d distinct links and %d none-left answers, want %d and %d", len(owner), noneLeft, links, members-links)
 	}
-	for _, m := range tg.Messages() {
-		if m.ChatID == group.ID && strings.Contains(m.Text, "/mint/") {
-			t.Errorf("a mint link was sent to the group: %q", m.Text)
-		}
-	}
+	noLinkInGroup(t, tg, group)
 }
 
 // TestClaim_Console runs the drop flow through Main on the console: the

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,11 +41,7 @@ func shortTick(m *Main) { m.PostInterval = testPostInterval }
 func TestDistribute_Discord(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			srv := discordtest.NewServer(t, discordtest.Options{})
-			startMainTuned(t, map[string]string{
-				"DATABASE_URL": dbURL, "DISCORD_TOKEN": discordtest.DefaultToken,
-				"DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
-			}, false, shortTick)
+			srv, _ := startDiscord(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 			defer cancel()
 			addDiscordDrop(ctx, t, srv)
@@ -56,10 +51,7 @@ func TestDistribute_Discord(t *testing.T) {
 			if err != nil || !confirm.Ephemeral {
 				t.Fatalf("/distribute answer = %+v, %v; want an ephemeral confirmation", confirm, err)
 			}
-			post, err := srv.WaitChannelMessage(ctx, func(m discordtest.ChannelMessage) bool { return linksLeft(m.Content) >= 0 })
-			if err != nil {
-				t.Fatalf("no claim message: %v", err)
-			}
+			post := discordClaimMessage(ctx, t, srv)
 			claim, ok := post.Button("Claim")
 			if want := "cmd:" + claimLine; !ok || claim.CustomID != want || post.ChannelID != discordtest.DefaultChannelID {
 				t.Fatalf("claim message %q in %s with buttons %+v, want a Claim button %s in the channel", post.Content, post.ChannelID, post.Buttons, want)
@@ -69,28 +61,12 @@ func TestDistribute_Discord(t *testing.T) {
 				t.Fatalf("claim message counts %d links, want at least %d", before, burst)
 			}
 
-			members := discordMembers(burst)
-			its := make([]*discordtest.Interaction, len(members))
-			var wg sync.WaitGroup
-			for i, u := range members {
-				wg.Go(func() { its[i] = srv.Press(u, claim.CustomID) })
+			press := func(u discordtest.User) *discordtest.Interaction { return srv.Press(u, claim.CustomID) }
+			c := discordBurst(ctx, t, discordMembers(burst), press, containing("/mint/"))
+			if len(c.owner) != burst {
+				t.Errorf("%d distinct links, want %d", len(c.owner), burst)
 			}
-			wg.Wait()
-			owner := map[string]string{}
-			var slowest time.Duration
-			for i, it := range its {
-				msg, delay := discordReply(ctx, t, it, containing("/mint/"))
-				slowest = max(slowest, delay)
-				link := mintLinkRE.FindString(msg.Content)
-				if prev, ok := owner[link]; ok {
-					t.Errorf("link %s went to %s and %s", link, prev, members[i].ID)
-				}
-				owner[link] = members[i].ID
-			}
-			if len(owner) != burst {
-				t.Errorf("%d distinct links, want %d", len(owner), burst)
-			}
-			t.Logf("%d presses of Claim at once: slowest acknowledgement %s", burst, slowest.Round(time.Millisecond))
+			t.Logf("%d presses of Claim at once: slowest acknowledgement %s", burst, c.slowest.Round(time.Millisecond))
 
 			edited, err := srv.WaitChannelMessage(ctx, func(m discordtest.ChannelMessage) bool {
 				return m.ID == post.ID && linksLeft(m.Content) == before-burst
@@ -118,18 +94,11 @@ func TestDistribute_Discord(t *testing.T) {
 func TestDistribute_Telegram(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			tg := telegramtest.NewServer(telegramtest.Options{})
-			t.Cleanup(tg.Close)
-			startMainTuned(t, map[string]string{"DATABASE_URL": dbURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false, shortTick)
+			tg, _ := startTelegram(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 			defer cancel()
-			group := telegramtest.Group(-1001234567890, "POAP fans")
-			mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
-			tg.SetAdmins(group.ID, mod.ID)
-			tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, sandbox.DemoLinksDropID, sandbox.DemoEditCode))
-			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here"))); err != nil {
-				t.Fatalf("the drop was not set up: %v", err)
-			}
+			group, mod := telegramGroup(tg)
+			addTelegramDrop(ctx, t, tg, group, mod)
 
 			tg.SendText(group, mod, fmt.Sprintf("/distribute@%s %d", tg.Username, sandbox.DemoLinksDropID))
 			post, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), func(m telegramtest.Message) bool { return linksLeft(m.Text) >= 0 }))
@@ -142,23 +111,9 @@ func TestDistribute_Telegram(t *testing.T) {
 				t.Fatalf("claim message counts %d links, want at least %d", before, burst)
 			}
 
-			members := telegramMembers(burst)
-			var wg sync.WaitGroup
-			for _, u := range members {
-				wg.Go(func() { tg.SendText(telegramtest.PrivateChat(u), u, "/start "+payload) })
-			}
-			wg.Wait()
-			links := telegramLinks(ctx, t, tg, members)
-			owner := map[string]int64{}
-			for id, link := range links {
-				if prev, ok := owner[link]; ok {
-					t.Errorf("link %s went to %d and %d", link, prev, id)
-				}
-				owner[link] = id
-			}
-			if len(owner) != burst {
-				t.Errorf("%d distinct links, want %d", len(owner), burst)
-			}
+			telegramBurst(ctx, t, tg, telegramMembers(burst), func(u telegramtest.User) {
+				tg.SendText(telegramtest.PrivateChat(u), u, "/start "+payload)
+			})
 
 			outsider := telegramtest.User{ID: 3001, FirstName: "Outsider"}
 			tg.SetStatus(group.ID, outsider.ID, "left")
@@ -184,6 +139,16 @@ func TestDistribute_Telegram(t *testing.T) {
 			}
 		})
 	}
+}
+
+// discordClaimMessage waits for the claim message in the channel.
+func discordClaimMessage(ctx context.Context, t *testing.T, srv *discordtest.Server) discordtest.ChannelMessage {
+	t.Helper()
+	post, err := srv.WaitChannelMessage(ctx, func(m discordtest.ChannelMessage) bool { return linksLeft(m.Content) >= 0 })
+	if err != nil {
+		t.Fatalf("no claim message: %v", err)
+	}
+	return post
 }
 
 // deepLinkPayload checks the claim message's button opens the bot's
@@ -213,10 +178,7 @@ func TestDistribute_DiscordThousand(t *testing.T) {
 
 func discordThousand(t *testing.T, dbURL string) {
 	const members, links = 1000, 800
-	srv := discordtest.NewServer(t, discordtest.Options{})
-	s := startMainTuned(t, map[string]string{
-		"DATABASE_URL": dbURL, "DISCORD_TOKEN": discordtest.DefaultToken, "DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
-	}, false, shortTick)
+	srv, s := startDiscord(t, dbURL, shortTick)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	drop, code := s.m.SandboxAPI.CreateDrop(sandbox.Drop{Name: "Thousand members"}, links)
@@ -237,32 +199,12 @@ func discordThousand(t *testing.T, dbURL string) {
 		t.Fatalf("the claim message has no Claim button: %+v", post)
 	}
 
-	users := discordMembers(members)
-	its := make([]*discordtest.Interaction, members)
-	var wg sync.WaitGroup
-	for i, u := range users {
-		wg.Go(func() { its[i] = srv.Press(u, claim.CustomID) })
+	press := func(u discordtest.User) *discordtest.Interaction { return srv.Press(u, claim.CustomID) }
+	c := discordBurst(ctx, t, discordMembers(members), press, func(m discordtest.Message) bool {
+		return strings.Contains(m.Content, "/mint/") || strings.Contains(m.Content, "are taken")
+	})
+	if len(c.owner) != links || c.noneLeft != members-links {
+		t.Errorf("%d distinct links and %d none-left answers, want %d and %d", len(c.owner), c.noneLeft, links, members-links)
 	}
-	wg.Wait()
-	owner, noneLeft := map[string]string{}, 0
-	var slowest time.Duration
-	for i, it := range its {
-		msg, delay := discordReply(ctx, t, it, func(m discordtest.Message) bool {
-			return strings.Contains(m.Content, "/mint/") || strings.Contains(m.Content, "are taken")
-		})
-		slowest = max(slowest, delay)
-		link := mintLinkRE.FindString(msg.Content)
-		if link == "" {
-			noneLeft++
-			continue
-		}
-		if prev, ok := owner[link]; ok {
-			t.Errorf("link %s went to %s and %s", link, prev, users[i].ID)
-		}
-		owner[link] = users[i].ID
-	}
-	if len(owner) != links || noneLeft != members-links {
-		t.Errorf("%d distinct links and %d none-left answers, want %d and %d", len(owner), noneLeft, links, members-links)
-	}
-	t.Logf("%d presses of Claim at once on %d links: slowest acknowledgement %s", members, links, slowest.Round(time.Millisecond))
+	t.Logf("%d presses of Claim at once on %d links: slowest acknowledgement %s", members, links, c.slowest.Round(time.Millisecond))
 }

@@ -51,9 +51,7 @@ func TestLink_Console(t *testing.T) {
 // TestLink_Telegram runs the flow on Telegram from a group: every personal
 // reply goes to the member's private chat, none to the group.
 func TestLink_Telegram(t *testing.T) {
-	tg := telegramtest.NewServer(telegramtest.Options{})
-	t.Cleanup(tg.Close)
-	startMainWith(t, map[string]string{"TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
+	tg, _ := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
@@ -95,7 +96,7 @@ func testDatabases(t *testing.T) map[string]string {
 type session struct {
 	m     *Main
 	stdin io.WriteCloser
-	out   *syncBuffer
+	out   *testlog.Buffer
 	stop  context.CancelFunc
 	done  chan struct{}
 	err   error
@@ -137,7 +138,7 @@ func startMainTuned(t *testing.T, env map[string]string, withConsole bool, tune 
 	}
 	in, stdin := io.Pipe()
 	ctx, stop := context.WithCancel(context.Background())
-	s := &session{stdin: stdin, out: &syncBuffer{}, stop: stop, done: make(chan struct{})}
+	s := &session{stdin: stdin, out: &testlog.Buffer{}, stop: stop, done: make(chan struct{})}
 	s.m = NewMain()
 	s.m.Config, s.m.Sandbox, s.m.Console, s.m.Stdin, s.m.Stdout = cfg, true, withConsole, in, s.out
 	if tune != nil {

@@ -22,20 +22,13 @@ func isNotice(m discordtest.ChannelMessage) bool {
 func TestLowStockNotice_Discord(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			srv := discordtest.NewServer(t, discordtest.Options{})
-			startMainTuned(t, map[string]string{
-				"DATABASE_URL": dbURL, "DISCORD_TOKEN": discordtest.DefaultToken,
-				"DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
-			}, false, shortTick)
+			srv, _ := startDiscord(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			add := fmt.Sprintf("/drop add %d edit_code:%s delivery:link low_stock:48", sandbox.DemoLinksDropID, sandbox.DemoEditCode)
 			discordReply(ctx, t, srv.Command(discordtest.Moderator, add), containing("fewer than 48 links"))
 			discordReply(ctx, t, srv.Command(discordtest.Moderator, fmt.Sprintf("/distribute %d", sandbox.DemoLinksDropID)), containing("Posted the claim message"))
-			post, err := srv.WaitChannelMessage(ctx, func(m discordtest.ChannelMessage) bool { return linksLeft(m.Content) >= 0 })
-			if err != nil {
-				t.Fatalf("no claim message: %v", err)
-			}
+			post := discordClaimMessage(ctx, t, srv)
 			before := linksLeft(post.Content)
 			if before != 50 {
 				t.Fatalf("claim message counts %d links, want the demo drop's 50", before)

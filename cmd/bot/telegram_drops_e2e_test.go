@@ -12,20 +12,36 @@ import (
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
-// startTelegram runs Main with Telegram on a fake, on the database.
-func startTelegram(t *testing.T, databaseURL string) *telegramtest.Server {
+// startTelegram runs Main with Telegram on a fake, on the database, with
+// tune (when not nil) applied to the Main first.
+func startTelegram(t *testing.T, databaseURL string, tune func(*Main)) (*telegramtest.Server, *session) {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	startMainWith(t, map[string]string{"DATABASE_URL": databaseURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false)
-	return tg
+	s := startMainTuned(t, map[string]string{"DATABASE_URL": databaseURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL()}, false, tune)
+	return tg, s
+}
+
+// telegramGroup returns the test group and its moderator, made an admin
+// of the group on tg.
+func telegramGroup(tg *telegramtest.Server) (telegramtest.Chat, telegramtest.User) {
+	group := telegramtest.Group(-1001234567890, "POAP fans")
+	mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
+	tg.SetAdmins(group.ID, mod.ID)
+	return group, mod
 }
 
 // addTelegramDrop types /drop add of the demo drop in the group as mod and
 // returns the private confirmation.
 func addTelegramDrop(ctx context.Context, t *testing.T, tg *telegramtest.Server, group telegramtest.Chat, mod telegramtest.User) telegramtest.Message {
 	t.Helper()
-	tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, sandbox.DemoLinksDropID, sandbox.DemoEditCode))
+	return addTelegramDropOf(ctx, t, tg, group, mod, sandbox.DemoLinksDropID, sandbox.DemoEditCode)
+}
+
+// addTelegramDropOf is addTelegramDrop for the drop id with its edit code.
+func addTelegramDropOf(ctx context.Context, t *testing.T, tg *telegramtest.Server, group telegramtest.Chat, mod telegramtest.User, id int64, code string) telegramtest.Message {
+	t.Helper()
+	tg.SendText(group, mod, fmt.Sprintf("/drop@%s add %d %s delivery:link", tg.Username, id, code))
 	m, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(mod.ID), telegramtest.Contains("is set up here")))
 	if err != nil {
 		t.Fatalf("the drop was not set up: %v", err)
@@ -39,12 +55,10 @@ func addTelegramDrop(ctx context.Context, t *testing.T, tg *telegramtest.Server,
 func TestDropAdd_TelegramGroup(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			tg := startTelegram(t, dbURL)
+			tg, _ := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			group := telegramtest.Group(-1001234567890, "POAP fans")
-			mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
-			tg.SetAdmins(group.ID, mod.ID)
+			group, mod := telegramGroup(tg)
 			confirm := addTelegramDrop(ctx, t, tg, group, mod)
 			if strings.Contains(confirm.Text, "delete it yourself") {
 				t.Errorf("confirmation = %q, want no warning after a deletion", confirm.Text)
@@ -85,12 +99,10 @@ func TestDropAdd_TelegramGroup(t *testing.T) {
 func TestClaim_TelegramPrivate(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			tg := startTelegram(t, dbURL)
+			tg, _ := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			group := telegramtest.Group(-1001234567890, "POAP fans")
-			mod := telegramtest.User{ID: 900, FirstName: "Mod", Username: "mod"}
-			tg.SetAdmins(group.ID, mod.ID)
+			group, mod := telegramGroup(tg)
 			addTelegramDrop(ctx, t, tg, group, mod)
 			claim := fmt.Sprintf("/claim %d", sandbox.DemoLinksDropID)
 
