@@ -35,7 +35,7 @@ type dropEnv struct {
 	store dropStore
 	sb    *sandbox.Server
 	calls *linkCalls
-	clock *fakeClock
+	clock *coretest.Clock
 	obs   *lockedObserver
 	poap  *poap.Client
 	low   *lowStockEvents
@@ -66,7 +66,7 @@ func eachDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 	t.Helper()
 	e := &dropEnv{
-		store: store, clock: &fakeClock{now: t0}, obs: &lockedObserver{}, low: &lowStockEvents{},
+		store: store, clock: coretest.NewClock(t0), obs: &lockedObserver{}, low: &lowStockEvents{},
 		calls: &linkCalls{byLink: map[string][]string{}},
 	}
 	e.sb = sandbox.New(sandbox.Options{APIKey: "test-key", Now: e.clock.Now})

@@ -17,24 +17,6 @@ import (
 // t0 is when the link tests start, on the fake clock.
 var t0 = time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)
 
-// fakeClock is a core.Clock that tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // recordedEvents records the events the core emits.
 type recordedEvents struct {
 	mu       sync.Mutex
@@ -60,7 +42,7 @@ func (r *recordedEvents) WalletUnlinked(_ context.Context, _ core.User, wallets 
 type linkEnv struct {
 	b      *Bot
 	db     *storage.DB
-	clock  *fakeClock
+	clock  *coretest.Clock
 	events *recordedEvents
 	obs    *lockedObserver
 }
@@ -92,7 +74,7 @@ func newLinkEnv(t *testing.T, databaseURL string, opts Options) *linkEnv {
 		t.Fatalf("storage.Open() = %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	e := &linkEnv{db: db, clock: &fakeClock{now: t0}, events: &recordedEvents{}, obs: &lockedObserver{}}
+	e := &linkEnv{db: db, clock: coretest.NewClock(t0), events: &recordedEvents{}, obs: &lockedObserver{}}
 	svc := core.NewService(db, stubIssuer{}, e.clock, nil).WithName("POAP bot").WithEvents(e.events)
 	opts.Observer = e.obs
 	e.b = New(svc, opts)

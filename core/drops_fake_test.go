@@ -227,7 +227,7 @@ type dropTest struct {
 	svc    *core.Service
 	store  *coretest.MemStore
 	issuer *dropIssuer
-	clock  *fakeClock
+	clock  *coretest.Clock
 	place  core.Place
 	mod    core.Member
 }
@@ -243,7 +243,7 @@ var t0 = time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)
 func newDropTest(t *testing.T) *dropTest {
 	t.Helper()
 	dt := &dropTest{
-		store: coretest.NewMemStore(), issuer: newDropIssuer(), clock: &fakeClock{now: t0},
+		store: coretest.NewMemStore(), issuer: newDropIssuer(), clock: coretest.NewClock(t0),
 		place: core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
 		mod:   core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"},
 	}

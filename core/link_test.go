@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,28 +13,10 @@ import (
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
-// fakeClock is a core.Clock that tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 var alice = core.Member{Platform: core.Discord, ExternalID: "123456", Name: "alice"}
 
 // eachService runs f on a Service over a new database of each dialect.
-func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *fakeClock)) {
+func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *coretest.Clock)) {
 	t.Helper()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
@@ -43,7 +24,7 @@ func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *fake
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		clock := &fakeClock{now: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)}
+		clock := coretest.NewClock(time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC))
 		f(t, core.NewService(db, nil, clock, nil).WithName("Test bot"), clock)
 	})
 }
@@ -60,7 +41,7 @@ func mustLink(t *testing.T, s *core.Service, m core.Member, wallet string) core.
 
 func TestService_Link(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		if !strings.HasPrefix(c.Message, "Test bot asks you") || !strings.Contains(c.Message, "Member: alice (123456)") ||
 			c.Address != coretest.TestAddress || c.ExpiresAt.Sub(c.IssuedAt) != 10*time.Minute {
@@ -88,7 +69,7 @@ func TestService_Link_NoLinkStore(t *testing.T) {
 // found by its nonce.
 func TestService_Challenge(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, clock *fakeClock) {
+	eachService(t, func(t *testing.T, s *core.Service, clock *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		if got, err := s.Challenge(t.Context(), c.Nonce); err != nil || got.Message != c.Message || got.Wallet != coretest.TestAddress {
 			t.Errorf("Challenge(nonce) = %+v, %v, want %+v", got, err, c)
@@ -107,7 +88,7 @@ func TestService_Challenge(t *testing.T) {
 
 func TestService_VerifyChallenge(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		var sigErr *core.SignatureError
 		_, err := s.VerifyChallenge(t.Context(), c.Nonce, coretest.Sign(coretest.OtherKey, c.Message))
@@ -136,7 +117,7 @@ func TestService_VerifyChallenge(t *testing.T) {
 // apart even though an ENS name accepts any signer.
 func TestService_Verify_ENS(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *fakeClock) {
+	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
 		earlier := mustLink(t, s, alice, coretest.TestAddress)
 		ens := mustLink(t, s, alice, "alice.eth")
 		if ens.Address != "" {
