@@ -107,6 +107,9 @@ func TestTokens_Budget(t *testing.T) {
 		e := newTokenEnv(t)
 		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
 		token, err := tk.Token(t.Context(), audience)
+		if err != nil {
+			t.Fatalf("Token() = %v", err)
+		}
 		for range 3 {
 			e.sb.RevokeTokens()
 			if token, err = tk.Renew(t.Context(), audience, token); err != nil {

@@ -114,8 +114,9 @@ func setAccess(c *discordgo.ApplicationCommand, access []bot.Access) {
 	default:
 		return
 	}
-	dm := false
-	c.DefaultMemberPermissions, c.DMPermission = &perm, &dm
+	// Moderator commands run in servers only (not in DMs or group DMs).
+	guildOnly := []discordgo.InteractionContextType{discordgo.InteractionContextGuild}
+	c.DefaultMemberPermissions, c.Contexts = &perm, &guildOnly
 }
 
 // renderOptions renders the visible options, required ones first as

@@ -11,7 +11,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-func ptr[T any](v T) *T { return &v }
 
 func TestRenderCommands(t *testing.T) {
 	table := []*bot.Command{
@@ -35,10 +34,11 @@ func TestRenderCommands(t *testing.T) {
 		{Name: "mixed b", Description: "B", Access: bot.Members},
 	}
 	manageGuild, manageRoles := int64(discordgo.PermissionManageGuild), int64(discordgo.PermissionManageRoles)
+	guildOnly := []discordgo.InteractionContextType{discordgo.InteractionContextGuild}
 	chat := discordgo.ChatApplicationCommand
 	want := []*discordgo.ApplicationCommand{
 		{Name: "help", Type: chat, Description: "What the bot does"},
-		{Name: "drop", Type: chat, Description: "drop commands: add, list", DefaultMemberPermissions: &manageGuild, DMPermission: ptr(false),
+		{Name: "drop", Type: chat, Description: "drop commands: add, list", DefaultMemberPermissions: &manageGuild, Contexts: &guildOnly,
 			Options: []*discordgo.ApplicationCommandOption{
 				{Type: discordgo.ApplicationCommandOptionSubCommand, Name: "add", Description: strings.Repeat("d", 99) + "…", Options: []*discordgo.ApplicationCommandOption{
 					{Type: discordgo.ApplicationCommandOptionInteger, Name: "event", Description: "drop id", Required: true},
@@ -49,7 +49,7 @@ func TestRenderCommands(t *testing.T) {
 				}},
 				{Type: discordgo.ApplicationCommandOptionSubCommand, Name: "list", Description: "Drops"},
 			}},
-		{Name: "gate", Type: chat, Description: "gate commands: add", DefaultMemberPermissions: &manageRoles, DMPermission: ptr(false),
+		{Name: "gate", Type: chat, Description: "gate commands: add", DefaultMemberPermissions: &manageRoles, Contexts: &guildOnly,
 			Options: []*discordgo.ApplicationCommandOption{
 				{Type: discordgo.ApplicationCommandOptionSubCommand, Name: "add", Description: "Gate a role", Options: []*discordgo.ApplicationCommandOption{
 					{Type: discordgo.ApplicationCommandOptionRole, Name: "role", Description: "role", Required: true},
