@@ -11,7 +11,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-
 func TestRenderCommands(t *testing.T) {
 	table := []*bot.Command{
 		{Name: "help", Description: "What the bot does", Access: bot.Anyone},
