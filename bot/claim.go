@@ -47,10 +47,10 @@ func claimReply(res core.ClaimResult) Reply {
 	again := fmt.Sprintf("/claim %d", d.EventID)
 	switch {
 	case res.Minted && res.Again:
-		reply.Text = fmt.Sprintf("You have it already: %s was minted to %s%s.", title, codeSpan(walletText(res.Wallet)), txText(res.Link))
+		reply.Text = fmt.Sprintf("You have it already: %s was minted to %s%s.", title, codeSpan(walletText(res.Wallet)), txText(res.MintLink))
 	case res.Minted:
 		reply.Text = fmt.Sprintf("Minted %s to %s%s. It shows in %s once the transaction is through.",
-			title, codeSpan(walletText(res.Wallet)), txText(res.Link), codeSpan("/poaps"))
+			title, codeSpan(walletText(res.Wallet)), txText(res.MintLink), codeSpan("/poaps"))
 	case res.Pending:
 		reply.Text = fmt.Sprintf("Pending: %s is being minted to %s, but POAP has not confirmed it yet. "+
 			"I check it before anything else happens, so it is never minted twice. Run %s again in a few minutes to see how it went.",

@@ -59,7 +59,7 @@ func TestBot_ReconcileMints(t *testing.T) {
 		for i, who := range []string{"alice", "bob"} {
 			e.linkWallet(t, who, address(i))
 			u, _ := e.store.UpsertUser(t.Context(), core.User{Platform: core.Console, ExternalID: who})
-			l, _, err := e.store.ClaimLink(t.Context(), d.ID, u.ID, address(i), t0)
+			l, _, err := e.store.ClaimMintLink(t.Context(), d.ID, u.ID, address(i), t0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -172,7 +172,7 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 			codeSpan("/claim "+fmt.Sprint(d.EventID)+" <codeword>") + ".", true
 	case errors.Is(err, core.ErrMissingRole):
 		return title + " is only for members with " + roleText(req, d.RequiredRole) + ". Once you have it, run " + claimLine + " again.", true
-	case errors.Is(err, core.ErrNoLinksLeft):
+	case errors.Is(err, core.ErrNoMintLinksLeft):
 		return "All mint links of " + title + " are taken. Moderators can ask POAP for more with " +
 			codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)) + "; try again later.", true
 	case errors.Is(err, core.ErrWalletClaimed):
@@ -180,7 +180,7 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 			"each wallet gets one POAP of a drop.", true
 	case errors.Is(err, core.ErrWalletHoldsDrop):
 		return "Your wallet " + codeSpan(walletText(de.Wallet)) + " already holds the POAP of " + title + ", so there is nothing more to claim. Enjoy it!", true
-	case errors.Is(err, core.ErrLinkUsed):
+	case errors.Is(err, core.ErrMintLinkUsed):
 		return "The mint link set aside for you for " + title + " turned out to be used outside this bot, so nothing was minted to you. " +
 			"Please ask a moderator for help.", true
 	case errors.Is(err, core.ErrNotLinked):

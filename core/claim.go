@@ -23,8 +23,8 @@ type ClaimOptions struct {
 
 // ClaimResult is what a claim gave the member.
 type ClaimResult struct {
-	Drop Drop
-	Link MintLink
+	Drop     Drop
+	MintLink MintLink
 	// URL is the mint link's address; it is shown only when the member
 	// mints it themselves (not Minted nor Pending).
 	URL string
@@ -53,8 +53,8 @@ type ClaimResult struct {
 //
 // Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
 // ErrClaimNotStarted, ErrClaimEnded (or ErrDropExpired), ErrWrongCodeword,
-// ErrMissingRole, ErrNoLinksLeft, ErrWalletClaimed, ErrWalletHoldsDrop,
-// ErrLinkUsed, ErrNotLinked (a mint-only drop and no wallet), and
+// ErrMissingRole, ErrNoMintLinksLeft, ErrWalletClaimed, ErrWalletHoldsDrop,
+// ErrMintLinkUsed, ErrNotLinked (a mint-only drop and no wallet), and
 // ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
 // EventID is zero and not exactly one drop is open. The issuer's
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
@@ -86,7 +86,7 @@ func (s *Service) Claim(ctx context.Context, m Member, p Place, opts ClaimOption
 	case d.Delivery == DeliveryMint:
 		return ClaimResult{}, dropError(d, ErrNotLinked)
 	default:
-		res, err = s.claimLink(ctx, d, user)
+		res, err = s.claimMintLink(ctx, d, user)
 	}
 	if err != nil {
 		return ClaimResult{}, err
@@ -170,26 +170,26 @@ func (s *Service) mayClaim(d Drop, opts ClaimOptions) error {
 	return nil
 }
 
-// claimLink hands out the member's mint link.
-func (s *Service) claimLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	link, again, err := s.drops.ClaimLink(ctx, d.ID, user.ID, "", s.clock.Now())
+// claimMintLink hands out the member's mint link.
+func (s *Service) claimMintLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	link, again, err := s.drops.ClaimMintLink(ctx, d.ID, user.ID, "", s.clock.Now())
 	if err != nil {
 		return ClaimResult{}, s.claimError(d, "", err)
 	}
 	if !again {
-		s.audit(ctx, d.TenantID, user.ID, AuditLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
+		s.audit(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
 	}
-	return s.linkResult(d, link, again), nil
+	return s.mintLinkResult(d, link, again), nil
 }
 
-// linkResult is the answer for a link the member mints themselves, or for
+// mintLinkResult is the answer for a link the member mints themselves, or for
 // a mint done before.
-func (s *Service) linkResult(d Drop, link MintLink, again bool) ClaimResult {
-	res := ClaimResult{Drop: d, Link: link, Again: again, Wallet: link.Wallet}
+func (s *Service) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult {
+	res := ClaimResult{Drop: d, MintLink: link, Again: again, Wallet: link.Wallet}
 	switch link.State {
-	case LinkMinted:
+	case MintLinkMinted:
 		res.Minted = true
-	case LinkMinting:
+	case MintLinkMinting:
 		res.Pending = true
 	default:
 		res.URL = s.MintURL(link.QRHash)
@@ -197,10 +197,10 @@ func (s *Service) linkResult(d Drop, link MintLink, again bool) ClaimResult {
 	return res
 }
 
-// claimError wraps a ClaimLink error in a *DropError when it is one of the
+// claimError wraps a ClaimMintLink error in a *DropError when it is one of the
 // refusals, else adds the operation.
 func (s *Service) claimError(d Drop, wallet string, err error) error {
-	if errors.Is(err, ErrNoLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
+	if errors.Is(err, ErrNoMintLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
 		return &DropError{Drop: d, Wallet: wallet, Err: err}
 	}
 	return wrap("claim", err)

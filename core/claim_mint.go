@@ -41,27 +41,27 @@ const (
 // claimMint mints the drop to wallet through the member's link.
 func (s *Service) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
 	for range maxMintLinks {
-		link, again, err := s.drops.ClaimLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
+		link, again, err := s.drops.ClaimMintLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
 		if err != nil {
 			return ClaimResult{}, s.claimError(d, wallet, err)
 		}
 		if !again {
-			s.audit(ctx, d.TenantID, user.ID, AuditLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
+			s.audit(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
 		}
-		if again && link.State == LinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
+		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
 			// The member was given this link to mint themselves before
 			// they linked a wallet; it is theirs, as it was.
-			return s.linkResult(d, link, true), nil
+			return s.mintLinkResult(d, link, true), nil
 		}
 		var out mintOutcome
 		switch link.State {
-		case LinkMinted:
-			return s.linkResult(d, link, again), nil
-		case LinkClaimedElsewhere:
+		case MintLinkMinted:
+			return s.mintLinkResult(d, link, again), nil
+		case MintLinkClaimedElsewhere:
 			// The store kept the used link as the member's rather than
 			// handing out the next one.
-			return ClaimResult{}, dropError(d, ErrLinkUsed)
-		case LinkMinting:
+			return ClaimResult{}, dropError(d, ErrMintLinkUsed)
+		case MintLinkMinting:
 			out, err = s.settleUnderWay(ctx, d, &link, wallet)
 		default:
 			out, err = s.sendMint(ctx, d, &link, wallet)
@@ -69,7 +69,7 @@ func (s *Service) claimMint(ctx context.Context, d Drop, user User, wallet strin
 		if err != nil {
 			return ClaimResult{}, err
 		}
-		res := ClaimResult{Drop: d, Link: link, Wallet: wallet}
+		res := ClaimResult{Drop: d, MintLink: link, Wallet: wallet}
 		switch out {
 		case mintDone:
 			res.Minted = true
@@ -103,16 +103,16 @@ func (s *Service) sendMint(ctx context.Context, d Drop, link *MintLink, wallet s
 	defer cancel()
 	switch {
 	case err == nil:
-		s.finish(ctx, d, link, LinkMinted, tx)
+		s.finish(ctx, d, link, MintLinkMinted, tx)
 		return mintDone, nil
 	case errors.Is(err, ErrWalletHoldsDrop):
-		s.finish(ctx, d, link, LinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletHoldsDrop}
-	case errors.Is(err, ErrLinkExpired):
-		s.finish(ctx, d, link, LinkHandedOut, "")
+	case errors.Is(err, ErrMintLinkExpired):
+		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return 0, dropError(d, ErrDropExpired)
 	case errors.Is(err, ErrInvalidWallet), errors.Is(err, ErrIssuerRejected):
-		s.finish(ctx, d, link, LinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return 0, wrap("claim", err)
 	}
 	// A timeout, a lost answer, a 5xx, "already claimed": the mint may
@@ -133,7 +133,7 @@ func (s *Service) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wa
 	if s.clock.Now().Sub(link.UpdatedAt) < MintGrace {
 		st, err := s.dropIssuer.ClaimStatus(ctx, link.QRHash)
 		if err == nil && st.ClaimedBy(mintWallet(*link, wallet)) {
-			s.finish(ctx, d, link, LinkMinted, "")
+			s.finish(ctx, d, link, MintLinkMinted, "")
 			return mintDone, nil
 		}
 		return mintPending, nil
@@ -165,23 +165,23 @@ func (s *Service) settle(ctx context.Context, d Drop, link *MintLink, wallet str
 	}
 	switch {
 	case st.ClaimedBy(wallet):
-		s.finish(ctx, d, link, LinkMinted, "")
+		s.finish(ctx, d, link, MintLinkMinted, "")
 		return mintDone, nil
 	case st.Claimed:
-		s.finish(ctx, d, link, LinkClaimedElsewhere, "")
+		s.finish(ctx, d, link, MintLinkClaimedElsewhere, "")
 		return mintElsewhere, nil
 	case !st.Active:
-		s.finish(ctx, d, link, LinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return mintNotDone, dropError(d, ErrDropExpired)
 	}
-	s.finish(ctx, d, link, LinkHandedOut, "")
+	s.finish(ctx, d, link, MintLinkHandedOut, "")
 	return mintNotDone, nil
 }
 
 // finish records the outcome of the link's mint, on link too, and audits
 // it. A failure to record is logged: the link stays minting, and
 // ReconcileMints or the member's next claim settles it from the status.
-func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state LinkState, tx string) {
+func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string) {
 	if err := s.drops.FinishMint(ctx, link.ID, state, tx, s.clock.Now()); err != nil {
 		s.log.Error("mint outcome not recorded", "event", d.EventID, "link", link.ID, "state", state, "err", err)
 		return
@@ -190,7 +190,7 @@ func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state Link
 	if tx != "" {
 		link.TransactionID = tx
 	}
-	action := map[LinkState]string{LinkMinted: AuditMinted, LinkClaimedElsewhere: AuditClaimedElsewhere}[state]
+	action := map[MintLinkState]string{MintLinkMinted: AuditMinted, MintLinkClaimedElsewhere: AuditClaimedElsewhere}[state]
 	if action == "" {
 		action = AuditMintFailed
 	}

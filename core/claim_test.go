@@ -32,8 +32,8 @@ func TestService_Claim(t *testing.T) {
 			t.Errorf("Claim() by bob = %+v, %v, want the next link", bob, err)
 		}
 		_, err = dt.claim(t, dt.member(t, "carol", ""), core.ClaimOptions{})
-		if !errors.Is(err, core.ErrNoLinksLeft) {
-			t.Errorf("Claim() by carol = %v, want ErrNoLinksLeft", err)
+		if !errors.Is(err, core.ErrNoMintLinksLeft) {
+			t.Errorf("Claim() by carol = %v, want ErrNoMintLinksLeft", err)
 		}
 		if got := dt.stock(t); got != (core.Stock{Total: 3, HandedOut: 2, ClaimedElsewhere: 1}) {
 			t.Errorf("stock = %+v", got)
@@ -115,11 +115,11 @@ func TestService_Claim_Mint(t *testing.T) {
 		dt.add(t, 3, 0, core.AddDropOptions{})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != wallet(1) || res.URL != "" || res.Link.State != core.LinkMinted {
+		if err != nil || !res.Minted || res.Wallet != wallet(1) || res.URL != "" || res.MintLink.State != core.MintLinkMinted {
 			t.Fatalf("Claim() = %+v, %v, want minted to the wallet", res, err)
 		}
 		again, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !again.Minted || !again.Again || again.Link.TransactionID != "1" {
+		if err != nil || !again.Minted || !again.Again || again.MintLink.TransactionID != "1" {
 			t.Errorf("Claim() again = %+v, %v, want the same mint", again, err)
 		}
 		if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -146,11 +146,11 @@ func TestService_Claim_Mint(t *testing.T) {
 		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
 			t.Fatalf("Claim() with a failed mint = %v, want ErrIssuerUnavailable", err)
 		}
-		if got := dt.store.Links(1)[0].State; got != core.LinkHandedOut {
+		if got := dt.store.Links(1)[0].State; got != core.MintLinkHandedOut {
 			t.Errorf("after a failed mint the link is %s, want handed_out", got)
 		}
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Link.QRHash != "e4242-1" {
+		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
 			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
 		}
 		dt.issuer.checkNoBlindRetry(t)
@@ -161,7 +161,7 @@ func TestService_Claim_Mint(t *testing.T) {
 		dt.issuer.claimOutside("e4242-1")
 		dt.issuer.claimOutside("e4242-2")
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Link.QRHash != "e4242-3" {
+		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-3" {
 			t.Fatalf("Claim() = %+v, %v, want the third link minted", res, err)
 		}
 		if got := dt.stock(t); got != (core.Stock{Total: 3, Minted: 1, ClaimedElsewhere: 2}) {
@@ -244,7 +244,7 @@ func TestService_Claim_StaleMint(t *testing.T) {
 	}
 	dt.clock.Add(core.MintGrace)
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Minted || res.Link.QRHash != "e4242-1" {
+	if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
 		t.Errorf("Claim() after the grace = %+v, %v, want the link read unclaimed, then minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
@@ -273,7 +273,7 @@ func TestService_ReconcileMints(t *testing.T) {
 		t.Fatalf("ReconcileMints() = %d, %v, want the other settled", n, err)
 	}
 	links := dt.store.Links(1)
-	if links[0].State != core.LinkMinted || links[1].State != core.LinkHandedOut {
+	if links[0].State != core.MintLinkMinted || links[1].State != core.MintLinkHandedOut {
 		t.Errorf("after ReconcileMints: %s, %s, want minted, handed_out", links[0].State, links[1].State)
 	}
 	if n, _ := dt.svc.ReconcileMints(t.Context()); n != 0 {
@@ -385,8 +385,8 @@ func TestService_Claim_Audit(t *testing.T) {
 			t.Errorf("audit detail %q names a mint link or the edit code", e.Detail)
 		}
 	}
-	want := []string{core.AuditDropAdded, core.AuditLinkHandedOut, core.AuditMintFailed, core.AuditMinted,
-		core.AuditLinkHandedOut, core.AuditClaimedElsewhere, core.AuditLinkHandedOut, core.AuditMinted, core.AuditTopUpRequested}
+	want := []string{core.AuditDropAdded, core.AuditMintLinkHandedOut, core.AuditMintFailed, core.AuditMinted,
+		core.AuditMintLinkHandedOut, core.AuditClaimedElsewhere, core.AuditMintLinkHandedOut, core.AuditMinted, core.AuditTopUpRequested}
 	if !slices.Equal(actions, want) {
 		t.Errorf("audit actions = %q, want %q", actions, want)
 	}

@@ -1,6 +1,6 @@
 // Package core is the domain of the POAP bot: members, tenants, wallets and
 // the POAPs those wallets hold. It speaks only in domain terms and defines the
-// small interfaces it consumes (Store, LinkStore, Issuer, Clock, Events);
+// small interfaces it consumes (Store, WalletStore, Issuer, Clock, Events);
 // storage, the issuing service client and the chat adapters satisfy or call
 // them.
 package core

@@ -53,23 +53,23 @@ type Drop struct {
 	CreatedAt time.Time
 }
 
-// LinkState is where a mint link is in its life.
-type LinkState string
+// MintLinkState is where a mint link is in its life.
+type MintLinkState string
 
 // States of a mint link.
 const (
-	// LinkAvailable: imported, not handed out.
-	LinkAvailable LinkState = "available"
-	// LinkHandedOut: given to a member, who mints it on POAP's page.
-	LinkHandedOut LinkState = "handed_out"
-	// LinkMinting: a direct mint was recorded and its request sent; the
+	// MintLinkAvailable: imported, not handed out.
+	MintLinkAvailable MintLinkState = "available"
+	// MintLinkHandedOut: given to a member, who mints it on POAP's page.
+	MintLinkHandedOut MintLinkState = "handed_out"
+	// MintLinkMinting: a direct mint was recorded and its request sent; the
 	// outcome is not known yet (reconciled by reading the claim status).
-	LinkMinting LinkState = "minting"
-	// LinkMinted: the bot minted it to the member's wallet.
-	LinkMinted LinkState = "minted"
-	// LinkClaimedElsewhere: used outside the bot (the import or a status
+	MintLinkMinting MintLinkState = "minting"
+	// MintLinkMinted: the bot minted it to the member's wallet.
+	MintLinkMinted MintLinkState = "minted"
+	// MintLinkClaimedElsewhere: used outside the bot (the import or a status
 	// read said so); never handed out again.
-	LinkClaimedElsewhere LinkState = "claimed_elsewhere"
+	MintLinkClaimedElsewhere MintLinkState = "claimed_elsewhere"
 )
 
 // MintLink is one imported mint link of a drop and who holds it.
@@ -77,7 +77,7 @@ type MintLink struct {
 	ID     int64
 	DropID int64
 	QRHash string
-	State  LinkState
+	State  MintLinkState
 	// UserID is the member the link was handed to or minted for.
 	UserID *int64
 	// Wallet is the address, ENS name or e-mail a direct mint went to.
@@ -89,8 +89,8 @@ type MintLink struct {
 	UpdatedAt     time.Time
 }
 
-// ImportedLink is a mint link as the issuing service lists it.
-type ImportedLink struct {
+// ImportedMintLink is a mint link as the issuing service lists it.
+type ImportedMintLink struct {
 	QRHash  string
 	Claimed bool
 }
@@ -111,7 +111,7 @@ type ExportRow struct {
 	// Member is a pseudonymous id (a keyed hash), never the platform id.
 	Member string
 	Wallet string
-	State  LinkState
+	State  MintLinkState
 	At     time.Time
 }
 
@@ -121,45 +121,45 @@ type DropStore interface {
 	// AddDrop registers a drop in its tenant with its links (those
 	// already claimed are stored as claimed elsewhere). ErrConflict when
 	// the tenant has the event already (and it is not removed).
-	AddDrop(ctx context.Context, d Drop, links []ImportedLink) (Drop, error)
+	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (Drop, error)
 	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
 	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
 	// Drops lists the tenant's drops that are not removed.
 	Drops(ctx context.Context, tenantID int64) ([]Drop, error)
 	// RemoveDrop stops handing out the drop's links.
 	RemoveDrop(ctx context.Context, dropID int64, at time.Time) error
-	// ImportLinks adds links not known yet and marks known available
+	// ImportMintLinks adds links not known yet and marks known available
 	// links that the service says are claimed as claimed elsewhere. It
 	// returns how many were added and how many were marked.
-	ImportLinks(ctx context.Context, dropID int64, links []ImportedLink) (added, marked int, err error)
+	ImportMintLinks(ctx context.Context, dropID int64, links []ImportedMintLink) (added, marked int, err error)
 	// Stock counts the drop's links by state.
 	Stock(ctx context.Context, dropID int64) (Stock, error)
-	// ClaimLink gives the user one link of the drop, atomically: the
+	// ClaimMintLink gives the user one link of the drop, atomically: the
 	// link the user holds already (again true), or the next available one.
 	// With a non-empty wallet, ErrWalletClaimed when another member's
-	// link of the drop went to that wallet. ErrNoLinksLeft when none is
+	// link of the drop went to that wallet. ErrNoMintLinksLeft when none is
 	// available. No link is ever given to two users.
-	ClaimLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (link MintLink, again bool, err error)
+	ClaimMintLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (link MintLink, again bool, err error)
 	// BeginMint records, before the request is sent, that the link is
 	// being minted to wallet (state minting). ErrConflict when the link is
 	// not the user's or not in a state that can be minted.
 	BeginMint(ctx context.Context, linkID int64, wallet string, at time.Time) (MintLink, error)
-	// FinishMint records the outcome of a mint: LinkMinted (with the
-	// transaction id), LinkHandedOut (the mint failed before reaching the
-	// service; the member may retry) or LinkClaimedElsewhere.
-	FinishMint(ctx context.Context, linkID int64, state LinkState, transactionID string, at time.Time) error
+	// FinishMint records the outcome of a mint: MintLinkMinted (with the
+	// transaction id), MintLinkHandedOut (the mint failed before reaching the
+	// service; the member may retry) or MintLinkClaimedElsewhere.
+	FinishMint(ctx context.Context, linkID int64, state MintLinkState, transactionID string, at time.Time) error
 	// PendingMints lists links left in state minting (a crash or a lost
 	// answer), for reconciliation.
 	PendingMints(ctx context.Context) ([]MintLink, error)
-	// ExportLinks lists the drop's links that left the pool, with the
+	// ExportMintLinks lists the drop's links that left the pool, with the
 	// member as a pseudonymous id.
-	ExportLinks(ctx context.Context, dropID int64) ([]ExportRow, error)
+	ExportMintLinks(ctx context.Context, dropID int64) ([]ExportRow, error)
 }
 
 // Errors of drops and claims.
 var (
-	// ErrNoLinksLeft means every mint link of the drop is taken.
-	ErrNoLinksLeft = errors.New("no mint links left")
+	// ErrNoMintLinksLeft means every mint link of the drop is taken.
+	ErrNoMintLinksLeft = errors.New("no mint links left")
 	// ErrWalletClaimed means the wallet already received this drop
 	// through another member.
 	ErrWalletClaimed = errors.New("wallet already claimed this drop")

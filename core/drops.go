@@ -38,14 +38,14 @@ var (
 	// ErrDropExpired means the drop expired at the issuing service: no
 	// more of its POAPs can be minted. It matches ErrClaimEnded too.
 	ErrDropExpired = fmt.Errorf("drop expired: %w", ErrClaimEnded)
-	// ErrLinkClaimed means the issuing service says the mint link was
+	// ErrMintLinkClaimed means the issuing service says the mint link was
 	// used already.
-	ErrLinkClaimed = errors.New("mint link already claimed")
-	// ErrLinkExpired means the issuing service says the mint link expired.
-	ErrLinkExpired = errors.New("mint link expired")
-	// ErrLinkUsed means the link set aside for the member's mint turned
+	ErrMintLinkClaimed = errors.New("mint link already claimed")
+	// ErrMintLinkExpired means the issuing service says the mint link expired.
+	ErrMintLinkExpired = errors.New("mint link expired")
+	// ErrMintLinkUsed means the link set aside for the member's mint turned
 	// out used outside the bot, and the store keeps it as theirs.
-	ErrLinkUsed = errors.New("the member's mint link was used elsewhere")
+	ErrMintLinkUsed = errors.New("the member's mint link was used elsewhere")
 	// ErrWalletHoldsDrop means the wallet holds a POAP of the drop
 	// already, so the issuing service refuses another.
 	ErrWalletHoldsDrop = errors.New("wallet holds the drop already")
@@ -84,16 +84,16 @@ func (e *ChoiceError) Is(target error) bool { return target == ErrNoActiveDrop }
 // drops by event id and links by their number, never by mint link, edit code
 // or a member's name.
 const (
-	AuditDropAdded        = "drop added"
-	AuditDropRemoved      = "drop removed"
-	AuditDropRefreshed    = "drop links imported"
-	AuditTopUpRequested   = "drop top-up requested"
-	AuditDropExported     = "drop exported"
-	AuditLinkHandedOut    = "mint link handed out"
-	AuditMinted           = "poap minted"
-	AuditMintFailed       = "mint failed"
-	AuditMintPending      = "mint unconfirmed"
-	AuditClaimedElsewhere = "mint link claimed elsewhere"
+	AuditDropAdded         = "drop added"
+	AuditDropRemoved       = "drop removed"
+	AuditDropRefreshed     = "drop links imported"
+	AuditTopUpRequested    = "drop top-up requested"
+	AuditDropExported      = "drop exported"
+	AuditMintLinkHandedOut = "mint link handed out"
+	AuditMinted            = "poap minted"
+	AuditMintFailed        = "mint failed"
+	AuditMintPending       = "mint unconfirmed"
+	AuditClaimedElsewhere  = "mint link claimed elsewhere"
 )
 
 // DefaultLowStock is the number of available links under which moderators

@@ -139,30 +139,30 @@ func (f *dropIssuer) DropDetails(_ context.Context, id int64) (core.DropDetails,
 	return core.DropDetails{}, core.ErrUnknownEvent
 }
 
-func (f *dropIssuer) MintLinks(_ context.Context, id int64, code core.Secret) ([]core.ImportedLink, error) {
+func (f *dropIssuer) MintLinks(_ context.Context, id int64, code core.Secret) ([]core.ImportedMintLink, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	e := f.events[id]
 	if e == nil || e.code != code {
 		return nil, core.ErrWrongEditCode
 	}
-	var out []core.ImportedLink
+	var out []core.ImportedMintLink
 	for _, h := range e.hashes {
-		out = append(out, core.ImportedLink{QRHash: h, Claimed: f.links[h].claimed})
+		out = append(out, core.ImportedMintLink{QRHash: h, Claimed: f.links[h].claimed})
 	}
 	return out, nil
 }
 
-func (f *dropIssuer) ClaimStatus(_ context.Context, hash string) (core.LinkStatus, error) {
+func (f *dropIssuer) ClaimStatus(_ context.Context, hash string) (core.MintLinkStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failStatus > 0 {
 		f.failStatus--
-		return core.LinkStatus{}, core.ErrIssuerUnavailable
+		return core.MintLinkStatus{}, core.ErrIssuerUnavailable
 	}
 	f.calls[hash] = append(f.calls[hash], "status")
 	l := f.links[hash]
-	return core.LinkStatus{Claimed: l.claimed, Active: !l.inactive, Beneficiary: l.beneficiary}, nil
+	return core.MintLinkStatus{Claimed: l.claimed, Active: !l.inactive, Beneficiary: l.beneficiary}, nil
 }
 
 func (f *dropIssuer) Mint(_ context.Context, hash, wallet string) (string, error) {
@@ -172,9 +172,9 @@ func (f *dropIssuer) Mint(_ context.Context, hash, wallet string) (string, error
 	l := f.links[hash]
 	switch {
 	case l.claimed:
-		return "", core.ErrLinkClaimed
+		return "", core.ErrMintLinkClaimed
 	case l.inactive:
-		return "", core.ErrLinkExpired
+		return "", core.ErrMintLinkExpired
 	}
 	for _, other := range f.links {
 		if other.event == l.event && other.claimed && strings.EqualFold(other.beneficiary, wallet) {

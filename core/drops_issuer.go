@@ -20,14 +20,14 @@ type DropIssuer interface {
 	DropDetails(ctx context.Context, eventID int64) (DropDetails, error)
 	// MintLinks lists every mint link of the drop and whether each is
 	// claimed. ErrWrongEditCode when the service refuses code.
-	MintLinks(ctx context.Context, eventID int64, code Secret) ([]ImportedLink, error)
+	MintLinks(ctx context.Context, eventID int64, code Secret) ([]ImportedMintLink, error)
 	// ClaimStatus reads whether the link was used, and by whom.
-	ClaimStatus(ctx context.Context, qrHash string) (LinkStatus, error)
+	ClaimStatus(ctx context.Context, qrHash string) (MintLinkStatus, error)
 	// Mint mints the link's POAP to wallet (an address, ENS name or
 	// e-mail) and returns the service's transaction id, or "" when it gave
 	// none. It is never retried: on ErrIssuerUnavailable the mint may or
 	// may not have happened, and only ClaimStatus can tell. Errors:
-	// ErrLinkClaimed, ErrLinkExpired, ErrWalletHoldsDrop, ErrInvalidWallet.
+	// ErrMintLinkClaimed, ErrMintLinkExpired, ErrWalletHoldsDrop, ErrInvalidWallet.
 	Mint(ctx context.Context, qrHash, wallet string) (transactionID string, err error)
 	// RequestMintLinks asks for count more mint links, which the service
 	// reviews. ErrTopUpPending when a request is pending already,
@@ -47,8 +47,8 @@ type DropDetails struct {
 	ExpiresAt time.Time
 }
 
-// LinkStatus is a mint link's claim record at the issuing service.
-type LinkStatus struct {
+// MintLinkStatus is a mint link's claim record at the issuing service.
+type MintLinkStatus struct {
 	Claimed bool
 	// Active is false once the link expired.
 	Active bool
@@ -59,7 +59,7 @@ type LinkStatus struct {
 }
 
 // ClaimedBy reports whether the link was claimed for wallet.
-func (st LinkStatus) ClaimedBy(wallet string) bool {
+func (st MintLinkStatus) ClaimedBy(wallet string) bool {
 	w := strings.TrimSpace(wallet)
 	return st.Claimed && w != "" &&
 		(strings.EqualFold(strings.TrimSpace(st.Beneficiary), w) || strings.EqualFold(strings.TrimSpace(st.Input), w))

@@ -107,7 +107,7 @@ func (s *Service) refresh(ctx context.Context, d Drop) (Refreshed, error) {
 	if err != nil {
 		return Refreshed{}, dropError(d, err)
 	}
-	added, marked, err := s.drops.ImportLinks(ctx, d.ID, links)
+	added, marked, err := s.drops.ImportMintLinks(ctx, d.ID, links)
 	if err != nil {
 		return Refreshed{}, wrap(fmt.Sprintf("refresh drop %d", d.EventID), err)
 	}
@@ -163,7 +163,7 @@ func (s *Service) Export(ctx context.Context, moderator Member, p Place, eventID
 	if err != nil {
 		return Drop{}, nil, err
 	}
-	rows, err := s.drops.ExportLinks(ctx, d.ID)
+	rows, err := s.drops.ExportMintLinks(ctx, d.ID)
 	if err != nil {
 		return Drop{}, nil, wrap("export", err)
 	}

@@ -169,7 +169,7 @@ func TestService_Export(t *testing.T) {
 	if err != nil || d.EventID != eventID || len(rows) != 1 {
 		t.Fatalf("Export() = %+v, %+v, %v, want alice's row", d, rows, err)
 	}
-	if rows[0].QRHash != "e4242-1" || rows[0].State != core.LinkHandedOut || rows[0].Member == "" || rows[0].Member == "alice" {
+	if rows[0].QRHash != "e4242-1" || rows[0].State != core.MintLinkHandedOut || rows[0].Member == "" || rows[0].Member == "alice" {
 		t.Errorf("Export() row = %+v", rows[0])
 	}
 }

@@ -55,10 +55,10 @@ const (
 	AuditMemberForgotten = "member forgotten"
 )
 
-// LinkStore is what wallet linking needs from stored state, beside Store.
+// WalletStore is what wallet linking needs from stored state, beside Store.
 // Every method is one atomic step (one transaction) that also writes its
 // audit entries. storage.DB satisfies it.
-type LinkStore interface {
+type WalletStore interface {
 	// LinkWallet upserts the user u and links the wallet w to them unless
 	// they linked w.Value already (the existing wallet is returned, with
 	// Existed set); a user's first wallet becomes primary. When c is not
@@ -187,11 +187,11 @@ func (s *Service) Link(ctx context.Context, m Member, input string) (LinkResult,
 }
 
 // errNoLinkStore is returned by the linking methods of a Service whose
-// store does not implement LinkStore.
+// store does not implement WalletStore.
 var errNoLinkStore = errors.New("the store cannot link wallets")
 
-// linkStore returns the store as a LinkStore.
-func (s *Service) linkStore() (LinkStore, error) {
+// linkStore returns the store as a WalletStore.
+func (s *Service) linkStore() (WalletStore, error) {
 	if s.links == nil {
 		return nil, errNoLinkStore
 	}

@@ -61,7 +61,7 @@ func TestService_Link(t *testing.T) {
 func TestService_Link_NoLinkStore(t *testing.T) {
 	s := core.NewService(&memStore{}, nil, nil, nil)
 	if _, err := s.Link(context.Background(), alice, coretest.TestAddress); err == nil {
-		t.Error("Link() over a store without LinkStore = nil error, want an error")
+		t.Error("Link() over a store without WalletStore = nil error, want an error")
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // Service is the domain layer the adapters call through the bot package.
 type Service struct {
 	store  Store
-	links  LinkStore
+	links  WalletStore
 	issuer Issuer
 	clock  Clock
 	log    *slog.Logger
@@ -35,7 +35,7 @@ const DefaultName = "POAP bot"
 
 // NewService returns a Service over the given store and issuing service.
 // A nil clock means the system clock; a nil logger discards. Wallet linking
-// works when the store also implements LinkStore (storage.DB does); without
+// works when the store also implements WalletStore (storage.DB does); without
 // it, the linking methods return an error. Likewise drops and claims work
 // when the store implements DropStore and the issuer DropIssuer (or one is
 // set with WithDropIssuer).
@@ -46,7 +46,7 @@ func NewService(store Store, issuer Issuer, clock Clock, log *slog.Logger) *Serv
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	links, _ := store.(LinkStore)
+	links, _ := store.(WalletStore)
 	drops, _ := store.(DropStore)
 	dropIssuer, _ := issuer.(DropIssuer)
 	return &Service{store: store, links: links, issuer: issuer, clock: clock, log: log,

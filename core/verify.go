@@ -85,7 +85,7 @@ func (s *Service) VerifyChallenge(ctx context.Context, nonce, signature string) 
 
 // prove checks the signature against challenge c and, if it holds, uses
 // the challenge. others are the member's other recent challenges.
-func (s *Service) prove(ctx context.Context, ls LinkStore, c Challenge, others []Challenge, signature string) (Wallet, error) {
+func (s *Service) prove(ctx context.Context, ls WalletStore, c Challenge, others []Challenge, signature string) (Wallet, error) {
 	if err := s.usable(c); err != nil {
 		return Wallet{}, err
 	}

@@ -59,15 +59,15 @@ func (d DropIssuer) DropDetails(ctx context.Context, eventID int64) (core.DropDe
 // MintLinks lists the drop's mint links (POST /event/{id}/qr-codes).
 // Errors: core.ErrWrongEditCode, core.ErrUnknownEvent, and those of
 // coreError.
-func (d DropIssuer) MintLinks(ctx context.Context, eventID int64, code core.Secret) ([]core.ImportedLink, error) {
+func (d DropIssuer) MintLinks(ctx context.Context, eventID int64, code core.Secret) ([]core.ImportedMintLink, error) {
 	links, err := d.c.MintLinks(ctx, eventID, code)
 	if err != nil {
 		return nil, coreError(err)
 	}
-	out := make([]core.ImportedLink, 0, len(links))
+	out := make([]core.ImportedMintLink, 0, len(links))
 	for _, l := range links {
 		if h := strings.TrimSpace(l.QRHash); h != "" {
-			out = append(out, core.ImportedLink{QRHash: h, Claimed: l.Claimed})
+			out = append(out, core.ImportedMintLink{QRHash: h, Claimed: l.Claimed})
 		}
 	}
 	return out, nil
@@ -76,18 +76,18 @@ func (d DropIssuer) MintLinks(ctx context.Context, eventID int64, code core.Secr
 // ClaimStatus reads the mint link's claim record (GET /actions/claim-qr).
 // An unknown link is an error wrapping core.ErrIssuerUnavailable, like every
 // failure but a refused key (core.ErrIssuerRejected).
-func (d DropIssuer) ClaimStatus(ctx context.Context, qrHash string) (core.LinkStatus, error) {
+func (d DropIssuer) ClaimStatus(ctx context.Context, qrHash string) (core.MintLinkStatus, error) {
 	cl, err := d.c.ClaimStatus(ctx, qrHash)
 	if err != nil {
-		return core.LinkStatus{}, coreError(err)
+		return core.MintLinkStatus{}, coreError(err)
 	}
-	return core.LinkStatus{Claimed: cl.Claimed, Active: cl.IsActive, Beneficiary: cl.Beneficiary, Input: cl.UserInput}, nil
+	return core.MintLinkStatus{Claimed: cl.Claimed, Active: cl.IsActive, Beneficiary: cl.Beneficiary, Input: cl.UserInput}, nil
 }
 
 // Mint mints the link's POAP to wallet with Mint: a status read, then POST
 // /actions/claim-qr, which is never retried. An e-mail gets the service's
 // e-mail. It returns the transaction request id (or the older queue uid).
-// Errors: core.ErrLinkClaimed, core.ErrLinkExpired, core.ErrWalletHoldsDrop,
+// Errors: core.ErrMintLinkClaimed, core.ErrMintLinkExpired, core.ErrWalletHoldsDrop,
 // core.ErrInvalidWallet, and those of coreError; on core.ErrIssuerUnavailable
 // the mint may have happened.
 func (d DropIssuer) Mint(ctx context.Context, qrHash, wallet string) (string, error) {
@@ -140,9 +140,9 @@ func coreError(err error) error {
 	case errors.Is(err, ErrInvalidEditCode):
 		target = core.ErrWrongEditCode
 	case errors.Is(err, ErrQRClaimed):
-		target = core.ErrLinkClaimed
+		target = core.ErrMintLinkClaimed
 	case errors.Is(err, ErrQRExpired), errors.Is(err, ErrEventExpired):
-		target = core.ErrLinkExpired
+		target = core.ErrMintLinkExpired
 	case errors.Is(err, ErrAlreadyMinted):
 		target = core.ErrWalletHoldsDrop
 	case errors.Is(err, ErrInvalidAddress):

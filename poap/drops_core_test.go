@@ -53,7 +53,7 @@ func TestDropIssuer_Drop(t *testing.T) {
 		t.Errorf("DropDetails(0) = %v, want core.ErrUnknownEvent", err)
 	}
 	links, err := di.MintLinks(ctx, sandbox.DemoLinksDropID, sandbox.DemoEditCode)
-	if err != nil || len(links) != 55 || links[0] != (core.ImportedLink{QRHash: "sbx001", Claimed: true}) || links[5].Claimed {
+	if err != nil || len(links) != 55 || links[0] != (core.ImportedMintLink{QRHash: "sbx001", Claimed: true}) || links[5].Claimed {
 		t.Errorf("MintLinks() = %d links, %v, want 55, the first 5 claimed", len(links), err)
 	}
 	if _, err := di.MintLinks(ctx, sandbox.DemoLinksDropID, "654321"); !errors.Is(err, core.ErrWrongEditCode) {
@@ -73,8 +73,8 @@ func TestDropIssuer_Mint(t *testing.T) {
 	if err != nil || !st.ClaimedBy(wallet) || !st.Active {
 		t.Errorf("ClaimStatus() = %+v, %v, want claimed by the wallet", st, err)
 	}
-	if _, err := di.Mint(ctx, "sbx006", "0x00000000000000000000000000000000000b0b00"); !errors.Is(err, core.ErrLinkClaimed) {
-		t.Errorf("Mint(claimed link) = %v, want core.ErrLinkClaimed", err)
+	if _, err := di.Mint(ctx, "sbx006", "0x00000000000000000000000000000000000b0b00"); !errors.Is(err, core.ErrMintLinkClaimed) {
+		t.Errorf("Mint(claimed link) = %v, want core.ErrMintLinkClaimed", err)
 	}
 	if _, err := di.Mint(ctx, "sbx007", wallet); !errors.Is(err, core.ErrWalletHoldsDrop) {
 		t.Errorf("Mint(to a holder) = %v, want core.ErrWalletHoldsDrop", err)
@@ -85,8 +85,8 @@ func TestDropIssuer_Mint(t *testing.T) {
 	if err := s.SetLinkActive("sbx008", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := di.Mint(ctx, "sbx008", "0x00000000000000000000000000000000000c4a00"); !errors.Is(err, core.ErrLinkExpired) {
-		t.Errorf("Mint(inactive link) = %v, want core.ErrLinkExpired", err)
+	if _, err := di.Mint(ctx, "sbx008", "0x00000000000000000000000000000000000c4a00"); !errors.Is(err, core.ErrMintLinkExpired) {
+		t.Errorf("Mint(inactive link) = %v, want core.ErrMintLinkExpired", err)
 	}
 	s.DropNextMintResponses(1)
 	if _, err := di.Mint(ctx, "sbx009", "0x00000000000000000000000000000000000c4a01"); !errors.Is(err, core.ErrIssuerUnavailable) {

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-var _ core.LinkStore = (*DB)(nil)
+var _ core.WalletStore = (*DB)(nil)
 
 // challengeKeep is how long a challenge is kept after it expired: long
 // enough to tell a member that they signed an older message.

@@ -19,7 +19,7 @@ const (
 	waitLocked = "FOR UPDATE"
 )
 
-// ClaimLink gives the user one link of the drop, atomically: the link the
+// ClaimMintLink gives the user one link of the drop, atomically: the link the
 // user holds already (again true), whatever its state, or else the next
 // available one, handed out at at. wallet, when not empty, is recorded as
 // the link's wallet: it is where a direct mint will go, and it must be the
@@ -34,10 +34,10 @@ const (
 // the winner's link is returned to both.
 //
 // It returns core.ErrWalletClaimed when another link of the drop went to
-// wallet, core.ErrNoLinksLeft when no link is available,
+// wallet, core.ErrNoMintLinksLeft when no link is available,
 // core.ErrDropRemoved when the drop was removed, core.ErrNotFound when it
 // does not exist, and core.ErrConflict when the user does not exist.
-func (db *DB) ClaimLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
+func (db *DB) ClaimMintLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
 	const op = "claim link"
 	at = dbTime(at)
 	g := db.gorm.WithContext(ctx)
@@ -55,13 +55,13 @@ func (db *DB) ClaimLink(ctx context.Context, dropID, userID int64, wallet string
 	if row.ID == 0 {
 		return core.MintLink{}, false, translate(op, soldOut(g, dropID))
 	}
-	return row.link(), again, nil
+	return row.mintLink(), again, nil
 }
 
 // claim returns the user's link of the drop (again true) or hands out the
 // next available one (see take).
-func (db *DB) claim(g *gorm.DB, dropID, userID int64, wallet string, at time.Time, lock string) (linkRow, bool, error) {
-	mine, err := userLink(g, dropID, userID)
+func (db *DB) claim(g *gorm.DB, dropID, userID int64, wallet string, at time.Time, lock string) (mintLinkRow, bool, error) {
+	mine, err := memberMintLink(g, dropID, userID)
 	if err != nil || mine.ID != 0 {
 		return mine, mine.ID != 0, err
 	}
@@ -72,13 +72,13 @@ func (db *DB) claim(g *gorm.DB, dropID, userID int64, wallet string, at time.Tim
 // with lock, or returns the user's link (again true) when a unique index
 // says they hold one now; a zero row when none is available. It returns
 // the raw database error, or core.ErrWalletClaimed.
-func (db *DB) take(g *gorm.DB, dropID, userID int64, wallet string, at time.Time, lock string) (linkRow, bool, error) {
+func (db *DB) take(g *gorm.DB, dropID, userID int64, wallet string, at time.Time, lock string) (mintLinkRow, bool, error) {
 	if db.dialect != DialectPostgres {
 		// SQLite has no row locks: the statement's write lock excludes
 		// every other writer while it picks and takes the link.
 		lock = ""
 	}
-	var row linkRow
+	var row mintLinkRow
 	err := g.Raw(`
 		UPDATE mint_links
 		SET state = 'handed_out', user_id = ?, wallet = ?, claimed_at = ?, updated_at = ?
@@ -96,27 +96,27 @@ func (db *DB) take(g *gorm.DB, dropID, userID int64, wallet string, at time.Time
 	}
 	// A unique index refused the hand-out: the member holds a link now (a
 	// concurrent call of theirs won), or the wallet went with another link.
-	mine, err2 := userLink(g, dropID, userID)
+	mine, err2 := memberMintLink(g, dropID, userID)
 	switch {
 	case err2 != nil:
-		return linkRow{}, false, err2
+		return mintLinkRow{}, false, err2
 	case mine.ID != 0:
 		return mine, true, nil
 	case wallet != "":
-		return linkRow{}, false, core.ErrWalletClaimed
+		return mintLinkRow{}, false, core.ErrWalletClaimed
 	}
-	return linkRow{}, false, err
+	return mintLinkRow{}, false, err
 }
 
-// userLink returns the user's link of the drop, or a zero row.
-func userLink(g *gorm.DB, dropID, userID int64) (linkRow, error) {
-	var row linkRow
+// memberMintLink returns the user's link of the drop, or a zero row.
+func memberMintLink(g *gorm.DB, dropID, userID int64) (mintLinkRow, error) {
+	var row mintLinkRow
 	err := g.Raw(`SELECT `+linkColumns+` FROM mint_links WHERE drop_id = ? AND user_id = ?`,
 		dropID, userID).Scan(&row).Error
 	return row, err
 }
 
-// soldOut says why the drop had no link to give: core.ErrNoLinksLeft,
+// soldOut says why the drop had no link to give: core.ErrNoMintLinksLeft,
 // core.ErrDropRemoved, or gorm.ErrRecordNotFound for an unknown drop.
 func soldOut(g *gorm.DB, dropID int64) error {
 	var d dropRow
@@ -126,5 +126,5 @@ func soldOut(g *gorm.DB, dropID int64) error {
 	if d.RemovedAt != nil {
 		return core.ErrDropRemoved
 	}
-	return fmt.Errorf("drop #%d: %w", dropID, core.ErrNoLinksLeft)
+	return fmt.Errorf("drop #%d: %w", dropID, core.ErrNoMintLinksLeft)
 }

@@ -15,29 +15,29 @@ import (
 )
 
 // benchClaimers is how many members claim at the same moment in
-// BenchmarkClaimLink: a rush on a popular drop, each claim a separate
+// BenchmarkClaimMintLink: a rush on a popular drop, each claim a separate
 // member's command.
 const benchClaimers = 16
 
-// BenchmarkClaimLink measures ClaimLink under a rush: benchClaimers
+// BenchmarkClaimMintLink measures ClaimMintLink under a rush: benchClaimers
 // goroutines hand out b.N links of one drop to b.N distinct members, as
 // fast as the database allows. It reports the claims per second and the
 // 50th and 99th percentiles of one claim's latency (queueing for a
 // connection included). docs/benchmarks.md has the figures and command.
-func BenchmarkClaimLink(b *testing.B) {
+func BenchmarkClaimMintLink(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
-		benchmarkClaimLink(b, func() string { return storagetest.SQLiteURL(b) })
+		benchmarkClaimMintLink(b, func() string { return storagetest.SQLiteURL(b) })
 	})
 	b.Run("postgres", func(b *testing.B) {
 		base := os.Getenv(storagetest.EnvURL)
 		if base == "" {
 			b.Skip(storagetest.EnvURL + " is not set")
 		}
-		benchmarkClaimLink(b, func() string { return storagetest.PostgresURL(b, base) })
+		benchmarkClaimMintLink(b, func() string { return storagetest.PostgresURL(b, base) })
 	})
 }
 
-func benchmarkClaimLink(b *testing.B, newURL func() string) {
+func benchmarkClaimMintLink(b *testing.B, newURL func() string) {
 	db, err := Open(b.Context(), newURL(), WithKey(testKey))
 	if err != nil {
 		b.Fatal(err)
@@ -55,7 +55,7 @@ func benchmarkClaimLink(b *testing.B, newURL func() string) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < b.N; i = int(next.Add(1) - 1) {
 				t0 := time.Now()
-				_, again, err := db.ClaimLink(b.Context(), dropID, users[i], "", t0)
+				_, again, err := db.ClaimMintLink(b.Context(), dropID, users[i], "", t0)
 				latencies[i] = time.Since(t0)
 				if err == nil && again {
 					err = fmt.Errorf("member %d got a link again", users[i])
@@ -70,7 +70,7 @@ func benchmarkClaimLink(b *testing.B, newURL func() string) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err := failed.Load(); err != nil {
-		b.Fatalf("ClaimLink() = %v", *err)
+		b.Fatalf("ClaimMintLink() = %v", *err)
 	}
 	slices.Sort(latencies)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "claims/s")
@@ -98,9 +98,9 @@ func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
 	for i, r := range rows {
 		users[i] = r.ID
 	}
-	links := make([]core.ImportedLink, n)
+	links := make([]core.ImportedMintLink, n)
 	for i := range links {
-		links[i] = core.ImportedLink{QRHash: fmt.Sprintf("bench-%d", i)}
+		links[i] = core.ImportedMintLink{QRHash: fmt.Sprintf("bench-%d", i)}
 	}
 	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Delivery: core.DeliveryLink}
 	drop, err := db.AddDrop(ctx, d, links)

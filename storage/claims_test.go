@@ -11,7 +11,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// claimResult is what one ClaimLink call answered.
+// claimResult is what one ClaimMintLink call answered.
 type claimResult struct {
 	link  core.MintLink
 	again bool
@@ -36,7 +36,7 @@ func claimAll(t *testing.T, db *DB, dropID int64, users []core.User, workers int
 			<-start
 			for i := range next {
 				r := &results[i]
-				r.link, r.again, r.err = db.ClaimLink(t.Context(), dropID, users[i].ID, "", time.Now())
+				r.link, r.again, r.err = db.ClaimMintLink(t.Context(), dropID, users[i].ID, "", time.Now())
 			}
 		})
 	}
@@ -49,7 +49,7 @@ func claimAll(t *testing.T, db *DB, dropID int64, users []core.User, workers int
 // drop.
 func holders(t *testing.T, db *DB, dropID int64) map[int64]int64 {
 	t.Helper()
-	var rows []linkRow
+	var rows []mintLinkRow
 	if err := db.gorm.Where("drop_id = ? AND user_id IS NOT NULL", dropID).Find(&rows).Error; err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func holders(t *testing.T, db *DB, dropID int64) map[int64]int64 {
 
 // The acceptance test of the claim: 1,000 members claim one drop of 800
 // links from 64 goroutines at once.
-func TestDB_ClaimLink_Concurrent(t *testing.T) {
+func TestDB_ClaimMintLink_Concurrent(t *testing.T) {
 	t.Parallel()
 	const members, links, workers = 1000, 800, 64
 	eachDB(t, func(t *testing.T, db *DB) {
@@ -77,12 +77,12 @@ func TestDB_ClaimLink_Concurrent(t *testing.T) {
 		for i, r := range first {
 			u := users[i]
 			switch {
-			case errors.Is(r.err, core.ErrNoLinksLeft):
+			case errors.Is(r.err, core.ErrNoMintLinksLeft):
 				none++
 			case r.err != nil:
-				t.Errorf("ClaimLink(user %d) = %v", u.ID, r.err)
-			case r.again || r.link.State != core.LinkHandedOut || r.link.UserID == nil || *r.link.UserID != u.ID:
-				t.Errorf("ClaimLink(user %d) = %+v, again %v, want a new link handed out to the user", u.ID, r.link, r.again)
+				t.Errorf("ClaimMintLink(user %d) = %v", u.ID, r.err)
+			case r.again || r.link.State != core.MintLinkHandedOut || r.link.UserID == nil || *r.link.UserID != u.ID:
+				t.Errorf("ClaimMintLink(user %d) = %+v, again %v, want a new link handed out to the user", u.ID, r.link, r.again)
 			default:
 				if prev, ok := userOf[r.link.ID]; ok {
 					t.Errorf("link %d handed to users %d and %d", r.link.ID, prev, u.ID)
@@ -92,7 +92,7 @@ func TestDB_ClaimLink_Concurrent(t *testing.T) {
 			}
 		}
 		if len(userOf) != links || len(linkOf) != links || none != members-links {
-			t.Errorf("%d distinct links to %d users and %d ErrNoLinksLeft, want %d, %d and %d",
+			t.Errorf("%d distinct links to %d users and %d ErrNoMintLinksLeft, want %d, %d and %d",
 				len(userOf), len(linkOf), none, links, links, members-links)
 		}
 
@@ -111,15 +111,15 @@ func TestDB_ClaimLink_Concurrent(t *testing.T) {
 			want, holds := linkOf[u.ID]
 			switch {
 			case holds && (r.err != nil || !r.again || r.link.ID != want):
-				t.Errorf("ClaimLink(user %d again) = %d, again %v, %v, want link %d again", u.ID, r.link.ID, r.again, r.err, want)
-			case !holds && !errors.Is(r.err, core.ErrNoLinksLeft):
-				t.Errorf("ClaimLink(user %d again) = %+v, %v, want %v", u.ID, r.link, r.err, core.ErrNoLinksLeft)
+				t.Errorf("ClaimMintLink(user %d again) = %d, again %v, %v, want link %d again", u.ID, r.link.ID, r.again, r.err, want)
+			case !holds && !errors.Is(r.err, core.ErrNoMintLinksLeft):
+				t.Errorf("ClaimMintLink(user %d again) = %+v, %v, want %v", u.ID, r.link, r.err, core.ErrNoMintLinksLeft)
 			}
 		}
 	})
 }
 
-func TestDB_ClaimLink(t *testing.T) {
+func TestDB_ClaimMintLink(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn := mustTenant(t, db, "claim")
@@ -127,33 +127,33 @@ func TestDB_ClaimLink(t *testing.T) {
 		t.Run("OK", func(t *testing.T) {
 			d := mustAddDrop(t, db, tn.ID, 1101, importedLinks(1101, 2))
 			at := time.Date(2026, 3, 4, 5, 6, 7, 891011121, time.UTC)
-			got, again, err := db.ClaimLink(t.Context(), d.ID, users[0].ID, "", at)
+			got, again, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, "", at)
 			claimedAt := dbTime(at)
-			want := core.MintLink{ID: got.ID, DropID: d.ID, QRHash: "e1101-0", State: core.LinkHandedOut,
+			want := core.MintLink{ID: got.ID, DropID: d.ID, QRHash: "e1101-0", State: core.MintLinkHandedOut,
 				UserID: &users[0].ID, ClaimedAt: &claimedAt, UpdatedAt: claimedAt}
 			if diff := cmp.Diff(want, got); err != nil || again || diff != "" {
-				t.Fatalf("ClaimLink() = again %v, %v, mismatch (-want +got):\n%s", again, err, diff)
+				t.Fatalf("ClaimMintLink() = again %v, %v, mismatch (-want +got):\n%s", again, err, diff)
 			}
-			later, again, err := db.ClaimLink(t.Context(), d.ID, users[0].ID, addr(9), at.Add(time.Hour))
+			later, again, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, addr(9), at.Add(time.Hour))
 			if diff := cmp.Diff(want, later); err != nil || !again || diff != "" {
-				t.Errorf("ClaimLink(again) = again %v, %v, mismatch (-want +got):\n%s", again, err, diff)
+				t.Errorf("ClaimMintLink(again) = again %v, %v, mismatch (-want +got):\n%s", again, err, diff)
 			}
 		})
-		t.Run("ErrNoLinksLeft", func(t *testing.T) {
-			d := mustAddDrop(t, db, tn.ID, 1102, []core.ImportedLink{{QRHash: "used", Claimed: true}})
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, users[0].ID, "", time.Now()); !errors.Is(err, core.ErrNoLinksLeft) {
-				t.Errorf("ClaimLink(no link available) = %v, want %v", err, core.ErrNoLinksLeft)
+		t.Run("ErrNoMintLinksLeft", func(t *testing.T) {
+			d := mustAddDrop(t, db, tn.ID, 1102, []core.ImportedMintLink{{QRHash: "used", Claimed: true}})
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, "", time.Now()); !errors.Is(err, core.ErrNoMintLinksLeft) {
+				t.Errorf("ClaimMintLink(no link available) = %v, want %v", err, core.ErrNoMintLinksLeft)
 			}
 		})
 		t.Run("ErrNotFound", func(t *testing.T) {
-			if _, _, err := db.ClaimLink(t.Context(), 999999, users[0].ID, "", time.Now()); !errors.Is(err, core.ErrNotFound) {
-				t.Errorf("ClaimLink(unknown drop) = %v, want %v", err, core.ErrNotFound)
+			if _, _, err := db.ClaimMintLink(t.Context(), 999999, users[0].ID, "", time.Now()); !errors.Is(err, core.ErrNotFound) {
+				t.Errorf("ClaimMintLink(unknown drop) = %v, want %v", err, core.ErrNotFound)
 			}
 		})
 		t.Run("UnknownUser", func(t *testing.T) {
 			d := mustAddDrop(t, db, tn.ID, 1103, importedLinks(1103, 1))
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, 999999, "", time.Now()); !errors.Is(err, core.ErrConflict) {
-				t.Errorf("ClaimLink(unknown user) = %v, want %v", err, core.ErrConflict)
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, 999999, "", time.Now()); !errors.Is(err, core.ErrConflict) {
+				t.Errorf("ClaimMintLink(unknown user) = %v, want %v", err, core.ErrConflict)
 			}
 			if s := mustStock(t, db, d.ID); s.Available != 1 {
 				t.Errorf("Stock(after a failed claim) = %+v, want the link available", s)
@@ -161,30 +161,30 @@ func TestDB_ClaimLink(t *testing.T) {
 		})
 		t.Run("ErrWalletClaimed", func(t *testing.T) {
 			d := mustAddDrop(t, db, tn.ID, 1104, importedLinks(1104, 3))
-			l, _, err := db.ClaimLink(t.Context(), d.ID, users[0].ID, addr(1), time.Now())
+			l, _, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, addr(1), time.Now())
 			if err != nil || l.Wallet != addr(1) {
-				t.Fatalf("ClaimLink(wallet) = %+v, %v, want the wallet recorded", l, err)
+				t.Fatalf("ClaimMintLink(wallet) = %+v, %v, want the wallet recorded", l, err)
 			}
 			for _, w := range []string{addr(1), strings.ToUpper(addr(1))} {
-				if _, _, err := db.ClaimLink(t.Context(), d.ID, users[1].ID, w, time.Now()); !errors.Is(err, core.ErrWalletClaimed) {
-					t.Errorf("ClaimLink(another member, wallet %s) = %v, want %v", w, err, core.ErrWalletClaimed)
+				if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[1].ID, w, time.Now()); !errors.Is(err, core.ErrWalletClaimed) {
+					t.Errorf("ClaimMintLink(another member, wallet %s) = %v, want %v", w, err, core.ErrWalletClaimed)
 				}
 			}
 			if n := count(t, db, "mint_links", "drop_id = ? AND user_id = ?", d.ID, users[1].ID); n != 0 {
 				t.Errorf("links of the refused member = %d, want 0", n)
 			}
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, users[1].ID, addr(2), time.Now()); err != nil {
-				t.Errorf("ClaimLink(another wallet) = %v", err)
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[1].ID, addr(2), time.Now()); err != nil {
+				t.Errorf("ClaimMintLink(another wallet) = %v", err)
 			}
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, users[2].ID, "", time.Now()); err != nil {
-				t.Errorf("ClaimLink(no wallet) = %v", err)
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[2].ID, "", time.Now()); err != nil {
+				t.Errorf("ClaimMintLink(no wallet) = %v", err)
 			}
 		})
 	})
 }
 
 // A member racing himself gets one link, the same for every call.
-func TestDB_ClaimLink_SameUserRace(t *testing.T) {
+func TestDB_ClaimMintLink_SameUserRace(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn := mustTenant(t, db, "self-race")
@@ -210,11 +210,11 @@ func TestDB_ClaimLink_SameUserRace(t *testing.T) {
 				t.Errorf("Stock() = %+v, want %+v", s, want)
 			}
 		}
-		t.Run("ClaimLink", func(t *testing.T) {
+		t.Run("ClaimMintLink", func(t *testing.T) {
 			results := make([]claimResult, n)
 			race(n, func(i int) error {
 				r := &results[i]
-				r.link, r.again, r.err = db.ClaimLink(t.Context(), d.ID, u.ID, addr(1), time.Now())
+				r.link, r.again, r.err = db.ClaimMintLink(t.Context(), d.ID, u.ID, addr(1), time.Now())
 				return nil
 			})
 			check(t, results)
@@ -229,9 +229,9 @@ func TestDB_ClaimLink_SameUserRace(t *testing.T) {
 			results := make([]claimResult, n)
 			race(n, func(i int) error {
 				r := &results[i]
-				var row linkRow
+				var row mintLinkRow
 				row, r.again, r.err = db.take(db.gorm.WithContext(t.Context()), d.ID, u.ID, addr(1), dbTime(time.Now()), skipLocked)
-				r.link = row.link()
+				r.link = row.mintLink()
 				return nil
 			})
 			check(t, results)
@@ -241,7 +241,7 @@ func TestDB_ClaimLink_SameUserRace(t *testing.T) {
 
 // Members racing for one wallet: one gets the link, the others are told
 // the wallet has the drop.
-func TestDB_ClaimLink_WalletRace(t *testing.T) {
+func TestDB_ClaimMintLink_WalletRace(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn := mustTenant(t, db, "wallet-race")
@@ -249,7 +249,7 @@ func TestDB_ClaimLink_WalletRace(t *testing.T) {
 		users := mustUsers(t, db, "wallet-race", n)
 		d := mustAddDrop(t, db, tn.ID, 1301, importedLinks(1301, n))
 		errs := race(n, func(i int) error {
-			_, _, err := db.ClaimLink(t.Context(), d.ID, users[i].ID, addr(7), time.Now())
+			_, _, err := db.ClaimMintLink(t.Context(), d.ID, users[i].ID, addr(7), time.Now())
 			return err
 		})
 		won := 0
@@ -258,7 +258,7 @@ func TestDB_ClaimLink_WalletRace(t *testing.T) {
 			case err == nil:
 				won++
 			case !errors.Is(err, core.ErrWalletClaimed):
-				t.Errorf("ClaimLink(same wallet) = %v, want nil or %v", err, core.ErrWalletClaimed)
+				t.Errorf("ClaimMintLink(same wallet) = %v, want nil or %v", err, core.ErrWalletClaimed)
 			}
 		}
 		if won != 1 {

@@ -90,7 +90,7 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 // error for an invalid drop, and core.ErrConflict when the tenant has the
 // event already (and it is not removed) or the tenant or creator does not
 // exist.
-func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedLink) (core.Drop, error) {
+func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMintLink) (core.Drop, error) {
 	const op = "add drop"
 	if db.cipher == nil {
 		return core.Drop{}, fmt.Errorf("%s: %w", op, ErrNoKey)
@@ -98,7 +98,7 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedLin
 	if err := checkDrop(d); err != nil {
 		return core.Drop{}, fmt.Errorf("%s: %w", op, err)
 	}
-	hashes, err := splitLinks(links)
+	hashes, err := splitMintLinks(links)
 	if err != nil {
 		return core.Drop{}, fmt.Errorf("%s: %w", op, err)
 	}
@@ -107,7 +107,7 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedLin
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		_, err := insertLinks(tx, row.ID, hashes, row.CreatedAt)
+		_, err := insertMintLinks(tx, row.ID, hashes, row.CreatedAt)
 		return err
 	})
 	if err != nil {
@@ -216,7 +216,7 @@ func (db *DB) drops(op string, rows []dropRow) ([]core.Drop, error) {
 func (db *DB) RemoveDrop(ctx context.Context, dropID int64, at time.Time) error {
 	const op = "remove drop"
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// Locking the drop serialises RemoveDrop with ImportLinks, which
+		// Locking the drop serialises RemoveDrop with ImportMintLinks, which
 		// could otherwise add available links to a drop being removed.
 		if _, err := lockDrop(tx, dropID); err != nil {
 			return err

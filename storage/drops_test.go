@@ -49,10 +49,10 @@ func mustUsers(t *testing.T, db *DB, prefix string, n int) []core.User {
 
 // importedLinks returns n unclaimed links of the event: hashes e<event>-0,
 // e<event>-1...
-func importedLinks(eventID int64, n int) []core.ImportedLink {
-	links := make([]core.ImportedLink, n)
+func importedLinks(eventID int64, n int) []core.ImportedMintLink {
+	links := make([]core.ImportedMintLink, n)
 	for i := range links {
-		links[i] = core.ImportedLink{QRHash: fmt.Sprintf("e%d-%d", eventID, i)}
+		links[i] = core.ImportedMintLink{QRHash: fmt.Sprintf("e%d-%d", eventID, i)}
 	}
 	return links
 }
@@ -70,7 +70,7 @@ func newDrop(tenantID, eventID int64) core.Drop {
 
 // mustAddDrop adds the tenant's drop of eventID with links or fails the
 // test.
-func mustAddDrop(t *testing.T, db *DB, tenantID, eventID int64, links []core.ImportedLink) core.Drop {
+func mustAddDrop(t *testing.T, db *DB, tenantID, eventID int64, links []core.ImportedMintLink) core.Drop {
 	t.Helper()
 	d, err := db.AddDrop(t.Context(), newDrop(tenantID, eventID), links)
 	if err != nil {
@@ -106,7 +106,7 @@ func TestDB_AddDrop(t *testing.T) {
 				Codeword: "Moon", RequiredRole: "role-1", ExpiresAt: ends.Add(24 * time.Hour),
 				LowStock: 5, CreatedBy: creator.ID, CreatedAt: starts.Add(-time.Hour),
 			}
-			links := []core.ImportedLink{{QRHash: "ok1"}, {QRHash: "ok2", Claimed: true}, {QRHash: "ok1"}}
+			links := []core.ImportedMintLink{{QRHash: "ok1"}, {QRHash: "ok2", Claimed: true}, {QRHash: "ok1"}}
 			got, err := db.AddDrop(t.Context(), in, links)
 			if err != nil {
 				t.Fatalf("AddDrop() = %v", err)
@@ -160,7 +160,7 @@ func TestDB_AddDrop(t *testing.T) {
 			if _, err := db.AddDrop(t.Context(), bad, nil); err == nil {
 				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Delivery)
 			}
-			if _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedLink{{QRHash: " "}}); err == nil {
+			if _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedMintLink{{QRHash: " "}}); err == nil {
 				t.Error("AddDrop(empty qr_hash) = nil, want an error")
 			}
 		})
@@ -183,7 +183,7 @@ func TestDB_RemoveDrop(t *testing.T) {
 		tn := mustTenant(t, db, "remove-drop")
 		users := mustUsers(t, db, "remove", 2)
 		first := mustAddDrop(t, db, tn.ID, 201, importedLinks(201, 3))
-		handed, _, err := db.ClaimLink(t.Context(), first.ID, users[0].ID, "", time.Now())
+		handed, _, err := db.ClaimMintLink(t.Context(), first.ID, users[0].ID, "", time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,11 +203,11 @@ func TestDB_RemoveDrop(t *testing.T) {
 		if drops, err := db.Drops(t.Context(), tn.ID); err != nil || len(drops) != 0 {
 			t.Errorf("Drops() = %+v, %v, want none", drops, err)
 		}
-		if _, _, err := db.ClaimLink(t.Context(), first.ID, users[1].ID, "", at); !errors.Is(err, core.ErrDropRemoved) {
-			t.Errorf("ClaimLink(removed drop) = %v, want %v", err, core.ErrDropRemoved)
+		if _, _, err := db.ClaimMintLink(t.Context(), first.ID, users[1].ID, "", at); !errors.Is(err, core.ErrDropRemoved) {
+			t.Errorf("ClaimMintLink(removed drop) = %v, want %v", err, core.ErrDropRemoved)
 		}
-		if _, _, err := db.ImportLinks(t.Context(), first.ID, importedLinks(201, 4)); !errors.Is(err, core.ErrDropRemoved) {
-			t.Errorf("ImportLinks(removed drop) = %v, want %v", err, core.ErrDropRemoved)
+		if _, _, err := db.ImportMintLinks(t.Context(), first.ID, importedLinks(201, 4)); !errors.Is(err, core.ErrDropRemoved) {
+			t.Errorf("ImportMintLinks(removed drop) = %v, want %v", err, core.ErrDropRemoved)
 		}
 		// The event can be added again; the link handed out by the removed
 		// drop is not handed out by the new one.
@@ -217,9 +217,9 @@ func TestDB_RemoveDrop(t *testing.T) {
 			t.Errorf("Stock(added again) = %+v, want %+v", s, want)
 		}
 		for range 2 {
-			l, _, err := db.ClaimLink(t.Context(), second.ID, users[1].ID, "", at)
+			l, _, err := db.ClaimMintLink(t.Context(), second.ID, users[1].ID, "", at)
 			if err != nil || l.QRHash == handed.QRHash {
-				t.Errorf("ClaimLink(added again) = %+v, %v, want a link other than %s", l, err, handed.QRHash)
+				t.Errorf("ClaimMintLink(added again) = %+v, %v, want a link other than %s", l, err, handed.QRHash)
 			}
 		}
 		if got, err := db.DropByEvent(t.Context(), tn.ID, 201); err != nil || got.ID != second.ID {
@@ -291,7 +291,7 @@ func TestDB_NoteLowStock(t *testing.T) {
 		}
 		claim := func(u core.User) {
 			t.Helper()
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -306,7 +306,7 @@ func TestDB_NoteLowStock(t *testing.T) {
 		if note() {
 			t.Error("NoteLowStock(noted already) = true, want false")
 		}
-		if _, _, err := db.ImportLinks(t.Context(), d.ID, []core.ImportedLink{{QRHash: "low-more"}}); err != nil {
+		if _, _, err := db.ImportMintLinks(t.Context(), d.ID, []core.ImportedMintLink{{QRHash: "low-more"}}); err != nil {
 			t.Fatal(err)
 		}
 		claim(users[2])
@@ -323,7 +323,7 @@ func TestDB_ForgetUser_KeepsLink(t *testing.T) {
 		tn := mustTenant(t, db, "forget-link")
 		users := mustUsers(t, db, "forgotten", 2)
 		d := mustAddDrop(t, db, tn.ID, 901, importedLinks(901, 1))
-		l, _, err := db.ClaimLink(t.Context(), d.ID, users[0].ID, "", time.Now())
+		l, _, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, "", time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,8 +336,8 @@ func TestDB_ForgetUser_KeepsLink(t *testing.T) {
 		if n := count(t, db, "mint_links", "id = ? AND user_id IS NULL", l.ID); n != 1 {
 			t.Errorf("links of the forgotten member with user_id NULL = %d, want 1", n)
 		}
-		if _, _, err := db.ClaimLink(t.Context(), d.ID, users[1].ID, "", time.Now()); !errors.Is(err, core.ErrNoLinksLeft) {
-			t.Errorf("ClaimLink(another member) = %v, want %v", err, core.ErrNoLinksLeft)
+		if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[1].ID, "", time.Now()); !errors.Is(err, core.ErrNoMintLinksLeft) {
+			t.Errorf("ClaimMintLink(another member) = %v, want %v", err, core.ErrNoMintLinksLeft)
 		}
 	})
 }

@@ -26,7 +26,7 @@ func (db *DB) BeginMint(ctx context.Context, linkID int64, wallet string, at tim
 		return core.MintLink{}, fmt.Errorf("%s: the wallet is empty", op)
 	}
 	g := db.gorm.WithContext(ctx)
-	var row linkRow
+	var row mintLinkRow
 	err := g.Raw(`
 		UPDATE mint_links
 		SET state = 'minting', wallet = ?, updated_at = ?
@@ -39,32 +39,32 @@ func (db *DB) BeginMint(ctx context.Context, linkID int64, wallet string, at tim
 	case err != nil:
 		return core.MintLink{}, translate(op, err)
 	case row.ID == 0:
-		return core.MintLink{}, translate(op, linkConflict(g, linkID))
+		return core.MintLink{}, translate(op, mintLinkConflict(g, linkID))
 	}
-	return row.link(), nil
+	return row.mintLink(), nil
 }
 
 // FinishMint records, at at, the outcome of the link's mint, from state
 // minting (or the same outcome again, which changes nothing but the time
 // and a missing transaction id):
-//   - core.LinkMinted, with the service's transactionID when known;
-//   - core.LinkHandedOut: the mint failed before reaching the service, the
+//   - core.MintLinkMinted, with the service's transactionID when known;
+//   - core.MintLinkHandedOut: the mint failed before reaching the service, the
 //     member may retry; the wallet stays recorded;
-//   - core.LinkClaimedElsewhere: the link had been used; its member and
+//   - core.MintLinkClaimedElsewhere: the link had been used; its member and
 //     wallet are cleared, as neither got anything through it, so that the
 //     member's next claim takes another link.
 //
 // It returns an error for another state, core.ErrNotFound when the link
 // does not exist, and core.ErrConflict when it is not minting.
-func (db *DB) FinishMint(ctx context.Context, linkID int64, state core.LinkState, transactionID string, at time.Time) error {
+func (db *DB) FinishMint(ctx context.Context, linkID int64, state core.MintLinkState, transactionID string, at time.Time) error {
 	const op = "finish mint"
 	switch state {
-	case core.LinkMinted, core.LinkHandedOut, core.LinkClaimedElsewhere:
+	case core.MintLinkMinted, core.MintLinkHandedOut, core.MintLinkClaimedElsewhere:
 	default:
 		return fmt.Errorf("%s: a mint cannot end in state %q", op, state)
 	}
 	// A link claimed elsewhere leaves its member and wallet.
-	elsewhere := state == core.LinkClaimedElsewhere
+	elsewhere := state == core.MintLinkClaimedElsewhere
 	g := db.gorm.WithContext(ctx)
 	res := g.Exec(`
 		UPDATE mint_links
@@ -79,16 +79,16 @@ func (db *DB) FinishMint(ctx context.Context, linkID int64, state core.LinkState
 		return translate(op, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return translate(op, linkConflict(g, linkID))
+		return translate(op, mintLinkConflict(g, linkID))
 	}
 	return nil
 }
 
-// linkConflict says why a conditional update of the link matched nothing:
+// mintLinkConflict says why a conditional update of the link matched nothing:
 // gorm.ErrRecordNotFound when it does not exist, else core.ErrConflict
 // naming its state.
-func linkConflict(g *gorm.DB, linkID int64) error {
-	var row linkRow
+func mintLinkConflict(g *gorm.DB, linkID int64) error {
+	var row mintLinkRow
 	if err := g.Select("id", "state").Where("id = ?", linkID).Take(&row).Error; err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func linkConflict(g *gorm.DB, linkID int64) error {
 // PendingMints lists the links left minting, by any drop, oldest first,
 // for reconciliation at start-up. It returns the database error, if any.
 func (db *DB) PendingMints(ctx context.Context) ([]core.MintLink, error) {
-	var rows []linkRow
+	var rows []mintLinkRow
 	err := db.gorm.WithContext(ctx).
 		Where("state = 'minting'").
 		Order("updated_at, id").
@@ -108,7 +108,7 @@ func (db *DB) PendingMints(ctx context.Context) ([]core.MintLink, error) {
 	}
 	links := make([]core.MintLink, len(rows))
 	for i, r := range rows {
-		links[i] = r.link()
+		links[i] = r.mintLink()
 	}
 	return links, nil
 }

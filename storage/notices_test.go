@@ -38,7 +38,7 @@ func TestDB_TakeLowStockPosts(t *testing.T) {
 		mustAddPost(t, db, d, "m2")
 		runLow := func(u core.User) {
 			t.Helper()
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := db.NoteLowStock(t.Context(), d.ID, time.Now()); err != nil {
@@ -59,7 +59,7 @@ func TestDB_TakeLowStockPosts(t *testing.T) {
 		}
 
 		// A refresh with new links re-arms the notice.
-		if _, _, err := db.ImportLinks(t.Context(), d.ID, []core.ImportedLink{{QRHash: "low-notice-more"}}); err != nil {
+		if _, _, err := db.ImportMintLinks(t.Context(), d.ID, []core.ImportedMintLink{{QRHash: "low-notice-more"}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := takeLow(t, db); len(got) != 0 {

@@ -49,7 +49,7 @@ func TestDB_ChangedPosts(t *testing.T) {
 			t.Errorf("ChangedPosts() with no change = %v, want none", got)
 		}
 		for _, u := range users {
-			if _, _, err := db.ClaimLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
+			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -86,7 +86,7 @@ func TestDB_ChangedPosts_Concurrent(t *testing.T) {
 		users := mustUsers(t, db, "u", 3)
 		for round, u := range append([]core.User{{}}, users...) {
 			if u.ID != 0 {
-				if _, _, err := db.ClaimLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
+				if _, _, err := db.ClaimMintLink(t.Context(), d.ID, u.ID, "", time.Now()); err != nil {
 					t.Fatal(err)
 				}
 			}

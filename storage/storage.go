@@ -1,6 +1,6 @@
 // Package storage keeps the bot's state in PostgreSQL or in an embedded
 // SQLite file. It applies the schema from package migrations at Open,
-// implements core.Store, core.LinkStore and core.DropStore, stores the
+// implements core.Store, core.WalletStore and core.DropStore, stores the
 // issuing service's access token and drop edit codes encrypted, and
 // translates driver errors into core sentinels in one place.
 package storage

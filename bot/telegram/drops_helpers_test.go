@@ -25,16 +25,16 @@ func (stubDrops) DropDetails(_ context.Context, eventID int64) (core.DropDetails
 	return core.DropDetails{Name: fmt.Sprintf("Drop %d", eventID)}, nil
 }
 
-func (stubDrops) MintLinks(_ context.Context, eventID int64, _ core.Secret) ([]core.ImportedLink, error) {
-	links := make([]core.ImportedLink, 5)
+func (stubDrops) MintLinks(_ context.Context, eventID int64, _ core.Secret) ([]core.ImportedMintLink, error) {
+	links := make([]core.ImportedMintLink, 5)
 	for i := range links {
 		links[i].QRHash = fmt.Sprintf("q%d%d", eventID, i)
 	}
 	return links, nil
 }
 
-func (stubDrops) ClaimStatus(context.Context, string) (core.LinkStatus, error) {
-	return core.LinkStatus{Active: true}, nil
+func (stubDrops) ClaimStatus(context.Context, string) (core.MintLinkStatus, error) {
+	return core.MintLinkStatus{Active: true}, nil
 }
 
 func (stubDrops) Mint(context.Context, string, string) (string, error) { return "", nil }

@@ -163,7 +163,7 @@ func (s *MemStore) Links(dropID int64) []core.MintLink {
 
 // AddDrop registers d with its links; core.ErrConflict when the tenant has
 // the event and it is not removed.
-func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.ImportedLink) (core.Drop, error) {
+func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.ImportedMintLink) (core.Drop, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, old := range s.drops {
@@ -226,6 +226,6 @@ func (s *MemStore) RemoveDrop(_ context.Context, dropID int64, at time.Time) err
 	if d.RemovedAt == nil {
 		d.RemovedAt = &at
 	}
-	s.links = slices.DeleteFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.LinkAvailable })
+	s.links = slices.DeleteFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.MintLinkAvailable })
 	return nil
 }

@@ -12,29 +12,29 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// ImportLinks adds unknown links and sets aside available ones claimed.
-func (s *MemStore) ImportLinks(_ context.Context, dropID int64, links []core.ImportedLink) (int, int, error) {
+// ImportMintLinks adds unknown links and sets aside available ones claimed.
+func (s *MemStore) ImportMintLinks(_ context.Context, dropID int64, links []core.ImportedMintLink) (int, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	added, marked := s.importLocked(dropID, links, time.Now())
 	return added, marked, nil
 }
 
-func (s *MemStore) importLocked(dropID int64, links []core.ImportedLink, at time.Time) (added, marked int) {
+func (s *MemStore) importLocked(dropID int64, links []core.ImportedMintLink, at time.Time) (added, marked int) {
 	for _, in := range links {
 		i := slices.IndexFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.QRHash == in.QRHash })
 		switch {
 		case i < 0:
-			l := core.MintLink{ID: int64(len(s.links) + 1), DropID: dropID, QRHash: in.QRHash, State: core.LinkAvailable, UpdatedAt: at}
+			l := core.MintLink{ID: int64(len(s.links) + 1), DropID: dropID, QRHash: in.QRHash, State: core.MintLinkAvailable, UpdatedAt: at}
 			if in.Claimed {
-				l.State, l.ClaimedAt = core.LinkClaimedElsewhere, &at
+				l.State, l.ClaimedAt = core.MintLinkClaimedElsewhere, &at
 			} else {
 				delete(s.lowTold, dropID)
 			}
 			s.links = append(s.links, l)
 			added++
-		case in.Claimed && s.links[i].State == core.LinkAvailable:
-			s.links[i].State, s.links[i].ClaimedAt, s.links[i].UpdatedAt = core.LinkClaimedElsewhere, &at, at
+		case in.Claimed && s.links[i].State == core.MintLinkAvailable:
+			s.links[i].State, s.links[i].ClaimedAt, s.links[i].UpdatedAt = core.MintLinkClaimedElsewhere, &at, at
 			marked++
 		}
 	}
@@ -52,24 +52,24 @@ func (s *MemStore) Stock(_ context.Context, dropID int64) (core.Stock, error) {
 		}
 		st.Total++
 		switch l.State {
-		case core.LinkAvailable:
+		case core.MintLinkAvailable:
 			st.Available++
-		case core.LinkHandedOut:
+		case core.MintLinkHandedOut:
 			st.HandedOut++
-		case core.LinkMinting:
+		case core.MintLinkMinting:
 			st.Minting++
-		case core.LinkMinted:
+		case core.MintLinkMinted:
 			st.Minted++
-		case core.LinkClaimedElsewhere:
+		case core.MintLinkClaimedElsewhere:
 			st.ClaimedElsewhere++
 		}
 	}
 	return st, nil
 }
 
-// ClaimLink gives the user their link of the drop, or the next available
+// ClaimMintLink gives the user their link of the drop, or the next available
 // one.
-func (s *MemStore) ClaimLink(_ context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
+func (s *MemStore) ClaimMintLink(_ context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := slices.IndexFunc(s.links, func(l core.MintLink) bool {
@@ -80,16 +80,16 @@ func (s *MemStore) ClaimLink(_ context.Context, dropID, userID int64, wallet str
 	if wallet != "" && slices.ContainsFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && strings.EqualFold(l.Wallet, wallet) }) {
 		return core.MintLink{}, false, core.ErrWalletClaimed
 	}
-	i := slices.IndexFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.LinkAvailable })
+	i := slices.IndexFunc(s.links, func(l core.MintLink) bool { return l.DropID == dropID && l.State == core.MintLinkAvailable })
 	if i < 0 {
 		if d := s.drop(dropID); d != nil && d.RemovedAt != nil {
 			return core.MintLink{}, false, core.ErrDropRemoved
 		}
-		return core.MintLink{}, false, core.ErrNoLinksLeft
+		return core.MintLink{}, false, core.ErrNoMintLinksLeft
 	}
 	l := &s.links[i]
 	uid := userID
-	l.State, l.UserID, l.Wallet, l.ClaimedAt, l.UpdatedAt = core.LinkHandedOut, &uid, wallet, &at, at
+	l.State, l.UserID, l.Wallet, l.ClaimedAt, l.UpdatedAt = core.MintLinkHandedOut, &uid, wallet, &at, at
 	return *l, false, nil
 }
 
@@ -98,7 +98,7 @@ func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.link(linkID)
-	if l == nil || l.UserID == nil || l.State != core.LinkHandedOut {
+	if l == nil || l.UserID == nil || l.State != core.MintLinkHandedOut {
 		return core.MintLink{}, core.ErrConflict
 	}
 	if slices.ContainsFunc(s.links, func(o core.MintLink) bool {
@@ -106,24 +106,24 @@ func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at 
 	}) {
 		return core.MintLink{}, core.ErrWalletClaimed
 	}
-	l.State, l.Wallet, l.UpdatedAt = core.LinkMinting, wallet, at
+	l.State, l.Wallet, l.UpdatedAt = core.MintLinkMinting, wallet, at
 	return *l, nil
 }
 
 // FinishMint records the mint's outcome. A link claimed elsewhere leaves
 // its member and wallet: neither got anything through it.
-func (s *MemStore) FinishMint(_ context.Context, linkID int64, state core.LinkState, tx string, at time.Time) error {
+func (s *MemStore) FinishMint(_ context.Context, linkID int64, state core.MintLinkState, tx string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.link(linkID)
 	switch {
 	case l == nil:
 		return core.ErrNotFound
-	case l.State != core.LinkMinting && l.State != state:
+	case l.State != core.MintLinkMinting && l.State != state:
 		return core.ErrConflict
 	}
 	l.State, l.UpdatedAt = state, at
-	if state == core.LinkClaimedElsewhere {
+	if state == core.MintLinkClaimedElsewhere {
 		l.UserID, l.Wallet = nil, ""
 	}
 	if tx != "" {
@@ -138,21 +138,21 @@ func (s *MemStore) PendingMints(context.Context) ([]core.MintLink, error) {
 	defer s.mu.Unlock()
 	var out []core.MintLink
 	for _, l := range s.links {
-		if l.State == core.LinkMinting {
+		if l.State == core.MintLinkMinting {
 			out = append(out, l)
 		}
 	}
 	return out, nil
 }
 
-// ExportLinks lists the drop's links that left the pool, the member as a
+// ExportMintLinks lists the drop's links that left the pool, the member as a
 // hash of their id.
-func (s *MemStore) ExportLinks(_ context.Context, dropID int64) ([]core.ExportRow, error) {
+func (s *MemStore) ExportMintLinks(_ context.Context, dropID int64) ([]core.ExportRow, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []core.ExportRow
 	for _, l := range s.links {
-		if l.DropID != dropID || l.State == core.LinkAvailable {
+		if l.DropID != dropID || l.State == core.MintLinkAvailable {
 			continue
 		}
 		row := core.ExportRow{QRHash: l.QRHash, Wallet: l.Wallet, State: l.State}
@@ -178,7 +178,7 @@ func (s *MemStore) NoteLowStock(_ context.Context, dropID int64, _ time.Time) (b
 	}
 	available := 0
 	for _, l := range s.links {
-		if l.DropID == dropID && l.State == core.LinkAvailable {
+		if l.DropID == dropID && l.State == core.MintLinkAvailable {
 			available++
 		}
 	}

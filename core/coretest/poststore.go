@@ -70,7 +70,7 @@ func (s *MemStore) DropByID(_ context.Context, dropID int64) (core.Drop, error) 
 func (s *MemStore) availableLocked(dropID int64) int {
 	n := 0
 	for _, l := range s.links {
-		if l.DropID == dropID && l.State == core.LinkAvailable {
+		if l.DropID == dropID && l.State == core.MintLinkAvailable {
 			n++
 		}
 	}

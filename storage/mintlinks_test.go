@@ -16,40 +16,40 @@ func TestDB_ImportLinks(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn := mustTenant(t, db, "import")
 		u := mustUpsertUser(t, db, core.Discord, "importer", "")
-		d := mustAddDrop(t, db, tn.ID, 401, []core.ImportedLink{
+		d := mustAddDrop(t, db, tn.ID, 401, []core.ImportedMintLink{
 			{QRHash: "i-a"}, {QRHash: "i-b"}, {QRHash: "i-c", Claimed: true}, {QRHash: "i-h"},
 		})
-		handed, _, err := db.ClaimLink(t.Context(), d.ID, u.ID, "", time.Now())
+		handed, _, err := db.ClaimMintLink(t.Context(), d.ID, u.ID, "", time.Now())
 		if err != nil || handed.QRHash != "i-a" {
-			t.Fatalf("ClaimLink() = %+v, %v, want i-a", handed, err)
+			t.Fatalf("ClaimMintLink() = %+v, %v, want i-a", handed, err)
 		}
-		in := []core.ImportedLink{
+		in := []core.ImportedMintLink{
 			{QRHash: "i-a", Claimed: true}, // handed out: stays so
 			{QRHash: "i-b", Claimed: true}, // available: marked
 			{QRHash: "i-c", Claimed: true},
 			{QRHash: "i-d"},
 			{QRHash: "i-e", Claimed: true},
 		}
-		added, marked, err := db.ImportLinks(t.Context(), d.ID, in)
+		added, marked, err := db.ImportMintLinks(t.Context(), d.ID, in)
 		if err != nil || added != 2 || marked != 1 {
-			t.Errorf("ImportLinks() = %d, %d, %v, want 2 added, 1 marked", added, marked, err)
+			t.Errorf("ImportMintLinks() = %d, %d, %v, want 2 added, 1 marked", added, marked, err)
 		}
 		want := core.Stock{Total: 6, Available: 2, HandedOut: 1, ClaimedElsewhere: 3}
 		if s := mustStock(t, db, d.ID); s != want {
 			t.Errorf("Stock() = %+v, want %+v", s, want)
 		}
-		added, marked, err = db.ImportLinks(t.Context(), d.ID, in)
+		added, marked, err = db.ImportMintLinks(t.Context(), d.ID, in)
 		if err != nil || added != 0 || marked != 0 {
-			t.Errorf("ImportLinks(again) = %d, %d, %v, want 0, 0", added, marked, err)
+			t.Errorf("ImportMintLinks(again) = %d, %d, %v, want 0, 0", added, marked, err)
 		}
 		if s := mustStock(t, db, d.ID); s != want {
 			t.Errorf("Stock(after importing again) = %+v, want %+v", s, want)
 		}
-		if _, _, err := db.ImportLinks(t.Context(), d.ID+1000, in); !errors.Is(err, core.ErrNotFound) {
-			t.Errorf("ImportLinks(unknown drop) = %v, want %v", err, core.ErrNotFound)
+		if _, _, err := db.ImportMintLinks(t.Context(), d.ID+1000, in); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("ImportMintLinks(unknown drop) = %v, want %v", err, core.ErrNotFound)
 		}
-		if _, _, err := db.ImportLinks(t.Context(), d.ID, []core.ImportedLink{{}}); err == nil {
-			t.Error("ImportLinks(empty qr_hash) = nil, want an error")
+		if _, _, err := db.ImportMintLinks(t.Context(), d.ID, []core.ImportedMintLink{{}}); err == nil {
+			t.Error("ImportMintLinks(empty qr_hash) = nil, want an error")
 		}
 	})
 }
@@ -64,9 +64,9 @@ func TestDB_ImportLinks_Batches(t *testing.T) {
 		for i := range more {
 			more[i].Claimed = i%2 == 0
 		}
-		added, marked, err := db.ImportLinks(t.Context(), d.ID, more)
+		added, marked, err := db.ImportMintLinks(t.Context(), d.ID, more)
 		if wantMarked := (n + 1) / 2; err != nil || added != 3 || marked != wantMarked {
-			t.Errorf("ImportLinks() = %d, %d, %v, want 3, %d", added, marked, err, wantMarked)
+			t.Errorf("ImportMintLinks() = %d, %d, %v, want 3, %d", added, marked, err, wantMarked)
 		}
 		if s := mustStock(t, db, d.ID); s.Total != n+3 || s.Available+s.ClaimedElsewhere != n+3 {
 			t.Errorf("Stock() = %+v, want %d links", s, n+3)
@@ -80,49 +80,49 @@ func TestDB_ExportLinks(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn := mustTenant(t, db, "export")
 		users := mustUsers(t, db, "exported-member-9876543210", 2)
-		d1 := mustAddDrop(t, db, tn.ID, 801, append(importedLinks(801, 3), core.ImportedLink{QRHash: "x-used", Claimed: true}))
+		d1 := mustAddDrop(t, db, tn.ID, 801, append(importedLinks(801, 3), core.ImportedMintLink{QRHash: "x-used", Claimed: true}))
 		d2 := mustAddDrop(t, db, tn.ID, 802, importedLinks(802, 1))
 		// After the import, which stored x-used as claimed now.
 		t0 := dbTime(time.Now()).Add(time.Hour)
-		l1, _, err := db.ClaimLink(t.Context(), d1.ID, users[1].ID, "", t0.Add(time.Hour))
+		l1, _, err := db.ClaimMintLink(t.Context(), d1.ID, users[1].ID, "", t0.Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		l0, _, err := db.ClaimLink(t.Context(), d1.ID, users[0].ID, addr(1), t0.Add(2*time.Hour))
+		l0, _, err := db.ClaimMintLink(t.Context(), d1.ID, users[0].ID, addr(1), t0.Add(2*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.BeginMint(t.Context(), l0.ID, addr(1), t0.Add(3*time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		other, _, err := db.ClaimLink(t.Context(), d2.ID, users[0].ID, "", t0)
+		other, _, err := db.ClaimMintLink(t.Context(), d2.ID, users[0].ID, "", t0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.ExportLinks(t.Context(), d1.ID)
+		rows, err := db.ExportMintLinks(t.Context(), d1.ID)
 		if err != nil || len(rows) != 3 {
-			t.Fatalf("ExportLinks() = %+v, %v, want 3 rows", rows, err)
+			t.Fatalf("ExportMintLinks() = %+v, %v, want 3 rows", rows, err)
 		}
-		if rows[0].QRHash != "x-used" || rows[0].Member != "" || rows[0].State != core.LinkClaimedElsewhere {
-			t.Errorf("ExportLinks()[0] = %+v, want x-used claimed elsewhere by nobody", rows[0])
+		if rows[0].QRHash != "x-used" || rows[0].Member != "" || rows[0].State != core.MintLinkClaimedElsewhere {
+			t.Errorf("ExportMintLinks()[0] = %+v, want x-used claimed elsewhere by nobody", rows[0])
 		}
-		want1 := core.ExportRow{QRHash: l1.QRHash, Member: rows[1].Member, State: core.LinkHandedOut, At: t0.Add(time.Hour)}
-		want2 := core.ExportRow{QRHash: l0.QRHash, Member: rows[2].Member, Wallet: addr(1), State: core.LinkMinting, At: t0.Add(2 * time.Hour)}
+		want1 := core.ExportRow{QRHash: l1.QRHash, Member: rows[1].Member, State: core.MintLinkHandedOut, At: t0.Add(time.Hour)}
+		want2 := core.ExportRow{QRHash: l0.QRHash, Member: rows[2].Member, Wallet: addr(1), State: core.MintLinkMinting, At: t0.Add(2 * time.Hour)}
 		if diff := cmp.Diff([]core.ExportRow{want1, want2}, rows[1:]); diff != "" {
-			t.Errorf("ExportLinks() mismatch (-want +got):\n%s", diff)
+			t.Errorf("ExportMintLinks() mismatch (-want +got):\n%s", diff)
 		}
 		if len(rows[1].Member) != memberHashLen || rows[1].Member == rows[2].Member {
-			t.Errorf("ExportLinks() members = %q, %q, want two distinct %d-digit ids", rows[1].Member, rows[2].Member, memberHashLen)
+			t.Errorf("ExportMintLinks() members = %q, %q, want two distinct %d-digit ids", rows[1].Member, rows[2].Member, memberHashLen)
 		}
 		dump := fmt.Sprintf("%+v", rows)
 		for _, u := range users {
 			if strings.Contains(dump, u.ExternalID) || strings.Contains(dump, "exported-member") {
-				t.Errorf("ExportLinks() = %s, shows the platform id %s", dump, u.ExternalID)
+				t.Errorf("ExportMintLinks() = %s, shows the platform id %s", dump, u.ExternalID)
 			}
 		}
-		again, err := db.ExportLinks(t.Context(), d2.ID)
+		again, err := db.ExportMintLinks(t.Context(), d2.ID)
 		if err != nil || len(again) != 1 || again[0].QRHash != other.QRHash || again[0].Member != rows[2].Member {
-			t.Errorf("ExportLinks(other drop) = %+v, %v, want member %s again", again, err, rows[2].Member)
+			t.Errorf("ExportMintLinks(other drop) = %+v, %v, want member %s again", again, err, rows[2].Member)
 		}
 	})
 }

@@ -11,8 +11,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// linkRow is a row of mint_links.
-type linkRow struct {
+// mintLinkRow is a row of mint_links.
+type mintLinkRow struct {
 	ID            int64
 	DropID        int64
 	QRHash        string `gorm:"column:qr_hash"`
@@ -24,14 +24,14 @@ type linkRow struct {
 	UpdatedAt     time.Time
 }
 
-func (linkRow) TableName() string { return "mint_links" }
+func (mintLinkRow) TableName() string { return "mint_links" }
 
-func (r linkRow) link() core.MintLink {
+func (r mintLinkRow) mintLink() core.MintLink {
 	l := core.MintLink{
 		ID:        r.ID,
 		DropID:    r.DropID,
 		QRHash:    r.QRHash,
-		State:     core.LinkState(r.State),
+		State:     core.MintLinkState(r.State),
 		UserID:    r.UserID,
 		ClaimedAt: utcPtr(r.ClaimedAt),
 		UpdatedAt: r.UpdatedAt.UTC(),
@@ -45,7 +45,7 @@ func (r linkRow) link() core.MintLink {
 	return l
 }
 
-// linkColumns are the columns a query gives back for a linkRow.
+// linkColumns are the columns a query gives back for a mintLinkRow.
 const linkColumns = "id, drop_id, qr_hash, state, user_id, wallet, transaction_id, claimed_at, updated_at"
 
 // linkBatch is how many links one INSERT writes: 5 parameters each, well
@@ -59,9 +59,9 @@ type importedHashes struct {
 	claimed   []string
 }
 
-// splitLinks checks and splits an import. A hash listed twice counts once,
+// splitMintLinks checks and splits an import. A hash listed twice counts once,
 // as claimed if either says so. It returns an error for an empty hash.
-func splitLinks(links []core.ImportedLink) (importedHashes, error) {
+func splitMintLinks(links []core.ImportedMintLink) (importedHashes, error) {
 	claimed := make(map[string]bool, len(links))
 	order := make([]string, 0, len(links))
 	for _, l := range links {
@@ -85,34 +85,34 @@ func splitLinks(links []core.ImportedLink) (importedHashes, error) {
 	return h, nil
 }
 
-// linkCounts is what insertLinks added.
-type linkCounts struct {
+// mintLinkCounts is what insertMintLinks added.
+type mintLinkCounts struct {
 	available int // added as available
 	total     int // added in any state
 }
 
-// insertLinks adds to the drop the links it does not have: unclaimed ones
+// insertMintLinks adds to the drop the links it does not have: unclaimed ones
 // as available, unless the hash is live in another drop, and the others as
 // claimed elsewhere at at.
-func insertLinks(tx *gorm.DB, dropID int64, h importedHashes, at time.Time) (linkCounts, error) {
-	var n linkCounts
+func insertMintLinks(tx *gorm.DB, dropID int64, h importedHashes, at time.Time) (mintLinkCounts, error) {
+	var n mintLinkCounts
 	for batch := range chunks(h.unclaimed, linkBatch) {
 		// A hash live in another drop hits mint_links_live_hash and is
 		// skipped here, then stored as claimed elsewhere below; a hash
 		// the drop has already is skipped by both.
-		added, err := insertBatch(tx, dropID, batch, core.LinkAvailable, at)
+		added, err := insertBatch(tx, dropID, batch, core.MintLinkAvailable, at)
 		if err != nil {
 			return n, err
 		}
 		n.available += added
-		elsewhere, err := insertBatch(tx, dropID, batch, core.LinkClaimedElsewhere, at)
+		elsewhere, err := insertBatch(tx, dropID, batch, core.MintLinkClaimedElsewhere, at)
 		if err != nil {
 			return n, err
 		}
 		n.total += added + elsewhere
 	}
 	for batch := range chunks(h.claimed, linkBatch) {
-		added, err := insertBatch(tx, dropID, batch, core.LinkClaimedElsewhere, at)
+		added, err := insertBatch(tx, dropID, batch, core.MintLinkClaimedElsewhere, at)
 		if err != nil {
 			return n, err
 		}
@@ -123,9 +123,9 @@ func insertLinks(tx *gorm.DB, dropID int64, h importedHashes, at time.Time) (lin
 
 // insertBatch inserts the links of hashes in state, skipping any that
 // would break a unique index, and returns how many it inserted.
-func insertBatch(tx *gorm.DB, dropID int64, hashes []string, state core.LinkState, at time.Time) (int, error) {
+func insertBatch(tx *gorm.DB, dropID int64, hashes []string, state core.MintLinkState, at time.Time) (int, error) {
 	var claimedAt *time.Time
-	if state != core.LinkAvailable {
+	if state != core.MintLinkAvailable {
 		claimedAt = &at
 	}
 	var sb strings.Builder
@@ -156,16 +156,16 @@ func chunks(s []string, size int) func(yield func([]string) bool) {
 	}
 }
 
-// ImportLinks, in one transaction, adds the links the drop does not have
+// ImportMintLinks, in one transaction, adds the links the drop does not have
 // (as AddDrop stores them) and marks its available links that the service
 // lists as claimed as claimed elsewhere. It returns how many links were
 // added, in any state, and how many available ones were marked. Adding
 // available links re-arms the low-stock notice (see NoteLowStock). It
 // returns an error for an empty qr_hash, core.ErrNotFound when the drop
 // does not exist and core.ErrDropRemoved when it was removed.
-func (db *DB) ImportLinks(ctx context.Context, dropID int64, links []core.ImportedLink) (added, marked int, err error) {
+func (db *DB) ImportMintLinks(ctx context.Context, dropID int64, links []core.ImportedMintLink) (added, marked int, err error) {
 	const op = "import links"
-	hashes, err := splitLinks(links)
+	hashes, err := splitMintLinks(links)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
@@ -178,7 +178,7 @@ func (db *DB) ImportLinks(ctx context.Context, dropID int64, links []core.Import
 		if d.RemovedAt != nil {
 			return core.ErrDropRemoved
 		}
-		n, err := insertLinks(tx, dropID, hashes, at)
+		n, err := insertMintLinks(tx, dropID, hashes, at)
 		if err != nil {
 			return err
 		}
@@ -230,16 +230,16 @@ func (db *DB) Stock(ctx context.Context, dropID int64) (core.Stock, error) {
 	var s core.Stock
 	for _, r := range rows {
 		s.Total += r.N
-		switch core.LinkState(r.State) {
-		case core.LinkAvailable:
+		switch core.MintLinkState(r.State) {
+		case core.MintLinkAvailable:
 			s.Available = r.N
-		case core.LinkHandedOut:
+		case core.MintLinkHandedOut:
 			s.HandedOut = r.N
-		case core.LinkMinting:
+		case core.MintLinkMinting:
 			s.Minting = r.N
-		case core.LinkMinted:
+		case core.MintLinkMinted:
 			s.Minted = r.N
-		case core.LinkClaimedElsewhere:
+		case core.MintLinkClaimedElsewhere:
 			s.ClaimedElsewhere = r.N
 		}
 	}
@@ -250,17 +250,17 @@ func (db *DB) Stock(ctx context.Context, dropID int64) (core.Stock, error) {
 // an export: 64 bits, plenty to tell a drop's members apart.
 const memberHashLen = 16
 
-// ExportLinks lists the drop's links that left the pool, in the order they
+// ExportMintLinks lists the drop's links that left the pool, in the order they
 // left it. A member is named by a keyed hash of the bot's own user id,
 // stable across drops and exports but meaningless without the key; a
 // forgotten member, or a link claimed elsewhere, has none. It returns
 // ErrNoKey without a key, or the database error.
-func (db *DB) ExportLinks(ctx context.Context, dropID int64) ([]core.ExportRow, error) {
+func (db *DB) ExportMintLinks(ctx context.Context, dropID int64) ([]core.ExportRow, error) {
 	const op = "export links"
 	if db.cipher == nil {
 		return nil, fmt.Errorf("%s: %w", op, ErrNoKey)
 	}
-	var rows []linkRow
+	var rows []mintLinkRow
 	err := db.gorm.WithContext(ctx).
 		Where("drop_id = ? AND state <> 'available'", dropID).
 		Order("claimed_at, id").
@@ -270,7 +270,7 @@ func (db *DB) ExportLinks(ctx context.Context, dropID int64) ([]core.ExportRow, 
 	}
 	out := make([]core.ExportRow, len(rows))
 	for i, r := range rows {
-		l := r.link()
+		l := r.mintLink()
 		out[i] = core.ExportRow{QRHash: l.QRHash, Wallet: l.Wallet, State: l.State}
 		if l.ClaimedAt != nil {
 			out[i].At = *l.ClaimedAt
