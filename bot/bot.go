@@ -31,30 +31,45 @@ type Options struct {
 	Logger         *slog.Logger
 }
 
-// Bot is the command table bound to the core service. Adapters hand it
-// requests and render its replies.
-type Bot struct {
-	svc       *core.Service
-	name      string
-	publicURL string
-	timeout   time.Duration
-	observer  Observer
-	log       *slog.Logger
-	commands  []*Command
-	byName    map[string]*Command
-	inflight  sync.WaitGroup
+// Services are the core's services the commands call; each is required.
+type Services struct {
+	Wallets     *core.WalletService
+	Collections *core.CollectionService
+	Drops       *core.DropService
 }
 
-// New returns the bot with its full command table.
-func New(svc *core.Service, opts Options) *Bot {
+// Bot is the command table bound to the core's services. Adapters hand it
+// requests and render its replies.
+type Bot struct {
+	wallets     *core.WalletService
+	collections *core.CollectionService
+	drops       *core.DropService
+	name        string
+	publicURL   string
+	timeout     time.Duration
+	observer    Observer
+	log         *slog.Logger
+	commands    []*Command
+	byName      map[string]*Command
+	inflight    sync.WaitGroup
+}
+
+// New returns the bot with its full command table. It panics when a service
+// is missing: that is a wiring mistake, never a member's to see.
+func New(s Services, opts Options) *Bot {
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil {
+		panic("bot: New needs every service: wallets, collections and drops")
+	}
 	b := &Bot{
-		svc:       svc,
-		name:      opts.Name,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"),
-		timeout:   opts.CommandTimeout,
-		observer:  opts.Observer,
-		log:       opts.Logger,
-		byName:    map[string]*Command{},
+		wallets:     s.Wallets,
+		collections: s.Collections,
+		drops:       s.Drops,
+		name:        opts.Name,
+		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
+		timeout:     opts.CommandTimeout,
+		observer:    opts.Observer,
+		log:         opts.Logger,
+		byName:      map[string]*Command{},
 	}
 	if b.name == "" {
 		b.name = "POAP bot"

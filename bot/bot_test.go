@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 )
 
 const demo = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
@@ -31,9 +32,9 @@ func (o *countingObserver) ObserveCommand(platform, command, outcome string) {
 	o.seen = append(o.seen, platform+"/"+command+"/"+outcome)
 }
 
-func newTestBot(issuer core.Issuer) (*Bot, *countingObserver) {
+func newTestBot(scanner core.Scanner) (*Bot, *countingObserver) {
 	obs := &countingObserver{}
-	return New(core.NewService(nil, issuer, nil, nil), Options{Observer: obs}), obs
+	return New(Services(coretest.NewServices(coretest.Deps{Scanner: scanner})), Options{Observer: obs}), obs
 }
 
 func holdings(n int) []core.Holding {

@@ -31,7 +31,7 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	opts := core.ClaimOptions{EventID: id, Codeword: req.String("codeword"), MemberRoles: req.Roles}
-	res, err := b.svc.Claim(ctx, member(req), place(req), opts)
+	res, err := b.drops.Claim(ctx, member(req), place(req), opts)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -85,4 +85,12 @@ func walletText(v string) string {
 		return core.ChecksumAddress(v)
 	}
 	return v
+}
+
+// DropPlaces lists the places of the platform that hand out the drop
+// eventID and have not removed it, for an adapter that must find where a
+// member may claim it (Telegram's private chat). See
+// core.DropService.DropPlaces for its errors.
+func (b *Bot) DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error) {
+	return b.drops.DropPlaces(ctx, platform, eventID)
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/poapbot/poapbot/core"
@@ -28,7 +29,7 @@ func TestBot_Claim_Pending(t *testing.T) {
 			t.Errorf("%d mint requests, want 1", n)
 		}
 		e.calls.setStatusDown(false)
-		n, err := e.svc.ReconcileMints(t.Context())
+		n, err := e.drops.ReconcileMints(t.Context())
 		if err != nil || n != 1 {
 			t.Fatalf("ReconcileMints() = %d, %v, want 1 settled", n, err)
 		}
@@ -71,7 +72,7 @@ func TestBot_ReconcileMints(t *testing.T) {
 		if _, err := e.poap.Mint(t.Context(), poap.MintInput{QRHash: begun[0].QRHash, Address: address(0)}); err != nil {
 			t.Fatalf("alice's mint before the crash: %v", err)
 		}
-		n, err := e.svc.ReconcileMints(t.Context())
+		n, err := e.drops.ReconcileMints(t.Context())
 		if err != nil || n != 2 {
 			t.Fatalf("ReconcileMints() = %d, %v, want 2 settled", n, err)
 		}
@@ -111,20 +112,24 @@ func TestBot_Claim_LowStock(t *testing.T) {
 	eachDropEnv(t, func(t *testing.T, e *dropEnv) {
 		id, code := e.createDrop(t, "Small drop", core.DefaultLowStock+2)
 		e.mod(t, fmt.Sprintf("/drop add %d %s delivery:link", id, code))
+		e.publishIn(t, e.mod(t, fmt.Sprintf("/distribute %d", id)), "c", "m")
+		var told []string
 		for i := range 5 {
 			wantText(t, e.as(t, fmt.Sprintf("m%d", i), false, fmt.Sprintf("/claim %d", id)), "Here is your mint link")
+			for _, text := range e.notices(t) {
+				told = append(told, text)
+			}
 		}
-		e.low.mu.Lock()
-		defer e.low.mu.Unlock()
-		if len(e.low.low) != 1 || e.low.low[0].Available != core.DefaultLowStock-1 {
-			t.Errorf("LowStock events = %+v, want one at %d available", e.low.low, core.DefaultLowStock-1)
+		want := fmt.Sprintf("Only %d mint links left", core.DefaultLowStock-1)
+		if len(told) != 1 || !strings.HasPrefix(told[0], want) {
+			t.Errorf("low-stock notices = %q, want one: %s...", told, want)
 		}
 	})
 }
 
 func TestBot_Claim_Options(t *testing.T) {
 	t.Parallel()
-	b := New(core.NewService(nil, stubIssuer{}, nil, nil), Options{})
+	b, _ := newTestBot(stubIssuer{})
 	req := &Request{Platform: core.Console, Place: Place{ExternalID: "guild"}, Caller: Caller{ExternalID: "alice"}}
 	r, _ := b.HandleLine(context.Background(), req, "/claim -3", "")
 	wantText(t, r, "The option `drop` must be a drop id")

@@ -42,7 +42,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 	if utf8.RuneCountInString(intro) > maxPostMessage {
 		return Reply{}, &OptionError{Option: "message", Reason: fmt.Sprintf("is too long: at most %d characters", maxPostMessage)}
 	}
-	dist, err := b.svc.Distribute(ctx, member(req), place(req), id)
+	dist, err := b.drops.Distribute(ctx, member(req), place(req), id)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -109,7 +109,7 @@ func TestBot_PostUpdates_Replicas(t *testing.T) {
 		id, code := e.createDrop(t, "Busy drop", 6)
 		e.mod(t, fmt.Sprintf("/drop add %d %s delivery:link", id, code))
 		e.publish(t, e.mod(t, fmt.Sprintf("/distribute %d", id)), "m1")
-		replica := New(e.svc, Options{})
+		replica := New(e.services, Options{})
 		for round := range 4 {
 			if round > 0 {
 				e.as(t, fmt.Sprintf("m%d", round), false, fmt.Sprintf("/claim %d", id))

@@ -58,7 +58,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.svc.AddDrop(ctx, member(req), place(req), opts)
+	st, err := b.drops.AddDrop(ctx, member(req), place(req), opts)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -168,7 +168,7 @@ func requiredID(req *Request, name string) (int64, error) {
 
 // dropList lists the place's drops with their stock.
 func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
-	drops, err := b.svc.ListDrops(ctx, place(req))
+	drops, err := b.drops.ListDrops(ctx, place(req))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -191,7 +191,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.svc.DropInfo(ctx, place(req), id)
+	st, err := b.drops.DropInfo(ctx, place(req), id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -278,7 +278,7 @@ func (b *Bot) dropRefresh(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	r, err := b.svc.RefreshDrop(ctx, member(req), place(req), id)
+	r, err := b.drops.RefreshDrop(ctx, member(req), place(req), id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -303,7 +303,7 @@ func (b *Bot) dropTopUp(ctx context.Context, req *Request) (Reply, error) {
 	if given && (count < 1 || count > core.MaxTopUp) {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be between 1 and %d", core.MaxTopUp)}
 	}
-	d, n, err := b.svc.TopUp(ctx, member(req), place(req), id, int(count))
+	d, n, err := b.drops.TopUp(ctx, member(req), place(req), id, int(count))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -317,11 +317,11 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, rows, err := b.svc.Export(ctx, member(req), place(req), id)
+	d, rows, err := b.drops.Export(ctx, member(req), place(req), id)
 	if err != nil {
 		return Reply{}, err
 	}
-	data, err := exportCSV(b.svc, rows)
+	data, err := exportCSV(b.drops, rows)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -333,7 +333,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 
 // exportCSV writes the export: link, member, wallet, state, time (RFC 3339,
 // UTC).
-func exportCSV(svc *core.Service, rows []core.ExportRow) ([]byte, error) {
+func exportCSV(drops *core.DropService, rows []core.ExportRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	records := [][]string{{"link", "member", "wallet", "state", "time"}}
@@ -342,7 +342,7 @@ func exportCSV(svc *core.Service, rows []core.ExportRow) ([]byte, error) {
 		if !r.At.IsZero() {
 			at = r.At.UTC().Format(time.RFC3339)
 		}
-		records = append(records, []string{svc.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
+		records = append(records, []string{drops.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
 	}
 	if err := w.WriteAll(records); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -365,7 +365,7 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, err := b.svc.RemoveDrop(ctx, member(req), place(req), id)
+	d, err := b.drops.RemoveDrop(ctx, member(req), place(req), id)
 	if err != nil {
 		return Reply{}, err
 	}

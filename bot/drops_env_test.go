@@ -21,24 +21,25 @@ import (
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
-// dropStore is what the drop tests need of a store.
+// dropStore is what the drop tests need of a store: what the services
+// consume, and a way to link a wallet straight in it.
 type dropStore interface {
-	core.Store
-	core.DropStore
+	coretest.Store
+	AddWallet(ctx context.Context, w core.Wallet) (core.Wallet, error)
 }
 
 // dropEnv is a bot over a store, with the real poap client talking to the
 // sandbox over loopback, and a fake clock both share.
 type dropEnv struct {
-	b     *Bot
-	svc   *core.Service
-	store dropStore
-	sb    *sandbox.Server
-	calls *linkCalls
-	clock *coretest.Clock
-	obs   *lockedObserver
-	poap  *poap.Client
-	low   *lowStockEvents
+	b        *Bot
+	services Services
+	drops    *core.DropService
+	store    dropStore
+	sb       *sandbox.Server
+	calls    *linkCalls
+	clock    *coretest.Clock
+	obs      *lockedObserver
+	poap     *poap.Client
 }
 
 // eachDropEnv runs f on a new environment over the in-memory store, and
@@ -55,18 +56,14 @@ func eachDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 			t.Fatalf("storage.Open() = %v", err)
 		}
 		t.Cleanup(func() { db.Close() })
-		store, ok := any(db).(dropStore)
-		if !ok {
-			t.Skip("storage.DB does not implement core.DropStore yet")
-		}
-		f(t, newDropEnv(t, store))
+		f(t, newDropEnv(t, db))
 	})
 }
 
 func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 	t.Helper()
 	e := &dropEnv{
-		store: store, clock: coretest.NewClock(t0), obs: &lockedObserver{}, low: &lowStockEvents{},
+		store: store, clock: coretest.NewClock(t0), obs: &lockedObserver{},
 		calls: &linkCalls{byLink: map[string][]string{}},
 	}
 	e.sb = sandbox.New(sandbox.Options{APIKey: "test-key", Now: e.clock.Now})
@@ -81,9 +78,11 @@ func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 		t.Fatal(err)
 	}
 	e.poap = client
-	e.svc = core.NewService(store, client, e.clock, nil).WithDropIssuer(poap.NewDropIssuer(client)).
-		WithMintURL("https://poap.test").WithEvents(e.low)
-	e.b = New(e.svc, Options{Observer: e.obs})
+	e.services = Services(coretest.NewServices(coretest.Deps{
+		Store: store, Scanner: client, Issuer: poap.NewDropIssuer(client), MintURL: "https://poap.test", Clock: e.clock,
+	}))
+	e.drops = e.services.Drops
+	e.b = New(e.services, Options{Observer: e.obs})
 	return e
 }
 
@@ -140,19 +139,6 @@ func (e *dropEnv) createDrop(t *testing.T, name string, n int) (int64, string) {
 	t.Helper()
 	d, code := e.sb.CreateDrop(sandbox.Drop{Name: name}, n)
 	return d.ID, code
-}
-
-// lowStockEvents records the drops whose stock ran low.
-type lowStockEvents struct {
-	core.NopEvents
-	mu  sync.Mutex
-	low []core.Stock
-}
-
-func (l *lowStockEvents) LowStock(_ context.Context, _ core.Drop, s core.Stock) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.low = append(l.low, s)
 }
 
 // linkCalls records, per mint link, the status reads and mints the sandbox

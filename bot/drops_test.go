@@ -73,11 +73,11 @@ func TestBot_Drop_Refusals(t *testing.T) {
 			}
 		}
 		for _, id := range []int64{open, early, late} {
-			if st, err := e.svc.DropInfo(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, id); err != nil || st.Stock.HandedOut != 0 {
+			if st, err := e.drops.DropInfo(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, id); err != nil || st.Stock.HandedOut != 0 {
 				t.Errorf("drop %d after the refusals: %+v, %v, want nothing handed out", id, st.Stock, err)
 			}
 		}
-		if _, err := e.svc.DropInfo(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, sandbox.DemoLinksDropID); err == nil {
+		if _, err := e.drops.DropInfo(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, sandbox.DemoLinksDropID); err == nil {
 			t.Errorf("the demo drop was stored after a wrong edit code and a non-moderator")
 		}
 		wantText(t, e.as(t, "bob", false, fmt.Sprintf("/claim %d SESAME", open), "42"), "Here is your mint link")

@@ -5,12 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/poapbot/poapbot/core"
 )
 
 func TestBot_ParseLine(t *testing.T) {
-	b := New(core.NewService(nil, nil, nil, nil), Options{})
+	b, _ := newTestBot(nil)
 	b.register(&Command{Name: "drop add", Options: []Option{
 		{Name: "event", Type: Integer, Required: true},
 		{Name: "edit_code", Type: String, Required: true},
@@ -45,7 +43,7 @@ func TestBot_ParseLine(t *testing.T) {
 }
 
 func TestBot_ParseLine_Errors(t *testing.T) {
-	b := New(core.NewService(nil, nil, nil, nil), Options{})
+	b, _ := newTestBot(nil)
 	var optErr *OptionError
 	tests := []struct {
 		line string

@@ -75,9 +75,9 @@ func newLinkEnv(t *testing.T, databaseURL string, opts Options) *linkEnv {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &linkEnv{db: db, clock: coretest.NewClock(t0), events: &recordedEvents{}, obs: &lockedObserver{}}
-	svc := core.NewService(db, stubIssuer{}, e.clock, nil).WithName("POAP bot").WithEvents(e.events)
+	svc := coretest.NewServices(coretest.Deps{Store: db, Wallets: db, Scanner: stubIssuer{}, BotName: "POAP bot", Events: e.events, Clock: e.clock})
 	opts.Observer = e.obs
-	e.b = New(svc, opts)
+	e.b = New(Services(svc), opts)
 	return e
 }
 

@@ -21,7 +21,7 @@ type PostNotice struct {
 // the same time. Adapters pick the notices of their platform. It returns
 // the notices it could render together with the store's errors, if any.
 func (b *Bot) Notices(ctx context.Context) ([]PostNotice, error) {
-	notices, err := b.svc.LowStockNotices(ctx)
+	notices, err := b.drops.LowStockNotices(ctx)
 	out := make([]PostNotice, 0, len(notices))
 	for _, n := range notices {
 		ref := PostRef{Platform: n.Ref.Platform, Place: n.Ref.Place, Channel: n.Ref.Channel, Message: n.Ref.Message}

@@ -100,7 +100,7 @@ func TestBot_Notices_Replicas(t *testing.T) {
 		e.mod(t, fmt.Sprintf("/drop add %d %s delivery:link low_stock:3", id, code))
 		e.publish(t, e.mod(t, fmt.Sprintf("/distribute %d", id)), "m1")
 		e.as(t, "m0", false, fmt.Sprintf("/claim %d", id))
-		replica := New(e.svc, Options{})
+		replica := New(e.services, Options{})
 		var (
 			mu  sync.Mutex
 			got []PostNotice

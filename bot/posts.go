@@ -25,7 +25,7 @@ func (b *Bot) Posted(ctx context.Context, ref PostRef, p Post) error {
 		return fmt.Errorf("%w: subject %q", errNotDropPost, p.Subject)
 	}
 	cref := core.PostRef{Platform: ref.Platform, Place: ref.Place, Channel: ref.Channel, Message: ref.Message}
-	return b.svc.RecordPost(ctx, cref, eventID, postIntro(p.Text))
+	return b.drops.RecordPost(ctx, cref, eventID, postIntro(p.Text))
 }
 
 // PostUpdates returns new content for the published posts whose drop's
@@ -34,7 +34,7 @@ func (b *Bot) Posted(ctx context.Context, ref PostRef, p Post) error {
 // Adapters pick the updates of their platform. It returns the updates it
 // could render together with the store's errors, if any.
 func (b *Bot) PostUpdates(ctx context.Context) ([]PostUpdate, error) {
-	states, err := b.svc.PostUpdates(ctx)
+	states, err := b.drops.PostUpdates(ctx)
 	out := make([]PostUpdate, 0, len(states))
 	for _, s := range states {
 		ref := PostRef{Platform: s.Ref.Platform, Place: s.Ref.Place, Channel: s.Ref.Channel, Message: s.Ref.Message}

@@ -13,7 +13,7 @@ func (b *Bot) walletCommand() *Command {
 		Name:        "wallet",
 		Description: "Your linked wallets: which is primary, which are verified",
 		Access:      Members,
-		Handler:     b.wallets,
+		Handler:     b.walletList,
 	}
 }
 
@@ -38,9 +38,9 @@ func (b *Bot) forgetCommand() *Command {
 	}
 }
 
-// wallets lists the caller's own wallets; never another member's.
-func (b *Bot) wallets(ctx context.Context, req *Request) (Reply, error) {
-	wallets, err := b.svc.Wallets(ctx, member(req))
+// walletList lists the caller's own wallets; never another member's.
+func (b *Bot) walletList(ctx context.Context, req *Request) (Reply, error) {
+	wallets, err := b.wallets.Wallets(ctx, member(req))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -76,7 +76,7 @@ func walletState(w core.Wallet) string {
 
 // unlink removes one wallet or all of them.
 func (b *Bot) unlink(ctx context.Context, req *Request) (Reply, error) {
-	u, err := b.svc.Unlink(ctx, member(req), req.String("wallet"))
+	u, err := b.wallets.Unlink(ctx, member(req), req.String("wallet"))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -93,7 +93,7 @@ func (b *Bot) unlink(ctx context.Context, req *Request) (Reply, error) {
 
 // forget deletes the caller's data and says what went.
 func (b *Bot) forget(ctx context.Context, req *Request) (Reply, error) {
-	f, err := b.svc.Forget(ctx, member(req))
+	f, err := b.wallets.Forget(ctx, member(req))
 	if err != nil {
 		return Reply{}, err
 	}

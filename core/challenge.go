@@ -1,8 +1,13 @@
 package core
 
 import (
-	"errors"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // ChallengeTTL is how long an ownership challenge can be signed.
@@ -30,23 +35,125 @@ type Challenge struct {
 	UsedAt    *time.Time
 }
 
-// Errors of the ownership challenge.
-var (
-	// ErrNoChallenge means the member has no pending challenge to verify.
-	ErrNoChallenge = errors.New("no pending challenge")
-	// ErrChallengeExpired means the challenge's 10 minutes are over.
-	ErrChallengeExpired = errors.New("challenge expired")
-	// ErrChallengeUsed means the challenge was verified already (a replay).
-	ErrChallengeUsed = errors.New("challenge already used")
-	// ErrBadSignature means the text is not a 65-byte hex signature.
-	ErrBadSignature = errors.New("malformed signature")
-	// ErrSignatureOldMessage means the signature is of an earlier
-	// challenge's message, not the current one.
-	ErrSignatureOldMessage = errors.New("signature of another challenge message")
-	// ErrSignatureMismatch means the signature recovers to an address other
-	// than the linked one: another wallet signed, or another message was
-	// signed.
-	ErrSignatureMismatch = errors.New("signature does not match the wallet")
-	// ErrEmailNotVerifiable means an e-mail cannot sign a challenge.
-	ErrEmailNotVerifiable = errors.New("an e-mail cannot be verified by signature")
+// VerificationPath is where the web server serves the wallet-verification
+// pages: the page of a challenge is VerificationPath + nonce, its assets
+// beside it.
+const VerificationPath = "/verify/"
+
+// VerificationURL returns the address of the verification page of the
+// challenge with that nonce below publicURL (PUBLIC_URL): what /link
+// replies carry and what the web server answers.
+func VerificationURL(publicURL, nonce string) string {
+	return strings.TrimRight(publicURL, "/") + VerificationPath + url.PathEscape(nonce)
+}
+
+// nonceBytes is the size of a challenge nonce: 128 random bits, written as
+// 32 hex digits.
+const nonceBytes = 16
+
+// The first and last line of every challenge message, after the bot name.
+const (
+	MessageIntro  = " asks you to prove you own this wallet."
+	MessageFooter = "Signing is free and sends no transaction."
 )
+
+// newChallenge builds a challenge for the member's wallet, issued now.
+// The store fills in the ids when it saves it.
+func (s *WalletService) newChallenge(m Member, kind WalletKind, value string) (*Challenge, error) {
+	nonce, err := newNonce()
+	if err != nil {
+		return nil, err
+	}
+	// Whole seconds: the message shows them, and the stored times must say
+	// the same.
+	issued := s.clock.Now().UTC().Truncate(time.Second)
+	c := &Challenge{
+		Platform:  m.Platform,
+		Wallet:    value,
+		Nonce:     nonce,
+		IssuedAt:  issued,
+		ExpiresAt: issued.Add(ChallengeTTL),
+	}
+	if kind == KindAddress {
+		c.Address = value
+	}
+	c.Message = challengeMessage(s.name, m, kind, c)
+	return c, nil
+}
+
+// challengeMessage is the text the member signs. It is plain, so that a
+// wallet app shows it legibly, and names everything the signature is bound
+// to: the bot, the platform, the member, the wallet and the nonce.
+func challengeMessage(bot string, m Member, kind WalletKind, c *Challenge) string {
+	wallet := c.Wallet
+	if kind == KindAddress {
+		wallet = ChecksumAddress(wallet)
+	}
+	member := oneLine(m.ExternalID)
+	if name := oneLine(m.Name); name != "" && name != member {
+		member = name + " (" + member + ")"
+	}
+	const layout = "2006-01-02T15:04:05Z"
+	return oneLine(bot) + MessageIntro + "\n\n" +
+		"Platform: " + m.Platform.Title() + "\n" +
+		"Member: " + member + "\n" +
+		"Wallet: " + wallet + "\n" +
+		"Nonce: " + c.Nonce + "\n" +
+		"Issued: " + c.IssuedAt.UTC().Format(layout) + "\n" +
+		"Expires: " + c.ExpiresAt.UTC().Format(layout) + "\n\n" +
+		MessageFooter
+}
+
+// oneLine makes a display name safe inside the message and the code block
+// that shows it: no line breaks or other control characters, no
+// backquotes, at most 64 characters.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '`':
+			return '\''
+		case unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp):
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 64 {
+		s = string(r[:64])
+	}
+	return s
+}
+
+// newNonce returns 128 random bits in hex, from crypto/rand.
+func newNonce() (string, error) {
+	b := make([]byte, nonceBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("challenge nonce: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// validNonce reports whether s looks like a nonce at all, so that garbage
+// from a URL never reaches the store.
+func validNonce(s string) bool {
+	if len(s) < 2*nonceBytes || len(s) > 128 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// alteredCopies are the ways a copied message commonly changes on its way
+// into a wallet app: Windows line endings, a trailing line break, trimmed
+// spaces added. A signature of one of them by the right wallet is told
+// apart from a signature by the wrong wallet.
+func alteredCopies(message string) []string {
+	crlf := strings.ReplaceAll(message, "\n", "\r\n")
+	return []string{
+		crlf,
+		message + "\n",
+		crlf + "\r\n",
+		" " + message,
+		message + " ",
+	}
+}

@@ -1,12 +1,45 @@
-// Package core is the domain of the POAP bot: members, tenants, wallets and
-// the POAPs those wallets hold. It speaks only in domain terms and defines the
-// small interfaces it consumes (Store, WalletStore, Issuer, Clock, Events);
-// storage, the issuing service client and the chat adapters satisfy or call
-// them.
+// Package core is the domain of the POAP bot: members and the places they
+// meet in, the wallets they link, the drops moderators set up and the POAPs
+// wallets hold. It speaks only in domain terms; storage, the issuing
+// service's client and the chat adapters satisfy or call the small
+// interfaces it defines.
+//
+// The core is one service per concern, each built by its constructor from a
+// dependencies struct that names every interface it consumes; a missing
+// dependency is refused there, never answered to a member at run time.
+// cmd/bot wires them.
+//
+//   - WalletService owns wallet linking: /link and its ownership challenge
+//     (challenge.go), /verify and the verification page (verify.go),
+//     /wallet, /unlink and /forget (wallets.go). It tells WalletEvents of
+//     verified and unlinked wallets.
+//   - CollectionService owns /poaps: whose POAPs to read and reading them
+//     from the issuing service (collections.go).
+//   - DropService owns drops and their mint links: /drop add, list, info,
+//     remove (drops.go), refresh, top-up and export (stock.go), the claim
+//     (claims.go) with its direct mints and their reconciliation
+//     (mints.go), /distribute and the claim posts kept current (posts.go),
+//     and the low-stock notices (notices.go). Its types and the stores it
+//     consumes are in drop.go, the issuing service it needs in
+//     dropissuer.go.
+//
+// Gating (roles and group access from the POAPs verified wallets hold) and
+// Moments (media posted to drops from the chat) are to be services of their
+// own beside these, subscribing to WalletEvents and reading holdings.
+//
+// Every sentinel error and error type of the package is in errors.go.
+//
+// Vocabulary: a member "links" a wallet (a wallet link); a drop's "mint
+// link" is a one-use claim URL of the issuing service. Names say MintLink
+// wherever they mean the latter.
 package core
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
 	"time"
 )
 
@@ -29,6 +62,14 @@ func (p Platform) Valid() bool {
 	return false
 }
 
+// Title returns the platform's name as people write it: "Discord".
+func (p Platform) Title() string {
+	if p == "" {
+		return ""
+	}
+	return strings.ToUpper(string(p[:1])) + string(p[1:])
+}
+
 // Tenant is the place the bot serves: a Discord server, a Telegram chat or
 // the console. ExternalID is the platform's own id for it.
 type Tenant struct {
@@ -48,34 +89,31 @@ type User struct {
 	CreatedAt  time.Time
 }
 
-// WalletKind says what a linked wallet identifier is.
-type WalletKind string
-
-// The kinds of wallet identifier a member can link.
-const (
-	KindAddress WalletKind = "address"
-	KindENS     WalletKind = "ens"
-	KindEmail   WalletKind = "email"
-)
-
-// Wallet is a wallet identifier linked to a user. Value is canonical: a
-// lower-case 0x address, a lower-case ENS name or a lower-case e-mail.
-// Address is the 0x address proven by signature (for an ENS name, the
-// recovered address); it is empty until verified, and for e-mails.
-type Wallet struct {
-	ID         int64
-	UserID     int64
+// Member is the person behind a command: the platform, the platform's own
+// id for them, and the display name the platform gave.
+type Member struct {
 	Platform   Platform
-	Kind       WalletKind
-	Value      string
-	Address    string
-	VerifiedAt *time.Time
-	Primary    bool
-	CreatedAt  time.Time
+	ExternalID string
+	Name       string
 }
 
-// Verified reports whether ownership of the wallet was proven by signature.
-func (w Wallet) Verified() bool { return w.VerifiedAt != nil }
+// user is the member as a User to upsert.
+func (m Member) user() User {
+	return User{Platform: m.Platform, ExternalID: m.ExternalID, Name: m.Name}
+}
+
+// Place is where a command runs, in the platform's terms: a Discord server,
+// a Telegram chat, the console. It becomes the tenant drops belong to.
+type Place struct {
+	Platform   Platform
+	ExternalID string
+	Name       string
+}
+
+// tenant is the place as a Tenant to upsert.
+func (p Place) tenant() Tenant {
+	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: p.Name}
+}
 
 // AuditEntry is one line of the audit log: who did what, where, and when.
 type AuditEntry struct {
@@ -98,10 +136,10 @@ type SystemClock struct{}
 // Now returns the current time in UTC.
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
-// Store is what the core needs from stored state. Every method is one atomic
-// step. Methods return ErrNotFound when a looked-up row does not exist and
-// ErrConflict when a write would break a uniqueness rule.
-type Store interface {
+// MemberStore is what every service needs from stored state about places
+// and members: the tenants and users it meets, and the wallets a user
+// linked. Methods return ErrNotFound when a looked-up row does not exist.
+type MemberStore interface {
 	// UpsertTenant creates the tenant or refreshes its name, and returns it.
 	UpsertTenant(ctx context.Context, t Tenant) (Tenant, error)
 	// UpsertUser creates the user or refreshes its name, and returns it.
@@ -111,31 +149,77 @@ type Store interface {
 	// FindUserByName returns the user of the platform with that display
 	// name, or ErrNotFound.
 	FindUserByName(ctx context.Context, p Platform, name string) (User, error)
-	// AddWallet links a wallet to a user; the first wallet becomes primary.
-	// It returns ErrConflict when the user already linked that value.
-	AddWallet(ctx context.Context, w Wallet) (Wallet, error)
 	// Wallets lists the user's wallets, primary first.
 	Wallets(ctx context.Context, userID int64) ([]Wallet, error)
+}
+
+// AuditLog keeps the audit log.
+type AuditLog interface {
 	// Audit appends an entry to the audit log.
 	Audit(ctx context.Context, e AuditEntry) error
 }
 
-// Issuer is what the core needs from the issuing service.
-type Issuer interface {
-	// Holdings lists the POAPs the wallet (address, ENS name or e-mail)
-	// holds. It returns ErrInvalidWallet when the service rejects the
-	// identifier and ErrIssuerUnavailable when the service cannot answer.
-	Holdings(ctx context.Context, wallet string) ([]Holding, error)
+// runtime is what every service keeps beside its stores: the clock and the
+// logger, defaulted when a dependencies struct leaves them nil.
+type runtime struct {
+	clock Clock
+	log   *slog.Logger
 }
 
-// Holding is one POAP held by a wallet.
-type Holding struct {
-	TokenID  string
-	DropID   int64
-	DropName string
-	FancyID  string
-	Chain    string
-	Owner    string
-	MintedAt time.Time
-	ImageURL string
+// newRuntime defaults a nil clock to the system clock and a nil logger to
+// one that discards.
+func newRuntime(clock Clock, log *slog.Logger) runtime {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return runtime{clock: clock, log: log}
+}
+
+// missing returns the error of a constructor given a nil dependency, or
+// nil when every named dependency is set. deps alternates names and values.
+func missing(service string, deps ...any) error {
+	for i := 0; i+1 < len(deps); i += 2 {
+		if isNil(deps[i+1]) {
+			return fmt.Errorf("%s: %w: %s", service, ErrMissingDependency, deps[i])
+		}
+	}
+	return nil
+}
+
+// isNil reports whether v is nil, or an interface holding a nil pointer,
+// map, slice, channel or function (a *storage.DB never opened, say).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// wrap prefixes err with the operation, keeping it matchable.
+func wrap(op string, err error) error {
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// utcPtr returns a copy of *t in UTC, or nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// ptrValue returns *p, or zero for nil.
+func ptrValue(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

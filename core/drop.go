@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -115,19 +114,39 @@ type ExportRow struct {
 	At     time.Time
 }
 
-// DropStore is what the drop and claim features need from stored state.
-// Every method is one atomic step.
+// DropStatus is a drop with the count of its mint links by state.
+type DropStatus struct {
+	Drop  Drop
+	Stock Stock
+}
+
+// DropStore is what the drop service needs from stored state about drops.
+// Every method is one atomic step; lookups return ErrNotFound for a missing
+// drop.
 type DropStore interface {
-	// AddDrop registers a drop in its tenant with its links (those
+	// AddDrop registers a drop in its tenant with its mint links (those
 	// already claimed are stored as claimed elsewhere). ErrConflict when
 	// the tenant has the event already (and it is not removed).
 	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (Drop, error)
 	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
 	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
+	// DropByID returns the drop, removed or not, or ErrNotFound.
+	DropByID(ctx context.Context, dropID int64) (Drop, error)
 	// Drops lists the tenant's drops that are not removed.
 	Drops(ctx context.Context, tenantID int64) ([]Drop, error)
-	// RemoveDrop stops handing out the drop's links.
+	// AllDrops lists every tenant's drops that are not removed.
+	AllDrops(ctx context.Context) ([]Drop, error)
+	// DropTenants lists the tenants of the platform that have a drop of
+	// eventID that is not removed, oldest tenant first.
+	DropTenants(ctx context.Context, platform Platform, eventID int64) ([]Tenant, error)
+	// RemoveDrop stops handing out the drop's mint links.
 	RemoveDrop(ctx context.Context, dropID int64, at time.Time) error
+}
+
+// MintLinkStore is what the drop service needs from stored state about
+// mint links: their import, their hand-out to members and the direct mints
+// through them. Every method is one atomic step.
+type MintLinkStore interface {
 	// ImportMintLinks adds links not known yet and marks known available
 	// links that the service says are claimed as claimed elsewhere. It
 	// returns how many were added and how many were marked.
@@ -154,31 +173,10 @@ type DropStore interface {
 	// ExportMintLinks lists the drop's links that left the pool, with the
 	// member as a pseudonymous id.
 	ExportMintLinks(ctx context.Context, dropID int64) ([]ExportRow, error)
+	// NoteLowStock marks that moderators are to be told the drop runs
+	// low, when its available links are fewer than its LowStock and they
+	// were not told since links were last imported. It reports whether
+	// this call marked it: true once per shortage, however many callers
+	// race.
+	NoteLowStock(ctx context.Context, dropID int64, at time.Time) (bool, error)
 }
-
-// Errors of drops and claims.
-var (
-	// ErrNoMintLinksLeft means every mint link of the drop is taken.
-	ErrNoMintLinksLeft = errors.New("no mint links left")
-	// ErrWalletClaimed means the wallet already received this drop
-	// through another member.
-	ErrWalletClaimed = errors.New("wallet already claimed this drop")
-	// ErrClaimNotStarted and ErrClaimEnded mean the claim window is not
-	// open (the reply says when it opens or that it closed).
-	ErrClaimNotStarted = errors.New("claim window not open yet")
-	ErrClaimEnded      = errors.New("claim window closed")
-	// ErrWrongCodeword means the codeword is missing or wrong.
-	ErrWrongCodeword = errors.New("wrong codeword")
-	// ErrMissingRole means the member lacks the drop's required role or
-	// group membership.
-	ErrMissingRole = errors.New("required role missing")
-	// ErrDropRemoved means moderators stopped the drop.
-	ErrDropRemoved = errors.New("drop removed")
-	// ErrWrongEditCode means the issuing service refused the edit code.
-	ErrWrongEditCode = errors.New("wrong edit code")
-	// ErrNoActiveDrop means /claim named no drop and this place has not
-	// exactly one active drop.
-	ErrNoActiveDrop = errors.New("no single active drop")
-	// ErrTopUpPending means a request for more links is pending review.
-	ErrTopUpPending = errors.New("a top-up request is pending")
-)

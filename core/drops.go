@@ -4,81 +4,69 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
 
-// Place is where a command runs, in the platform's terms: a Discord server,
-// a Telegram chat, the console. It becomes the tenant drops belong to.
-type Place struct {
-	Platform   Platform
-	ExternalID string
-	Name       string
+// DropService owns drops and their mint links: moderators set drops up,
+// refresh, top up, export and remove them (this file and stock.go), members
+// claim them (claims.go, mints.go), claim posts are kept current
+// (posts.go) and moderators are told when a drop runs low (notices.go).
+type DropService struct {
+	runtime
+	members   MemberStore
+	drops     DropStore
+	mintLinks MintLinkStore
+	posts     PostStore
+	audit     AuditLog
+	issuer    DropIssuer
+	mintURL   string
 }
 
-// tenant is the place as a Tenant to upsert.
-func (p Place) tenant() Tenant {
-	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: p.Name}
+// DropServiceDeps are the dependencies of a DropService.
+type DropServiceDeps struct {
+	// Members, Drops, MintLinks, Posts and Audit are stored state, all
+	// required; storage.DB is each of them.
+	Members   MemberStore
+	Drops     DropStore
+	MintLinks MintLinkStore
+	Posts     PostStore
+	Audit     AuditLog
+	// Issuer is the issuing service, required.
+	Issuer DropIssuer
+	// MintURL is the base of mint links, POAP_MINT_URL; empty is
+	// DefaultMintURL.
+	MintURL string
+	// Clock defaults to the system clock, Logger to one that discards.
+	Clock  Clock
+	Logger *slog.Logger
 }
 
-// Errors of drops and claims, beside those next to DropStore. Claims and
-// moderator commands return them inside a *DropError that names the drop.
-var (
-	// ErrUnknownEvent means the issuing service knows no drop with that id.
-	ErrUnknownEvent = errors.New("unknown drop at the issuing service")
-	// ErrNoSuchDrop means the place has no drop with that id.
-	ErrNoSuchDrop = errors.New("no such drop here")
-	// ErrDropExists means the place has the drop already.
-	ErrDropExists = errors.New("drop registered already")
-	// ErrInvalidWindow means a claim window that ends before it starts,
-	// or ends in the past.
-	ErrInvalidWindow = errors.New("invalid claim window")
-	// ErrInvalidDelivery means a delivery other than auto, link or mint.
-	ErrInvalidDelivery = errors.New("invalid delivery")
-	// ErrDropExpired means the drop expired at the issuing service: no
-	// more of its POAPs can be minted. It matches ErrClaimEnded too.
-	ErrDropExpired = fmt.Errorf("drop expired: %w", ErrClaimEnded)
-	// ErrMintLinkClaimed means the issuing service says the mint link was
-	// used already.
-	ErrMintLinkClaimed = errors.New("mint link already claimed")
-	// ErrMintLinkExpired means the issuing service says the mint link expired.
-	ErrMintLinkExpired = errors.New("mint link expired")
-	// ErrMintLinkUsed means the link set aside for the member's mint turned
-	// out used outside the bot, and the store keeps it as theirs.
-	ErrMintLinkUsed = errors.New("the member's mint link was used elsewhere")
-	// ErrWalletHoldsDrop means the wallet holds a POAP of the drop
-	// already, so the issuing service refuses another.
-	ErrWalletHoldsDrop = errors.New("wallet holds the drop already")
-)
+// DefaultMintURL is the base of mint links unless DropServiceDeps.MintURL
+// names another: a link is <base>/mint/<qr_hash>.
+const DefaultMintURL = "https://poap.xyz"
 
-// DropError is a refusal about one drop: Err is the sentinel (ErrClaimEnded,
-// ErrWrongEditCode...), Drop what is known of the drop (at least its
-// EventID), Wallet the wallet concerned, if any.
-type DropError struct {
-	Drop   Drop
-	Wallet string
-	Err    error
+// NewDropService returns the drop service. It returns an error wrapping
+// ErrMissingDependency when a required dependency is nil.
+func NewDropService(d DropServiceDeps) (*DropService, error) {
+	err := missing("drop service", "Members", d.Members, "Drops", d.Drops, "MintLinks", d.MintLinks,
+		"Posts", d.Posts, "Audit", d.Audit, "Issuer", d.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
+		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL}
+	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
+		s.mintURL = base
+	}
+	return s, nil
 }
 
-func (e *DropError) Error() string { return fmt.Sprintf("drop %d: %v", e.Drop.EventID, e.Err) }
-
-// Unwrap returns the sentinel.
-func (e *DropError) Unwrap() error { return e.Err }
-
-// dropError wraps err with the drop it is about.
-func dropError(d Drop, err error) error { return &DropError{Drop: d, Err: err} }
-
-// ChoiceError says /claim named no drop and the place has not exactly one
-// open for claims: Open lists those that are (none, or several). It matches
-// ErrNoActiveDrop.
-type ChoiceError struct {
-	Open []Drop
+// MintURL is the address of the mint link qrHash: <base>/mint/<qr_hash>.
+func (s *DropService) MintURL(qrHash string) string {
+	return s.mintURL + "/mint/" + qrHash
 }
-
-func (e *ChoiceError) Error() string { return fmt.Sprintf("%d drops open for claims", len(e.Open)) }
-
-// Is makes errors.Is(err, ErrNoActiveDrop) true.
-func (e *ChoiceError) Is(target error) bool { return target == ErrNoActiveDrop }
 
 // The actions of the audit log written by drops and claims. Details name
 // drops by event id and links by their number, never by mint link, edit code
@@ -142,12 +130,6 @@ func (o *AddDropOptions) validate(now time.Time) error {
 	return nil
 }
 
-// DropStatus is a drop with the count of its links by state.
-type DropStatus struct {
-	Drop  Drop
-	Stock Stock
-}
-
 // AddDrop registers drop opts.EventID in the place, for the moderator: it
 // checks the edit code with the issuing service first (nothing is stored
 // when it is wrong), reads the drop's name, artwork and expiry, imports its
@@ -155,27 +137,23 @@ type DropStatus struct {
 // the edit code, which storage encrypts. Errors, inside a *DropError:
 // ErrInvalidDelivery, ErrInvalidWindow, ErrWrongEditCode, ErrUnknownEvent,
 // ErrDropExists; and the issuer's ErrIssuerUnavailable or ErrIssuerRejected.
-func (s *Service) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {
-	ds, di, err := s.dropDeps()
-	if err != nil {
-		return DropStatus{}, err
-	}
+func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {
 	d := Drop{EventID: opts.EventID}
 	if err := opts.validate(s.clock.Now()); err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	ok, err := di.ValidateEditCode(ctx, opts.EventID, opts.EditCode)
+	ok, err := s.issuer.ValidateEditCode(ctx, opts.EventID, opts.EditCode)
 	switch {
 	case err != nil:
 		return DropStatus{}, dropError(d, err)
 	case !ok:
 		return DropStatus{}, dropError(d, ErrWrongEditCode)
 	}
-	details, err := di.DropDetails(ctx, opts.EventID)
+	details, err := s.issuer.DropDetails(ctx, opts.EventID)
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	links, err := di.MintLinks(ctx, opts.EventID, opts.EditCode)
+	links, err := s.issuer.MintLinks(ctx, opts.EventID, opts.EditCode)
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
@@ -189,7 +167,7 @@ func (s *Service) AddDrop(ctx context.Context, moderator Member, p Place, opts A
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
 		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(),
 	}
-	added, err := ds.AddDrop(ctx, d, links)
+	added, err := s.drops.AddDrop(ctx, d, links)
 	if errors.Is(err, ErrConflict) {
 		return DropStatus{}, dropError(d, ErrDropExists)
 	}
@@ -197,33 +175,29 @@ func (s *Service) AddDrop(ctx context.Context, moderator Member, p Place, opts A
 		return DropStatus{}, wrap("add drop", err)
 	}
 	d = added
-	stock, err := ds.Stock(ctx, d.ID)
+	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
-	s.audit(ctx, d.TenantID, user.ID, AuditDropAdded, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
+	s.record(ctx, d.TenantID, user.ID, AuditDropAdded, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
 		d.EventID, d.Delivery, stock.Total, stock.ClaimedElsewhere))
 	return DropStatus{Drop: d, Stock: stock}, nil
 }
 
 // ListDrops lists the place's drops that are not removed, with their stock.
 // It returns the store's error.
-func (s *Service) ListDrops(ctx context.Context, p Place) ([]DropStatus, error) {
-	ds, _, err := s.dropDeps()
-	if err != nil {
-		return nil, err
-	}
-	tenant, err := s.store.UpsertTenant(ctx, p.tenant())
+func (s *DropService) ListDrops(ctx context.Context, p Place) ([]DropStatus, error) {
+	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
-	drops, err := ds.Drops(ctx, tenant.ID)
+	drops, err := s.drops.Drops(ctx, tenant.ID)
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
 	out := make([]DropStatus, 0, len(drops))
 	for _, d := range drops {
-		stock, err := ds.Stock(ctx, d.ID)
+		stock, err := s.mintLinks.Stock(ctx, d.ID)
 		if err != nil {
 			return nil, wrap("list drops", err)
 		}
@@ -234,12 +208,12 @@ func (s *Service) ListDrops(ctx context.Context, p Place) ([]DropStatus, error) 
 
 // DropInfo returns the place's drop eventID with its stock. Errors: a
 // *DropError with ErrNoSuchDrop, or the store's error.
-func (s *Service) DropInfo(ctx context.Context, p Place, eventID int64) (DropStatus, error) {
+func (s *DropService) DropInfo(ctx context.Context, p Place, eventID int64) (DropStatus, error) {
 	d, err := s.placeDrop(ctx, p, eventID, true)
 	if err != nil {
 		return DropStatus{}, err
 	}
-	stock, err := s.drops.Stock(ctx, d.ID)
+	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return DropStatus{}, wrap("drop info", err)
 	}
@@ -249,7 +223,7 @@ func (s *Service) DropInfo(ctx context.Context, p Place, eventID int64) (DropSta
 // RemoveDrop stops handing out the place's drop eventID; links handed out
 // stay valid at the issuing service. Errors: a *DropError with
 // ErrNoSuchDrop or ErrDropRemoved, or the store's error.
-func (s *Service) RemoveDrop(ctx context.Context, moderator Member, p Place, eventID int64) (Drop, error) {
+func (s *DropService) RemoveDrop(ctx context.Context, moderator Member, p Place, eventID int64) (Drop, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)
 	if err != nil {
 		return Drop{}, err
@@ -265,16 +239,12 @@ func (s *Service) RemoveDrop(ctx context.Context, moderator Member, p Place, eve
 
 // placeDrop returns the place's drop eventID: ErrNoSuchDrop when it has
 // none, ErrDropRemoved when it was removed (unless removed is true).
-func (s *Service) placeDrop(ctx context.Context, p Place, eventID int64, removed bool) (Drop, error) {
-	ds, _, err := s.dropDeps()
-	if err != nil {
-		return Drop{}, err
-	}
-	tenant, err := s.store.UpsertTenant(ctx, p.tenant())
+func (s *DropService) placeDrop(ctx context.Context, p Place, eventID int64, removed bool) (Drop, error) {
+	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
 	if err != nil {
 		return Drop{}, wrap("drop", err)
 	}
-	d, err := ds.DropByEvent(ctx, tenant.ID, eventID)
+	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
@@ -287,12 +257,12 @@ func (s *Service) placeDrop(ctx context.Context, p Place, eventID int64, removed
 }
 
 // upsertPlace stores the place and the member, returning both.
-func (s *Service) upsertPlace(ctx context.Context, p Place, m Member) (Tenant, User, error) {
-	tenant, err := s.store.UpsertTenant(ctx, p.tenant())
+func (s *DropService) upsertPlace(ctx context.Context, p Place, m Member) (Tenant, User, error) {
+	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
 	if err != nil {
 		return Tenant{}, User{}, err
 	}
-	user, err := s.store.UpsertUser(ctx, m.user())
+	user, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
 		return Tenant{}, User{}, err
 	}
@@ -301,7 +271,7 @@ func (s *Service) upsertPlace(ctx context.Context, p Place, m Member) (Tenant, U
 
 // audit appends an entry to the audit log. A failure is logged, not
 // returned: the step it records has happened already.
-func (s *Service) audit(ctx context.Context, tenantID, userID int64, action, detail string) {
+func (s *DropService) record(ctx context.Context, tenantID, userID int64, action, detail string) {
 	e := AuditEntry{Action: action, Detail: detail, CreatedAt: s.clock.Now()}
 	if tenantID != 0 {
 		e.TenantID = &tenantID
@@ -309,38 +279,44 @@ func (s *Service) audit(ctx context.Context, tenantID, userID int64, action, det
 	if userID != 0 {
 		e.UserID = &userID
 	}
-	if err := s.store.Audit(ctx, e); err != nil {
+	if err := s.audit.Audit(ctx, e); err != nil {
 		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
 	}
 }
 
 // auditBy audits an action of the member, upserting them first.
-func (s *Service) auditBy(ctx context.Context, tenantID int64, m Member, action, detail string) {
-	user, err := s.store.UpsertUser(ctx, m.user())
+func (s *DropService) auditBy(ctx context.Context, tenantID int64, m Member, action, detail string) {
+	user, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
 		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
 		return
 	}
-	s.audit(ctx, tenantID, user.ID, action, detail)
+	s.record(ctx, tenantID, user.ID, action, detail)
 }
 
-// errNoDrops is returned by the drop methods of a Service whose store does
-// not implement DropStore or that has no DropIssuer.
-var errNoDrops = errors.New("the service cannot manage drops: no drop store or no drop issuer")
-
-// dropDeps returns the drop store and issuer.
-func (s *Service) dropDeps() (DropStore, DropIssuer, error) {
-	if s.drops == nil || s.dropIssuer == nil {
-		return nil, nil, errNoDrops
+// DropPlaces lists the places of the platform where the drop eventID is
+// registered and not removed: where a member who names the drop outside
+// those places (the bot's private chat on Telegram) could claim it. The
+// adapter decides which of them the member belongs to. No place (nil) is
+// no error, also for a drop id that is not above 0. It returns an error
+// for an unknown platform, and the store's errors.
+func (s *DropService) DropPlaces(ctx context.Context, platform Platform, eventID int64) ([]Place, error) {
+	if !platform.Valid() {
+		return nil, fmt.Errorf("drop places: unknown platform %q", platform)
 	}
-	return s.drops, s.dropIssuer, nil
-}
-
-// utcPtr returns a copy of *t in UTC, or nil.
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
+	if eventID <= 0 {
+		return nil, nil
 	}
-	u := t.UTC()
-	return &u
+	tenants, err := s.drops.DropTenants(ctx, platform, eventID)
+	if err != nil {
+		return nil, wrap("drop places", err)
+	}
+	if len(tenants) == 0 {
+		return nil, nil
+	}
+	places := make([]Place, len(tenants))
+	for i, t := range tenants {
+		places[i] = Place{Platform: t.Platform, ExternalID: t.ExternalID, Name: t.Name}
+	}
+	return places, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/poapbot/poapbot/core/coretest"
 )
 
-// dropIssuer is a core.Issuer and core.DropIssuer in memory. Its mints
+// dropIssuer is a core.DropIssuer in memory. Its mints
 // behave as the service's: the link's status is read first, a claimed or
 // inactive link is refused without a mint, a wallet holding the drop is
 // refused. Knobs plan failures; calls records, per link, the order of status
@@ -118,8 +118,6 @@ func (f *dropIssuer) checkNoBlindRetry(t *testing.T) {
 	}
 }
 
-func (f *dropIssuer) Holdings(context.Context, string) ([]core.Holding, error) { return nil, nil }
-
 func (f *dropIssuer) ValidateEditCode(_ context.Context, id int64, code core.Secret) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -224,7 +222,7 @@ func (f *dropIssuer) approve(id int64) {
 
 // dropTest is a service over a MemStore and a dropIssuer.
 type dropTest struct {
-	svc    *core.Service
+	svc    *core.DropService
 	store  *coretest.MemStore
 	issuer *dropIssuer
 	clock  *coretest.Clock
@@ -247,7 +245,14 @@ func newDropTest(t *testing.T) *dropTest {
 		place: core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
 		mod:   core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"},
 	}
-	dt.svc = core.NewService(dt.store, dt.issuer, dt.clock, nil).WithMintURL("https://mint.test/")
+	svc, err := core.NewDropService(core.DropServiceDeps{
+		Members: dt.store, Drops: dt.store, MintLinks: dt.store, Posts: dt.store, Audit: dt.store,
+		Issuer: dt.issuer, MintURL: "https://mint.test/", Clock: dt.clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt.svc = svc
 	return dt
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-func TestService_AddDrop(t *testing.T) {
+func TestDropService_AddDrop(t *testing.T) {
 	t.Parallel()
 	starts := t0.Add(time.Hour)
 	ends := t0.Add(48 * time.Hour)
@@ -82,7 +82,7 @@ func TestService_AddDrop(t *testing.T) {
 	})
 }
 
-func TestService_ListDrops(t *testing.T) {
+func TestDropService_ListDrops(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 4, 1, core.AddDropOptions{})
@@ -102,7 +102,7 @@ func TestService_ListDrops(t *testing.T) {
 	}
 }
 
-func TestService_RemoveDrop(t *testing.T) {
+func TestDropService_RemoveDrop(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 4, 0, core.AddDropOptions{})
@@ -127,7 +127,7 @@ func TestService_RemoveDrop(t *testing.T) {
 	}
 }
 
-func TestService_TopUpRefresh(t *testing.T) {
+func TestDropService_TopUpRefresh(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 2, 0, core.AddDropOptions{})
@@ -158,7 +158,7 @@ func TestService_TopUpRefresh(t *testing.T) {
 	}
 }
 
-func TestService_Export(t *testing.T) {
+func TestDropService_Export(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 3, 0, core.AddDropOptions{})

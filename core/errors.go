@@ -1,28 +1,131 @@
 package core
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
-// Sentinel errors of the domain. Callers test for them with errors.Is; the
-// bot package turns each into the words a member reads.
+// Every sentinel error of the package, by concern. Callers test for them
+// with errors.Is; the bot package turns each into the words a member reads.
+
+// Errors of stored state and of the services' construction.
 var (
 	// ErrNotFound means a looked-up record does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrConflict means a write would break a uniqueness rule.
 	ErrConflict = errors.New("conflict")
-	// ErrInvalidWallet means the text is not a 0x address, an ENS name or
-	// an e-mail address (see WalletError for the reason).
-	ErrInvalidWallet = errors.New("invalid wallet")
-	// ErrNotLinked means the member has no wallet linked yet.
-	ErrNotLinked = errors.New("no wallet linked")
-	// ErrUnknownMember means a member named in a command is not known.
-	ErrUnknownMember = errors.New("unknown member")
+	// ErrMissingDependency means a service was constructed without one of
+	// the dependencies it needs: a wiring mistake, refused at once.
+	ErrMissingDependency = errors.New("missing dependency")
+	// ErrForbidden means the member may not run the command here.
+	ErrForbidden = errors.New("forbidden")
+)
+
+// Errors of the issuing service, as its adapters translate them.
+var (
 	// ErrIssuerUnavailable means the issuing service could not be reached,
 	// timed out or failed.
 	ErrIssuerUnavailable = errors.New("issuing service unavailable")
 	// ErrIssuerRejected means the issuing service refused our credentials.
 	ErrIssuerRejected = errors.New("issuing service refused the credentials")
-	// ErrForbidden means the member may not run the command here.
-	ErrForbidden = errors.New("forbidden")
+)
+
+// Errors of wallets and members (WalletService, CollectionService).
+var (
+	// ErrInvalidWallet means the text is not a 0x address, an ENS name or
+	// an e-mail address (see WalletError for the reason).
+	ErrInvalidWallet = errors.New("invalid wallet")
+	// ErrNotLinked means the member has no wallet linked yet.
+	ErrNotLinked = errors.New("no wallet linked")
+	// ErrWalletNotLinked means the member has not linked the wallet they
+	// named.
+	ErrWalletNotLinked = errors.New("wallet not linked by the member")
+	// ErrUnknownMember means a member named in a command is not known.
+	ErrUnknownMember = errors.New("unknown member")
+)
+
+// Errors of the ownership challenge (WalletService).
+var (
+	// ErrNoChallenge means the member has no pending challenge to verify.
+	ErrNoChallenge = errors.New("no pending challenge")
+	// ErrChallengeExpired means the challenge's lifetime (ChallengeTTL) is
+	// over.
+	ErrChallengeExpired = errors.New("challenge expired")
+	// ErrChallengeUsed means the challenge was verified already (a replay).
+	ErrChallengeUsed = errors.New("challenge already used")
+	// ErrBadSignature means the text is not a 65-byte hex signature.
+	ErrBadSignature = errors.New("malformed signature")
+	// ErrSignatureOldMessage means the signature is of an earlier
+	// challenge's message, not the current one.
+	ErrSignatureOldMessage = errors.New("signature of another challenge message")
+	// ErrSignatureAltered means the linked wallet signed an altered copy
+	// of the challenge message (other line endings, added or trimmed
+	// spaces), not the exact text.
+	ErrSignatureAltered = errors.New("signature of an altered copy of the message")
+	// ErrSignatureMismatch means the signature recovers to an address other
+	// than the linked one: another wallet signed, or another message was
+	// signed.
+	ErrSignatureMismatch = errors.New("signature does not match the wallet")
+	// ErrEmailNotVerifiable means an e-mail cannot sign a challenge.
+	ErrEmailNotVerifiable = errors.New("an e-mail cannot be verified by signature")
+)
+
+// Errors of drops, moderators' commands on them, and claims (DropService).
+// Claims and moderator commands return them inside a *DropError that names
+// the drop.
+var (
+	// ErrUnknownEvent means the issuing service knows no drop with that id.
+	ErrUnknownEvent = errors.New("unknown drop at the issuing service")
+	// ErrWrongEditCode means the issuing service refused the edit code.
+	ErrWrongEditCode = errors.New("wrong edit code")
+	// ErrNoSuchDrop means the place has no drop with that id.
+	ErrNoSuchDrop = errors.New("no such drop here")
+	// ErrDropExists means the place has the drop already.
+	ErrDropExists = errors.New("drop registered already")
+	// ErrDropRemoved means moderators stopped the drop.
+	ErrDropRemoved = errors.New("drop removed")
+	// ErrInvalidWindow means a claim window that ends before it starts,
+	// or ends in the past.
+	ErrInvalidWindow = errors.New("invalid claim window")
+	// ErrInvalidDelivery means a delivery other than auto, link or mint.
+	ErrInvalidDelivery = errors.New("invalid delivery")
+	// ErrInvalidTopUp means a top-up count outside 1 to MaxTopUp.
+	ErrInvalidTopUp = errors.New("invalid top-up count")
+	// ErrTopUpPending means a request for more mint links is pending
+	// review.
+	ErrTopUpPending = errors.New("a top-up request is pending")
+	// ErrNoActiveDrop means /claim named no drop and this place has not
+	// exactly one active drop (see ChoiceError).
+	ErrNoActiveDrop = errors.New("no single active drop")
+	// ErrClaimNotStarted and ErrClaimEnded mean the claim window is not
+	// open (the reply says when it opens or that it closed).
+	ErrClaimNotStarted = errors.New("claim window not open yet")
+	ErrClaimEnded      = errors.New("claim window closed")
+	// ErrDropExpired means the drop expired at the issuing service: no
+	// more of its POAPs can be minted. It matches ErrClaimEnded too.
+	ErrDropExpired = fmt.Errorf("drop expired: %w", ErrClaimEnded)
+	// ErrWrongCodeword means the codeword is missing or wrong.
+	ErrWrongCodeword = errors.New("wrong codeword")
+	// ErrMissingRole means the member lacks the drop's required role or
+	// group membership.
+	ErrMissingRole = errors.New("required role missing")
+	// ErrNoMintLinksLeft means every mint link of the drop is taken.
+	ErrNoMintLinksLeft = errors.New("no mint links left")
+	// ErrWalletClaimed means the wallet already received this drop
+	// through another member.
+	ErrWalletClaimed = errors.New("wallet already claimed this drop")
+	// ErrWalletHoldsDrop means the wallet holds a POAP of the drop
+	// already, so the issuing service refuses another.
+	ErrWalletHoldsDrop = errors.New("wallet holds the drop already")
+	// ErrMintLinkClaimed means the issuing service says the mint link was
+	// used already.
+	ErrMintLinkClaimed = errors.New("mint link already claimed")
+	// ErrMintLinkExpired means the issuing service says the mint link
+	// expired.
+	ErrMintLinkExpired = errors.New("mint link expired")
+	// ErrMintLinkUsed means the mint link set aside for the member's mint
+	// turned out used outside the bot, and the store keeps it as theirs.
+	ErrMintLinkUsed = errors.New("the member's mint link was used elsewhere")
 )
 
 // WalletError says why a wallet identifier was refused. It matches
@@ -38,6 +141,50 @@ func (e *WalletError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalidWallet) true.
 func (e *WalletError) Is(target error) bool { return target == ErrInvalidWallet }
+
+// SignatureError says which address a signature recovered to, and which
+// address the challenge wanted. It matches ErrSignatureMismatch with
+// errors.Is.
+type SignatureError struct {
+	Recovered string
+	Want      string
+}
+
+func (e *SignatureError) Error() string {
+	return "signature recovers to " + e.Recovered + ", want " + e.Want
+}
+
+// Is makes errors.Is(err, ErrSignatureMismatch) true.
+func (e *SignatureError) Is(target error) bool { return target == ErrSignatureMismatch }
+
+// DropError is a refusal about one drop: Err is the sentinel (ErrClaimEnded,
+// ErrWrongEditCode...), Drop what is known of the drop (at least its
+// EventID), Wallet the wallet concerned, if any.
+type DropError struct {
+	Drop   Drop
+	Wallet string
+	Err    error
+}
+
+func (e *DropError) Error() string { return fmt.Sprintf("drop %d: %v", e.Drop.EventID, e.Err) }
+
+// Unwrap returns the sentinel.
+func (e *DropError) Unwrap() error { return e.Err }
+
+// dropError wraps err with the drop it is about.
+func dropError(d Drop, err error) error { return &DropError{Drop: d, Err: err} }
+
+// ChoiceError says /claim named no drop and the place has not exactly one
+// open for claims: Open lists those that are (none, or several). It matches
+// ErrNoActiveDrop.
+type ChoiceError struct {
+	Open []Drop
+}
+
+func (e *ChoiceError) Error() string { return fmt.Sprintf("%d drops open for claims", len(e.Open)) }
+
+// Is makes errors.Is(err, ErrNoActiveDrop) true.
+func (e *ChoiceError) Is(target error) bool { return target == ErrNoActiveDrop }
 
 func quote(s string) string {
 	const max = 64

@@ -19,41 +19,33 @@ const recentLimit = 20
 // ErrSignatureOldMessage when an earlier challenge's message was signed,
 // ErrSignatureAltered when an altered copy was signed, and a
 // *SignatureError (ErrSignatureMismatch) naming the recovered address.
-func (s *Service) Verify(ctx context.Context, m Member, signature string) (Wallet, error) {
-	ls, err := s.linkStore()
-	if err != nil {
-		return Wallet{}, err
-	}
-	user, err := s.store.FindUser(ctx, m.Platform, m.ExternalID)
+func (s *WalletService) Verify(ctx context.Context, m Member, signature string) (Wallet, error) {
+	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
 	if errors.Is(err, ErrNotFound) {
 		return Wallet{}, ErrNoChallenge
 	}
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
-	recent, err := ls.RecentChallenges(ctx, user.ID, recentLimit)
+	recent, err := s.wallets.RecentChallenges(ctx, user.ID, recentLimit)
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
 	if len(recent) == 0 {
 		return Wallet{}, s.noChallenge(ctx, user.ID)
 	}
-	return s.prove(ctx, ls, recent[0], recent[1:], signature)
+	return s.prove(ctx, recent[0], recent[1:], signature)
 }
 
 // Challenge returns the challenge with that nonce, for the verification
 // page. A challenge that can no longer be signed comes back with
 // ErrChallengeUsed or ErrChallengeExpired, so the page can still say what
 // it was for. An unknown or malformed nonce is ErrNoChallenge.
-func (s *Service) Challenge(ctx context.Context, nonce string) (Challenge, error) {
-	ls, err := s.linkStore()
-	if err != nil {
-		return Challenge{}, err
-	}
+func (s *WalletService) Challenge(ctx context.Context, nonce string) (Challenge, error) {
 	if !validNonce(nonce) {
 		return Challenge{}, ErrNoChallenge
 	}
-	c, err := ls.ChallengeByNonce(ctx, nonce)
+	c, err := s.wallets.ChallengeByNonce(ctx, nonce)
 	if errors.Is(err, ErrNotFound) {
 		return Challenge{}, ErrNoChallenge
 	}
@@ -65,12 +57,12 @@ func (s *Service) Challenge(ctx context.Context, nonce string) (Challenge, error
 
 // VerifyChallenge completes the challenge with that nonce, for the
 // verification page, with the checks and errors of Verify.
-func (s *Service) VerifyChallenge(ctx context.Context, nonce, signature string) (Wallet, error) {
+func (s *WalletService) VerifyChallenge(ctx context.Context, nonce, signature string) (Wallet, error) {
 	c, err := s.Challenge(ctx, nonce)
 	if err != nil {
 		return Wallet{}, err
 	}
-	recent, err := s.links.RecentChallenges(ctx, c.UserID, recentLimit)
+	recent, err := s.wallets.RecentChallenges(ctx, c.UserID, recentLimit)
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
@@ -80,12 +72,12 @@ func (s *Service) VerifyChallenge(ctx context.Context, nonce, signature string) 
 			others = append(others, o)
 		}
 	}
-	return s.prove(ctx, s.links, c, others, signature)
+	return s.prove(ctx, c, others, signature)
 }
 
 // prove checks the signature against challenge c and, if it holds, uses
 // the challenge. others are the member's other recent challenges.
-func (s *Service) prove(ctx context.Context, ls WalletStore, c Challenge, others []Challenge, signature string) (Wallet, error) {
+func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signature string) (Wallet, error) {
 	if err := s.usable(c); err != nil {
 		return Wallet{}, err
 	}
@@ -97,7 +89,7 @@ func (s *Service) prove(ctx context.Context, ls WalletStore, c Challenge, others
 	if err != nil {
 		return Wallet{}, err
 	}
-	v, err := ls.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
+	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
@@ -107,7 +99,7 @@ func (s *Service) prove(ctx context.Context, ls WalletStore, c Challenge, others
 }
 
 // usable says why challenge c can no longer be signed, if it cannot.
-func (s *Service) usable(c Challenge) error {
+func (s *WalletService) usable(c Challenge) error {
 	switch {
 	case c.UsedAt != nil:
 		return ErrChallengeUsed
@@ -163,8 +155,8 @@ func otherText(c Challenge, others []Challenge, sig []byte) error {
 
 // noChallenge is the error for a member without challenges: they may have
 // linked only e-mails, which cannot sign.
-func (s *Service) noChallenge(ctx context.Context, userID int64) error {
-	wallets, err := s.store.Wallets(ctx, userID)
+func (s *WalletService) noChallenge(ctx context.Context, userID int64) error {
+	wallets, err := s.members.Wallets(ctx, userID)
 	if err != nil || len(wallets) == 0 {
 		return ErrNoChallenge
 	}

@@ -5,9 +5,39 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/sha3"
 )
+
+// WalletKind says what a linked wallet identifier is.
+type WalletKind string
+
+// The kinds of wallet identifier a member can link.
+const (
+	KindAddress WalletKind = "address"
+	KindENS     WalletKind = "ens"
+	KindEmail   WalletKind = "email"
+)
+
+// Wallet is a wallet identifier linked to a user. Value is canonical: a
+// lower-case 0x address, a lower-case ENS name or a lower-case e-mail.
+// Address is the 0x address proven by signature (for an ENS name, the
+// recovered address); it is empty until verified, and for e-mails.
+type Wallet struct {
+	ID         int64
+	UserID     int64
+	Platform   Platform
+	Kind       WalletKind
+	Value      string
+	Address    string
+	VerifiedAt *time.Time
+	Primary    bool
+	CreatedAt  time.Time
+}
+
+// Verified reports whether ownership of the wallet was proven by signature.
+func (w Wallet) Verified() bool { return w.VerifiedAt != nil }
 
 // ParseWallet reads a wallet identifier typed by a member: a 0x address
 // (mixed case must carry a valid EIP-55 checksum), an ENS name or an e-mail

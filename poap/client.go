@@ -133,7 +133,7 @@ type Client struct {
 	sleep     func(ctx context.Context, d time.Duration) error
 }
 
-var _ core.Issuer = (*Client)(nil)
+var _ core.Scanner = (*Client)(nil)
 
 // NewClient returns a Client for the service at opts.BaseURL, filling the
 // defaults described on Options. It fails when BaseURL is missing or is not

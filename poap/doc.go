@@ -1,7 +1,7 @@
 // Package poap is a client of the POAP issuing service
 // (https://documentation.poap.tech), of Moments and of the Moments query
 // service (Compass), and the adapter that lets the core read holdings
-// through it (Client satisfies core.Issuer).
+// through it (Client satisfies core.Scanner).
 //
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a

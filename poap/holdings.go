@@ -9,7 +9,7 @@ import (
 )
 
 // Holdings lists the POAPs held by wallet (a 0x address, an ENS name or an
-// e-mail) in the core's terms; it is Scan behind the core.Issuer interface:
+// e-mail) in the core's terms; it is Scan behind the core.Scanner interface:
 // GET /actions/scan/{address}. Errors wrap both the poap and the core
 // sentinel: core.ErrInvalidWallet for an address the service refuses,
 // core.ErrIssuerRejected for a refused key, core.ErrIssuerUnavailable for

@@ -6,8 +6,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-var _ core.DropPlaceStore = (*DB)(nil)
-
 // DropTenants lists the tenants of the platform that have a drop of
 // eventID that is not removed, oldest tenant first; none is no error. It
 // serves /claim in Telegram's private chat, which looks for the groups

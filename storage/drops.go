@@ -11,11 +11,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-var (
-	_ core.DropStore     = (*DB)(nil)
-	_ core.DropLister    = (*DB)(nil)
-	_ core.LowStockStore = (*DB)(nil)
-)
+var _ core.DropStore = (*DB)(nil)
 
 // dropRow is a row of drops; EditCode is ciphertext.
 type dropRow struct {

@@ -6,8 +6,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-var _ core.LowStockNoticeStore = (*DB)(nil)
-
 // TakeLowStockPosts returns the posts of the drops, not removed, whose
 // low-stock notice NoteLowStock made due, grouped by drop and oldest
 // first, and marks each drop's notice given with a conditional UPDATE on

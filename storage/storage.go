@@ -1,8 +1,10 @@
 // Package storage keeps the bot's state in PostgreSQL or in an embedded
 // SQLite file. It applies the schema from package migrations at Open,
-// implements core.Store, core.WalletStore and core.DropStore, stores the
-// issuing service's access token and drop edit codes encrypted, and
-// translates driver errors into core sentinels in one place.
+// implements every store the core's services consume (core.MemberStore,
+// core.AuditLog, core.WalletStore, core.DropStore, core.MintLinkStore,
+// core.PostStore), stores the issuing service's access token and drop edit
+// codes encrypted, and translates driver errors into core sentinels in one
+// place.
 package storage
 
 import (
@@ -30,7 +32,12 @@ type DB struct {
 	log     *slog.Logger
 }
 
-var _ core.Store = (*DB)(nil)
+// DB is every store the core's services consume.
+var (
+	_ core.MemberStore   = (*DB)(nil)
+	_ core.AuditLog      = (*DB)(nil)
+	_ core.MintLinkStore = (*DB)(nil)
+)
 
 // Option changes how Open sets up the database.
 type Option func(*options)

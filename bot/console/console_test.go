@@ -10,15 +10,11 @@ import (
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
-	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 )
 
-type emptyIssuer struct{}
-
-func (emptyIssuer) Holdings(context.Context, string) ([]core.Holding, error) { return nil, nil }
-
 func newBot() *bot.Bot {
-	b := bot.New(core.NewService(nil, emptyIssuer{}, nil, nil), bot.Options{})
+	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{})), bot.Options{})
 	return b
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
@@ -32,7 +33,12 @@ func newBot(t *testing.T) (*bot.Bot, *sandbox.Server) {
 	if err != nil {
 		t.Fatalf("poap.NewClient: %v", err)
 	}
-	return bot.New(core.NewService(nil, client, nil, nil), bot.Options{}), sb
+	return bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: client})), bot.Options{}), sb
+}
+
+// plainBot is a bot whose services have nothing stored and know no drop.
+func plainBot() *bot.Bot {
+	return bot.New(bot.Services(coretest.NewServices(coretest.Deps{})), bot.Options{})
 }
 
 // loopbackOnly records where REST calls go and refuses any that would
@@ -246,7 +252,7 @@ func TestAdapter_BadToken(t *testing.T) {
 }
 
 func TestNew_Errors(t *testing.T) {
-	b := bot.New(core.NewService(nil, nil, nil, nil), bot.Options{})
+	b := plainBot()
 	tests := []struct {
 		name string
 		opts Options

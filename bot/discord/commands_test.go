@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/bot"
-	"github.com/poapbot/poapbot/core"
 )
 
 func TestRenderCommands(t *testing.T) {
@@ -110,7 +109,7 @@ func manyOptions(n int) []bot.Option {
 // TestRenderCommands_BotTable renders the real command table, so that a new
 // command Discord would refuse fails here rather than at start-up.
 func TestRenderCommands_BotTable(t *testing.T) {
-	b := bot.New(core.NewService(nil, nil, nil, nil), bot.Options{})
+	b := plainBot()
 	cmds, err := renderCommands(b.Commands())
 	if err != nil {
 		t.Fatalf("renderCommands(bot table): %v", err)

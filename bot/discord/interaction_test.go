@@ -136,7 +136,7 @@ func TestAdapter_Complete(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fake := discordtest.NewServer(t, discordtest.Options{})
-			a, err := New(bot.New(core.NewService(nil, nil, nil, nil), bot.Options{}), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+			a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +167,7 @@ func TestAdapter_Complete(t *testing.T) {
 func TestAdapter_RefusedMessage(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(bot.New(core.NewService(nil, nil, nil, nil), bot.Options{}), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,8 @@ func (e *severalGroupsError) Error() string {
 // those getChatMember says the member belongs to, and claims for the one
 // group left, as the group's Claim button does. None or several is an
 // answer that says what to do. ok is false when the line names no drop by
-// its id or no DropPlacer is configured: the command then runs as typed.
+// its id: the command then runs as typed.
 func (a *Adapter) privateClaim(ctx context.Context, o origin, text string) (reply bot.Reply, ok bool) {
-	if a.opts.Drops == nil {
-		return bot.Reply{}, false
-	}
 	cmd, opts, err := a.bot.ParseLine(text, a.username)
 	if err != nil || cmd.Name != "claim" {
 		return bot.Reply{}, false

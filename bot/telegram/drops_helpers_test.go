@@ -43,18 +43,17 @@ func (stubDrops) RequestMintLinks(context.Context, int64, core.Secret, int) erro
 
 func (stubDrops) PendingMintLinkRequests(context.Context, int64) (int, error) { return 0, nil }
 
-// dropsEnv is an env whose bot has drops: an in-memory store, stubDrops,
-// and the service as the adapter's DropPlacer.
+// dropsEnv is an env whose bot has drops: an in-memory store and
+// stubDrops; the bot is the adapter's DropPlacer.
 type dropsEnv struct {
 	*env
-	svc *core.Service
+	svc *core.DropService
 }
 
 func newDropsEnv(t *testing.T) *dropsEnv {
 	t.Helper()
-	svc := core.NewService(coretest.NewMemStore(), stubIssuer{}, nil, nil).
-		WithDropIssuer(stubDrops{}).WithMintURL("https://mint.test")
-	return &dropsEnv{env: newEnvWith(t, svc, Options{Drops: svc}), svc: svc}
+	svc := coretest.NewServices(coretest.Deps{Scanner: stubIssuer{}, Issuer: stubDrops{}, MintURL: "https://mint.test"})
+	return &dropsEnv{env: newEnvWith(t, svc, Options{}), svc: svc.Drops}
 }
 
 // addDrop sets the drop up in the group, with links delivered as links.

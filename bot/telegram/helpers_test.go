@@ -11,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/internal/testlog"
 )
 
@@ -49,11 +50,11 @@ type env struct {
 // filled in. The test fails if the token ever shows in a log line.
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
-	return newEnvWith(t, core.NewService(nil, stubIssuer{holdings: holdings(14)}, nil, nil), opts)
+	return newEnvWith(t, coretest.NewServices(coretest.Deps{Scanner: stubIssuer{holdings: holdings(14)}}), opts)
 }
 
-// newEnvWith is newEnv over the given service.
-func newEnvWith(t *testing.T, svc *core.Service, opts Options) *env {
+// newEnvWith is newEnv over the given services.
+func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
@@ -65,7 +66,7 @@ func newEnvWith(t *testing.T, svc *core.Service, opts Options) *env {
 	})
 	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
 	opts.Logger = e.logs.Logger()
-	b := bot.New(svc, bot.Options{Name: "Test POAP bot"})
+	b := bot.New(bot.Services(svc), bot.Options{Name: "Test POAP bot"})
 	a, err := New(b, opts)
 	if err != nil {
 		t.Fatalf("New() = %v", err)

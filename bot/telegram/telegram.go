@@ -79,13 +79,13 @@ type Options struct {
 	// request is bounded by a context).
 	HTTPClient *http.Client
 	// Drops finds the groups that hand a drop out, for /claim <drop> in
-	// the private chat (*core.Service satisfies it). Without it, such a
-	// /claim looks for the drop in the private chat only.
+	// the private chat; nil is the bot itself (Bot.DropPlaces), which
+	// tests replace.
 	Drops DropPlacer
 }
 
-// DropPlacer lists the places where a drop is handed out; see
-// core.Service.DropPlaces.
+// DropPlacer lists the places where a drop is handed out; *bot.Bot
+// satisfies it.
 type DropPlacer interface {
 	DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error)
 }
@@ -111,6 +111,9 @@ type Adapter struct {
 func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
+	}
+	if opts.Drops == nil {
+		opts.Drops = b
 	}
 	a := &Adapter{bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(), slots: make(chan struct{}, maxConcurrent)}
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)

@@ -13,12 +13,13 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 )
 
 func TestNew(t *testing.T) {
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	b := bot.New(core.NewService(nil, stubIssuer{}, nil, nil), bot.Options{})
+	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: stubIssuer{}})), bot.Options{})
 
 	t.Run("OK", func(t *testing.T) {
 		a, err := New(b, Options{Token: core.Secret(tg.Token), APIURL: tg.URL() + "/"})

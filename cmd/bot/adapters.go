@@ -60,7 +60,6 @@ func (m *Main) openAdapters() error {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
 			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Logger: m.Logger,
-			Drops: m.svc,
 		})
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ type Main struct {
 	started    chan struct{}
 	adapters   []adapter
 	editors    map[core.Platform]postEditor
-	svc        *core.Service
+	drops      *core.DropService
 }
 
 // NewMain returns a Main with the default configuration.
@@ -128,14 +128,38 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	svc := core.NewService(m.DB, client, nil, m.Logger).WithName(botName).
-		WithDropIssuer(poap.NewDropIssuer(client)).WithMintURL(m.Config.POAPMintURL)
-	m.svc = svc
-	m.Bot = bot.New(svc, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, Observer: m.Metrics, Logger: m.Logger})
+	services := m.services(client)
+	m.drops = services.Drops
+	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, Observer: m.Metrics, Logger: m.Logger})
 	if m.Config.PublicURL != "" {
-		m.Web.HandleVerification(svc, m.Config.PublicURL)
+		m.Web.HandleVerification(services.Wallets, m.Config.PublicURL)
 	}
 	return m.openAdapters()
+}
+
+// services builds the core's services over the database and the issuing
+// service. A missing dependency is a wiring mistake of this function, so
+// it panics rather than start a bot that would fail members later.
+func (m *Main) services(client *poap.Client) bot.Services {
+	wallets, err := core.NewWalletService(core.WalletServiceDeps{
+		Members: m.DB, Wallets: m.DB, BotName: botName, Logger: m.Logger,
+	})
+	must(err)
+	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
+	must(err)
+	drops, err := core.NewDropService(core.DropServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
+		Issuer: poap.NewDropIssuer(client), MintURL: m.Config.POAPMintURL, Logger: m.Logger,
+	})
+	must(err)
+	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops}
+}
+
+// must panics on a wiring error.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
 }
 
 // poapClient builds the client of the issuing service, with the token

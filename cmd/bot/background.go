@@ -62,7 +62,7 @@ func (m *Main) background(ctx context.Context) {
 func (m *Main) refreshTurn(ctx context.Context, refresh bool) {
 	ran, err := m.DB.TryExclusive(ctx, refreshJob, func(ctx context.Context) error {
 		if refresh {
-			if err := m.svc.RefreshAll(ctx); err != nil && ctx.Err() == nil {
+			if err := m.drops.RefreshAll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("scheduled import of mint links failed", "err", err)
 			}
 		}
@@ -79,7 +79,7 @@ func (m *Main) refreshTurn(ctx context.Context, refresh bool) {
 
 // reconcile settles the mints left in doubt and logs how many.
 func (m *Main) reconcile(ctx context.Context) {
-	n, err := m.svc.ReconcileMints(ctx)
+	n, err := m.drops.ReconcileMints(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		m.Logger.Warn("settling mints in doubt failed", "err", err)

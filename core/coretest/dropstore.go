@@ -10,11 +10,12 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// MemStore is an in-memory core.Store, core.DropStore, core.DropLister,
-// core.LowStockStore and core.PostStore for tests of drops and claims, with
-// the atomicity the contract asks for: every method holds one lock. A link
-// claimed elsewhere during a mint is no longer its member's, who can be
-// given the next one. It keeps the audit log for inspection.
+// MemStore is an in-memory core.MemberStore, core.AuditLog,
+// core.DropStore, core.MintLinkStore and core.PostStore for tests of drops
+// and claims, with the atomicity the contract asks for: every method holds
+// one lock. A mint link claimed elsewhere during a mint is no longer its
+// member's, who can be given the next one. It keeps the audit log for
+// inspection.
 type MemStore struct {
 	mu      sync.Mutex
 	tenants []core.Tenant
@@ -32,10 +33,10 @@ type MemStore struct {
 }
 
 var (
-	_ core.Store         = (*MemStore)(nil)
+	_ core.MemberStore   = (*MemStore)(nil)
+	_ core.AuditLog      = (*MemStore)(nil)
 	_ core.DropStore     = (*MemStore)(nil)
-	_ core.DropLister    = (*MemStore)(nil)
-	_ core.LowStockStore = (*MemStore)(nil)
+	_ core.MintLinkStore = (*MemStore)(nil)
 	_ core.PostStore     = (*MemStore)(nil)
 )
 
@@ -46,34 +47,41 @@ func NewMemStore() *MemStore { return &MemStore{lowTold: map[int64]bool{}, lowDu
 func (s *MemStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, old := range s.tenants {
-		if old.Platform == t.Platform && old.ExternalID == t.ExternalID {
-			if t.Name != "" {
-				s.tenants[i].Name = t.Name
-			}
-			return s.tenants[i], nil
-		}
-	}
-	t.ID = int64(len(s.tenants) + 1)
-	s.tenants = append(s.tenants, t)
-	return t, nil
+	return upsert(&s.tenants, t), nil
 }
 
 // UpsertUser creates the user or refreshes its name.
 func (s *MemStore) UpsertUser(_ context.Context, u core.User) (core.User, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, old := range s.users {
-		if old.Platform == u.Platform && old.ExternalID == u.ExternalID {
-			if u.Name != "" {
-				s.users[i].Name = u.Name
+	return upsert(&s.users, u), nil
+}
+
+// party is the shape tenants and users share: a platform's id and name.
+type party = struct {
+	ID         int64
+	Platform   core.Platform
+	ExternalID string
+	Name       string
+	CreatedAt  time.Time
+}
+
+// upsert returns the entry of *xs with x's platform id, its name refreshed
+// unless x has none, or appends x with the next id.
+func upsert[T ~party](xs *[]T, x T) T {
+	in := party(x)
+	for i, old := range *xs {
+		if p := party(old); p.Platform == in.Platform && p.ExternalID == in.ExternalID {
+			if in.Name != "" {
+				p.Name = in.Name
+				(*xs)[i] = T(p)
 			}
-			return s.users[i], nil
+			return (*xs)[i]
 		}
 	}
-	u.ID = int64(len(s.users) + 1)
-	s.users = append(s.users, u)
-	return u, nil
+	in.ID = int64(len(*xs) + 1)
+	*xs = append(*xs, T(in))
+	return T(in)
 }
 
 // FindUser returns the user with that platform id, or core.ErrNotFound.

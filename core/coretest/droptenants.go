@@ -7,8 +7,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-var _ core.DropPlaceStore = (*MemStore)(nil)
-
 // DropTenants lists the tenants of the platform with a drop of eventID
 // that is not removed, oldest tenant first.
 func (s *MemStore) DropTenants(_ context.Context, platform core.Platform, eventID int64) ([]core.Tenant, error) {

@@ -6,8 +6,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-var _ core.LowStockNoticeStore = (*MemStore)(nil)
-
 // TakeLowStockPosts returns the posts of the drops whose low-stock notice
 // is due, marking each given.
 func (s *MemStore) TakeLowStockPosts(_ context.Context) ([]core.Post, error) {

@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 var alice = core.Member{Platform: core.Discord, ExternalID: "123456", Name: "alice"}
 
 // eachService runs f on a Service over a new database of each dialect.
-func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *coretest.Clock)) {
+func eachService(t *testing.T, f func(t *testing.T, s *core.WalletService, clock *coretest.Clock)) {
 	t.Helper()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
@@ -25,12 +24,16 @@ func eachService(t *testing.T, f func(t *testing.T, s *core.Service, clock *core
 		}
 		t.Cleanup(func() { db.Close() })
 		clock := coretest.NewClock(time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC))
-		f(t, core.NewService(db, nil, clock, nil).WithName("Test bot"), clock)
+		s, err := core.NewWalletService(core.WalletServiceDeps{Members: db, Wallets: db, BotName: "Test bot", Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(t, s, clock)
 	})
 }
 
 // mustLink links wallet for m and returns its challenge, or fails the test.
-func mustLink(t *testing.T, s *core.Service, m core.Member, wallet string) core.Challenge {
+func mustLink(t *testing.T, s *core.WalletService, m core.Member, wallet string) core.Challenge {
 	t.Helper()
 	res, err := s.Link(t.Context(), m, wallet)
 	if err != nil || res.Challenge == nil {
@@ -39,9 +42,9 @@ func mustLink(t *testing.T, s *core.Service, m core.Member, wallet string) core.
 	return *res.Challenge
 }
 
-func TestService_Link(t *testing.T) {
+func TestWalletService_Link(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
+	eachService(t, func(t *testing.T, s *core.WalletService, _ *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		if !strings.HasPrefix(c.Message, "Test bot asks you") || !strings.Contains(c.Message, "Member: alice (123456)") ||
 			c.Address != coretest.TestAddress || c.ExpiresAt.Sub(c.IssuedAt) != 10*time.Minute {
@@ -58,18 +61,11 @@ func TestService_Link(t *testing.T) {
 	})
 }
 
-func TestService_Link_NoLinkStore(t *testing.T) {
-	s := core.NewService(&memStore{}, nil, nil, nil)
-	if _, err := s.Link(context.Background(), alice, coretest.TestAddress); err == nil {
-		t.Error("Link() over a store without WalletStore = nil error, want an error")
-	}
-}
-
-// TestService_Challenge is the verification page's path: the challenge is
+// TestWalletService_Challenge is the verification page's path: the challenge is
 // found by its nonce.
-func TestService_Challenge(t *testing.T) {
+func TestWalletService_Challenge(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, clock *coretest.Clock) {
+	eachService(t, func(t *testing.T, s *core.WalletService, clock *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		if got, err := s.Challenge(t.Context(), c.Nonce); err != nil || got.Message != c.Message || got.Wallet != coretest.TestAddress {
 			t.Errorf("Challenge(nonce) = %+v, %v, want %+v", got, err, c)
@@ -86,9 +82,9 @@ func TestService_Challenge(t *testing.T) {
 	})
 }
 
-func TestService_VerifyChallenge(t *testing.T) {
+func TestWalletService_VerifyChallenge(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
+	eachService(t, func(t *testing.T, s *core.WalletService, _ *coretest.Clock) {
 		c := mustLink(t, s, alice, coretest.TestAddress)
 		var sigErr *core.SignatureError
 		_, err := s.VerifyChallenge(t.Context(), c.Nonce, coretest.Sign(coretest.OtherKey, c.Message))
@@ -112,12 +108,12 @@ func TestService_VerifyChallenge(t *testing.T) {
 	})
 }
 
-// TestService_Verify_ENS checks that an ENS name stores the address that
+// TestWalletService_Verify_ENS checks that an ENS name stores the address that
 // signed, and that a signature of an earlier address challenge is told
 // apart even though an ENS name accepts any signer.
-func TestService_Verify_ENS(t *testing.T) {
+func TestWalletService_Verify_ENS(t *testing.T) {
 	t.Parallel()
-	eachService(t, func(t *testing.T, s *core.Service, _ *coretest.Clock) {
+	eachService(t, func(t *testing.T, s *core.WalletService, _ *coretest.Clock) {
 		earlier := mustLink(t, s, alice, coretest.TestAddress)
 		ens := mustLink(t, s, alice, "alice.eth")
 		if ens.Address != "" {

@@ -37,9 +37,6 @@ type ClaimResult struct {
 	// Again: the member had claimed the drop before and this claim added
 	// nothing: the same link, the same mint, or the same pending mint.
 	Again bool
-	// LowStock: this claim took the drop's stock below its low mark, for
-	// the first time; moderators are to be told.
-	LowStock bool
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct
@@ -58,10 +55,7 @@ type ClaimResult struct {
 // ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
 // EventID is zero and not exactly one drop is open. The issuer's
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
-func (s *Service) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (ClaimResult, error) {
-	if _, _, err := s.dropDeps(); err != nil {
-		return ClaimResult{}, err
-	}
+func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (ClaimResult, error) {
 	tenant, user, err := s.upsertPlace(ctx, p, m)
 	if err != nil {
 		return ClaimResult{}, wrap("claim", err)
@@ -75,7 +69,7 @@ func (s *Service) Claim(ctx context.Context, m Member, p Place, opts ClaimOption
 	}
 	wallet := ""
 	if d.Delivery != DeliveryLink {
-		if wallet, err = s.primaryWallet(ctx, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
+		if wallet, err = primaryWallet(ctx, s.members, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
 			return ClaimResult{}, wrap("claim", err)
 		}
 	}
@@ -92,14 +86,14 @@ func (s *Service) Claim(ctx context.Context, m Member, p Place, opts ClaimOption
 		return ClaimResult{}, err
 	}
 	if !res.Again {
-		res.LowStock = s.noteStock(ctx, d)
+		s.noteStock(ctx, d)
 	}
 	return res, nil
 }
 
 // claimedDrop returns the drop eventID of the tenant, or its one drop open
 // for claims when eventID is zero.
-func (s *Service) claimedDrop(ctx context.Context, tenant Tenant, eventID int64) (Drop, error) {
+func (s *DropService) claimedDrop(ctx context.Context, tenant Tenant, eventID int64) (Drop, error) {
 	if eventID == 0 {
 		return s.openDrop(ctx, tenant)
 	}
@@ -118,7 +112,7 @@ func (s *Service) claimedDrop(ctx context.Context, tenant Tenant, eventID int64)
 // openDrop returns the tenant's one drop whose claim window has not ended,
 // or a *ChoiceError. When several are not open yet or ended and none is
 // open, the one that opens first counts, so the member learns when.
-func (s *Service) openDrop(ctx context.Context, tenant Tenant) (Drop, error) {
+func (s *DropService) openDrop(ctx context.Context, tenant Tenant) (Drop, error) {
 	drops, err := s.drops.Drops(ctx, tenant.ID)
 	if err != nil {
 		return Drop{}, wrap("claim", err)
@@ -157,7 +151,7 @@ func window(d Drop, now time.Time) error {
 }
 
 // mayClaim checks the window, the codeword and the role, in that order.
-func (s *Service) mayClaim(d Drop, opts ClaimOptions) error {
+func (s *DropService) mayClaim(d Drop, opts ClaimOptions) error {
 	if err := window(d, s.clock.Now()); err != nil {
 		return dropError(d, err)
 	}
@@ -171,20 +165,20 @@ func (s *Service) mayClaim(d Drop, opts ClaimOptions) error {
 }
 
 // claimMintLink hands out the member's mint link.
-func (s *Service) claimMintLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	link, again, err := s.drops.ClaimMintLink(ctx, d.ID, user.ID, "", s.clock.Now())
+func (s *DropService) claimMintLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	link, again, err := s.mintLinks.ClaimMintLink(ctx, d.ID, user.ID, "", s.clock.Now())
 	if err != nil {
 		return ClaimResult{}, s.claimError(d, "", err)
 	}
 	if !again {
-		s.audit(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
+		s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
 	}
 	return s.mintLinkResult(d, link, again), nil
 }
 
 // mintLinkResult is the answer for a link the member mints themselves, or for
 // a mint done before.
-func (s *Service) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult {
+func (s *DropService) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult {
 	res := ClaimResult{Drop: d, MintLink: link, Again: again, Wallet: link.Wallet}
 	switch link.State {
 	case MintLinkMinted:
@@ -199,7 +193,7 @@ func (s *Service) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult 
 
 // claimError wraps a ClaimMintLink error in a *DropError when it is one of the
 // refusals, else adds the operation.
-func (s *Service) claimError(d Drop, wallet string, err error) error {
+func (s *DropService) claimError(d Drop, wallet string, err error) error {
 	if errors.Is(err, ErrNoMintLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
 		return &DropError{Drop: d, Wallet: wallet, Err: err}
 	}

@@ -5,10 +5,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/core/coretest"
 )
 
-func TestService_LowStockNotices(t *testing.T) {
+func TestDropService_LowStockNotices(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
 		dt.add(t, 4, 0, core.AddDropOptions{LowStock: 3})
@@ -28,9 +27,8 @@ func TestService_LowStockNotices(t *testing.T) {
 		if got, err := dt.svc.LowStockNotices(t.Context()); err != nil || len(got) != 0 {
 			t.Errorf("LowStockNotices(3 left, threshold 3) = %+v, %v; want none", got, err)
 		}
-		res, err := dt.claim(t, dt.member(t, "b", ""), core.ClaimOptions{})
-		if err != nil || !res.LowStock {
-			t.Fatalf("Claim() = %+v, %v; want LowStock", res, err)
+		if _, err := dt.claim(t, dt.member(t, "b", ""), core.ClaimOptions{}); err != nil {
+			t.Fatal(err)
 		}
 		got, err := dt.svc.LowStockNotices(t.Context())
 		if err != nil {
@@ -51,13 +49,4 @@ func TestService_LowStockNotices(t *testing.T) {
 			t.Errorf("LowStockNotices(again) = %+v, %v; want none", got, err)
 		}
 	})
-	t.Run("NoPostStore", func(t *testing.T) {
-		svc := core.NewService(plainStore{coretest.NewMemStore()}, nil, nil, nil)
-		if _, err := svc.LowStockNotices(t.Context()); err == nil {
-			t.Error("LowStockNotices(store without posts) = nil error, want one")
-		}
-	})
 }
-
-// plainStore hides every interface of MemStore but core.Store.
-type plainStore struct{ core.Store }

@@ -4,34 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
-
-// DropEvents is told about the stock of drops. Events given to WithEvents
-// that also implement it are told; the channel notice to moderators
-// subscribes here. Implementations must not block for long: they run inside
-// a member's claim.
-type DropEvents interface {
-	// LowStock: fewer than d.LowStock links of d are left to hand out. It
-	// is told once per shortage, until new links are imported.
-	LowStock(ctx context.Context, d Drop, stock Stock)
-}
-
-// LowStockStore is what the low-stock notice needs beside DropStore
-// (storage.DB has it); without it, no notice is given.
-type LowStockStore interface {
-	// NoteLowStock marks that moderators are told the drop runs low, when
-	// its available links are fewer than its LowStock and they were not
-	// told since links were last imported. It reports whether this call
-	// marked it: true once per shortage, however many callers race.
-	NoteLowStock(ctx context.Context, dropID int64, at time.Time) (bool, error)
-}
-
-// DropLister is what RefreshAll needs beside DropStore: every drop of every
-// tenant that is not removed.
-type DropLister interface {
-	AllDrops(ctx context.Context) ([]Drop, error)
-}
 
 // DefaultTopUp is how many links /drop topup asks for when no count is
 // given.
@@ -55,7 +28,7 @@ type Refreshed struct {
 // Errors: a *DropError with
 // ErrNoSuchDrop, ErrDropRemoved or ErrWrongEditCode (the code changed), the
 // issuer's ErrIssuerUnavailable or ErrIssuerRejected, or the store's error.
-func (s *Service) RefreshDrop(ctx context.Context, moderator Member, p Place, eventID int64) (Refreshed, error) {
+func (s *DropService) RefreshDrop(ctx context.Context, moderator Member, p Place, eventID int64) (Refreshed, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)
 	if err != nil {
 		return Refreshed{}, err
@@ -70,13 +43,9 @@ func (s *Service) RefreshDrop(ctx context.Context, moderator Member, p Place, ev
 
 // RefreshAll re-imports the mint links of every drop not removed nor
 // expired, for a schedule. It goes on after a failing drop and returns the
-// failures joined. It needs a store that implements DropLister.
-func (s *Service) RefreshAll(ctx context.Context) error {
-	lister, ok := s.drops.(DropLister)
-	if !ok || s.dropIssuer == nil {
-		return errors.New("refresh all: the store cannot list every drop")
-	}
-	drops, err := lister.AllDrops(ctx)
+// failures joined.
+func (s *DropService) RefreshAll(ctx context.Context) error {
+	drops, err := s.drops.AllDrops(ctx)
 	if err != nil {
 		return wrap("refresh all", err)
 	}
@@ -95,23 +64,23 @@ func (s *Service) RefreshAll(ctx context.Context) error {
 			continue
 		}
 		if r.Added > 0 || r.Marked > 0 {
-			s.audit(ctx, d.TenantID, 0, AuditDropRefreshed, refreshDetail(r)+" (scheduled)")
+			s.record(ctx, d.TenantID, 0, AuditDropRefreshed, refreshDetail(r)+" (scheduled)")
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // refresh imports d's links.
-func (s *Service) refresh(ctx context.Context, d Drop) (Refreshed, error) {
-	links, err := s.dropIssuer.MintLinks(ctx, d.EventID, d.EditCode)
+func (s *DropService) refresh(ctx context.Context, d Drop) (Refreshed, error) {
+	links, err := s.issuer.MintLinks(ctx, d.EventID, d.EditCode)
 	if err != nil {
 		return Refreshed{}, dropError(d, err)
 	}
-	added, marked, err := s.drops.ImportMintLinks(ctx, d.ID, links)
+	added, marked, err := s.mintLinks.ImportMintLinks(ctx, d.ID, links)
 	if err != nil {
 		return Refreshed{}, wrap(fmt.Sprintf("refresh drop %d", d.EventID), err)
 	}
-	stock, err := s.drops.Stock(ctx, d.ID)
+	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return Refreshed{}, wrap(fmt.Sprintf("refresh drop %d", d.EventID), err)
 	}
@@ -127,7 +96,7 @@ func refreshDetail(r Refreshed) string {
 // at a time. Errors: a *DropError with ErrNoSuchDrop, ErrDropRemoved,
 // ErrTopUpPending, ErrWrongEditCode or ErrInvalidTopUp; the issuer's
 // ErrIssuerUnavailable or ErrIssuerRejected.
-func (s *Service) TopUp(ctx context.Context, moderator Member, p Place, eventID int64, count int) (Drop, int, error) {
+func (s *DropService) TopUp(ctx context.Context, moderator Member, p Place, eventID int64, count int) (Drop, int, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)
 	if err != nil {
 		return Drop{}, 0, err
@@ -138,32 +107,29 @@ func (s *Service) TopUp(ctx context.Context, moderator Member, p Place, eventID 
 	if count < 1 || count > MaxTopUp {
 		return Drop{}, 0, dropError(d, ErrInvalidTopUp)
 	}
-	pending, err := s.dropIssuer.PendingMintLinkRequests(ctx, d.EventID)
+	pending, err := s.issuer.PendingMintLinkRequests(ctx, d.EventID)
 	switch {
 	case err != nil:
 		return Drop{}, 0, dropError(d, err)
 	case pending > 0:
 		return Drop{}, 0, dropError(d, ErrTopUpPending)
 	}
-	if err := s.dropIssuer.RequestMintLinks(ctx, d.EventID, d.EditCode, count); err != nil {
+	if err := s.issuer.RequestMintLinks(ctx, d.EventID, d.EditCode, count); err != nil {
 		return Drop{}, 0, dropError(d, err)
 	}
 	s.auditBy(ctx, d.TenantID, moderator, AuditTopUpRequested, fmt.Sprintf("event %d, %d links", d.EventID, count))
 	return d, count, nil
 }
 
-// ErrInvalidTopUp means a top-up count outside 1 to MaxTopUp.
-var ErrInvalidTopUp = errors.New("invalid top-up count")
-
 // Export lists the links of the place's drop eventID that left the pool,
 // members by pseudonymous id; the moderator is audited. Errors: a
 // *DropError with ErrNoSuchDrop, or the store's error.
-func (s *Service) Export(ctx context.Context, moderator Member, p Place, eventID int64) (Drop, []ExportRow, error) {
+func (s *DropService) Export(ctx context.Context, moderator Member, p Place, eventID int64) (Drop, []ExportRow, error) {
 	d, err := s.placeDrop(ctx, p, eventID, true)
 	if err != nil {
 		return Drop{}, nil, err
 	}
-	rows, err := s.drops.ExportMintLinks(ctx, d.ID)
+	rows, err := s.mintLinks.ExportMintLinks(ctx, d.ID)
 	if err != nil {
 		return Drop{}, nil, wrap("export", err)
 	}
@@ -171,28 +137,19 @@ func (s *Service) Export(ctx context.Context, moderator Member, p Place, eventID
 	return d, rows, nil
 }
 
-// noteStock reports whether d's stock just fell below its low mark, once
-// per shortage, and tells the DropEvents if so.
-func (s *Service) noteStock(ctx context.Context, d Drop) bool {
-	ls, ok := s.drops.(LowStockStore)
-	if !ok || d.LowStock <= 0 {
-		return false
+// noteStock notes, once per shortage, that d's stock fell below its low
+// mark, for LowStockNotices to tell the moderators. A failure is logged:
+// the claim it follows has happened.
+func (s *DropService) noteStock(ctx context.Context, d Drop) {
+	if d.LowStock <= 0 {
+		return
 	}
-	first, err := ls.NoteLowStock(ctx, d.ID, s.clock.Now())
+	first, err := s.mintLinks.NoteLowStock(ctx, d.ID, s.clock.Now())
 	if err != nil {
 		s.log.Warn("low stock not noted", "event", d.EventID, "err", err)
-		return false
+		return
 	}
-	if !first {
-		return false
+	if first {
+		s.log.Info("drop low on mint links", "event", d.EventID, "low", d.LowStock)
 	}
-	stock, err := s.drops.Stock(ctx, d.ID)
-	if err != nil {
-		s.log.Warn("stock not read after a claim", "event", d.EventID, "err", err)
-	}
-	s.log.Info("drop low on mint links", "event", d.EventID, "available", stock.Available, "low", d.LowStock)
-	if e, ok := s.events.(DropEvents); ok {
-		e.LowStock(ctx, d, stock)
-	}
-	return true
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-func TestService_Distribute(t *testing.T) {
+func TestDropService_Distribute(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
 		dt.add(t, 5, 1, core.AddDropOptions{})

@@ -12,7 +12,8 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// memStore is an in-memory core.Store for service tests.
+// memStore is an in-memory core.MemberStore for the collection tests,
+// where the wallet marked primary need not be the first.
 type memStore struct {
 	users   []core.User
 	wallets []core.Wallet
@@ -53,7 +54,6 @@ func (s *memStore) Wallets(_ context.Context, userID int64) ([]core.Wallet, erro
 	}
 	return out, nil
 }
-func (s *memStore) Audit(context.Context, core.AuditEntry) error { return nil }
 
 // fakeIssuer answers Holdings from a map, and records what it was asked.
 type fakeIssuer struct {
@@ -69,10 +69,10 @@ func (f *fakeIssuer) Holdings(_ context.Context, wallet string) ([]core.Holding,
 
 func day(d int) time.Time { return time.Date(2025, 1, d, 12, 0, 0, 0, time.UTC) }
 
-func TestService_Collection(t *testing.T) {
+func TestCollectionService_Collection(t *testing.T) {
 	const addr = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
 	ctx := context.Background()
-	newService := func() (*core.Service, *memStore, *fakeIssuer) {
+	newService := func() (*core.CollectionService, *memStore, *fakeIssuer) {
 		store := &memStore{}
 		alice, _ := store.UpsertUser(ctx, core.User{Platform: core.Console, ExternalID: "alice", Name: "Alice"})
 		store.AddWallet(ctx, core.Wallet{UserID: alice.ID, Kind: core.KindEmail, Value: "alice@example.org"})
@@ -81,7 +81,11 @@ func TestService_Collection(t *testing.T) {
 		issuer := &fakeIssuer{holdings: map[string][]core.Holding{addr: {
 			{DropID: 1, MintedAt: day(1)}, {DropID: 3, MintedAt: day(3)}, {DropID: 2, MintedAt: day(3)},
 		}}}
-		return core.NewService(store, issuer, nil, nil), store, issuer
+		svc, err := core.NewCollectionService(core.CollectionServiceDeps{Members: store, Scanner: issuer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc, store, issuer
 	}
 
 	t.Run("OK", func(t *testing.T) {

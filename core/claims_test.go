@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-func TestService_Claim(t *testing.T) {
+func TestDropService_Claim(t *testing.T) {
 	t.Parallel()
 	starts, ends := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	t.Run("OK", func(t *testing.T) {
@@ -79,7 +78,7 @@ func TestService_Claim(t *testing.T) {
 	})
 }
 
-func TestService_Claim_ChooseDrop(t *testing.T) {
+func TestDropService_Claim_ChooseDrop(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	alice := dt.member(t, "alice", "")
@@ -108,7 +107,7 @@ func TestService_Claim_ChooseDrop(t *testing.T) {
 	}
 }
 
-func TestService_Claim_Mint(t *testing.T) {
+func TestDropService_Claim_Mint(t *testing.T) {
 	t.Parallel()
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
@@ -209,7 +208,7 @@ func TestService_Claim_Mint(t *testing.T) {
 	})
 }
 
-func TestService_Claim_Pending(t *testing.T) {
+func TestDropService_Claim_Pending(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
@@ -233,7 +232,7 @@ func TestService_Claim_Pending(t *testing.T) {
 	}
 }
 
-func TestService_Claim_StaleMint(t *testing.T) {
+func TestDropService_Claim_StaleMint(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
@@ -250,7 +249,7 @@ func TestService_Claim_StaleMint(t *testing.T) {
 	dt.issuer.checkNoBlindRetry(t)
 }
 
-func TestService_ReconcileMints(t *testing.T) {
+func TestDropService_ReconcileMints(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 4, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
@@ -285,32 +284,41 @@ func TestService_ReconcileMints(t *testing.T) {
 	dt.issuer.checkNoBlindRetry(t)
 }
 
-func TestService_Claim_LowStock(t *testing.T) {
+func TestDropService_Claim_LowStock(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	events := &stockEvents{}
-	dt.svc.WithEvents(events)
 	dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryLink, LowStock: 3})
+	ref := core.PostRef{Platform: core.Console, Place: dt.place.ExternalID, Channel: "c", Message: "m"}
+	if err := dt.svc.RecordPost(t.Context(), ref, eventID, ""); err != nil {
+		t.Fatal(err)
+	}
 	var low []bool
+	var told []int
 	for _, who := range []string{"a", "b", "c", "d", "a"} {
-		res, err := dt.claim(t, dt.member(t, who, ""), core.ClaimOptions{})
+		if _, err := dt.claim(t, dt.member(t, who, ""), core.ClaimOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		notices, err := dt.svc.LowStockNotices(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		low = append(low, res.LowStock)
+		low = append(low, len(notices) > 0)
+		for _, n := range notices {
+			told = append(told, n.Stock.Available)
+		}
 	}
 	if want := []bool{false, false, true, false, false}; !slices.Equal(low, want) {
-		t.Errorf("LowStock of the claims = %v, want %v", low, want)
+		t.Errorf("low-stock notice after each claim = %v, want %v", low, want)
 	}
-	if len(events.low) != 1 || events.low[0] != 2 {
-		t.Errorf("LowStock events = %v, want one with 2 available", events.low)
+	if len(told) != 1 || told[0] != 2 {
+		t.Errorf("low-stock notices = %v available, want one with 2 available", told)
 	}
 }
 
-// TestService_Claim_Concurrent has many members claim at once, some twice:
+// TestDropService_Claim_Concurrent has many members claim at once, some twice:
 // each gets one link, no link goes to two, and lost answers never lead to a
 // second mint.
-func TestService_Claim_Concurrent(t *testing.T) {
+func TestDropService_Claim_Concurrent(t *testing.T) {
 	t.Parallel()
 	const members = 60
 	dt := newDropTest(t)
@@ -341,22 +349,9 @@ func TestService_Claim_Concurrent(t *testing.T) {
 	dt.issuer.checkNoBlindRetry(t)
 }
 
-// stockEvents records LowStock events.
-type stockEvents struct {
-	core.NopEvents
-	mu  sync.Mutex
-	low []int
-}
-
-func (e *stockEvents) LowStock(_ context.Context, _ core.Drop, s core.Stock) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.low = append(e.low, s.Available)
-}
-
-// TestService_Claim_Audit checks that hand-outs, mints, failures and
+// TestDropService_Claim_Audit checks that hand-outs, mints, failures and
 // moderator actions are audited, without mint links nor edit codes.
-func TestService_Claim_Audit(t *testing.T) {
+func TestDropService_Claim_Audit(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 4, 0, core.AddDropOptions{})

@@ -3,47 +3,58 @@ package core
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"time"
 )
 
-// Member is the person behind a command: the platform, the platform's own
-// id for them, and the display name the platform gave.
-type Member struct {
-	Platform   Platform
-	ExternalID string
-	Name       string
+// WalletService links members to wallets and proves their ownership: /link
+// issues an ownership challenge, /verify and the verification page complete
+// it (verify.go), /wallet lists, /unlink and /forget remove. It tells its
+// WalletEvents of every verified and unlinked wallet.
+type WalletService struct {
+	runtime
+	members MemberStore
+	wallets WalletStore
+	events  WalletEvents
+	name    string
 }
 
-// user is the member as a User to upsert.
-func (m Member) user() User {
-	return User{Platform: m.Platform, ExternalID: m.ExternalID, Name: m.Name}
+// WalletServiceDeps are the dependencies of a WalletService.
+type WalletServiceDeps struct {
+	// Members and Wallets are required; storage.DB is both.
+	Members MemberStore
+	Wallets WalletStore
+	// Events is told of verified and unlinked wallets; nil tells nobody.
+	Events WalletEvents
+	// BotName is the bot's name in challenge messages; empty is
+	// DefaultName.
+	BotName string
+	// Clock defaults to the system clock, Logger to one that discards.
+	Clock  Clock
+	Logger *slog.Logger
 }
 
-// Errors of linking and unlinking, beside the challenge errors.
-var (
-	// ErrWalletNotLinked means the member has not linked the wallet they
-	// named.
-	ErrWalletNotLinked = errors.New("wallet not linked by the member")
-	// ErrSignatureAltered means the linked wallet signed an altered copy
-	// of the challenge message (other line endings, added or trimmed
-	// spaces), not the exact text.
-	ErrSignatureAltered = errors.New("signature of an altered copy of the message")
-)
+// DefaultName is the bot name challenge messages carry unless
+// WalletServiceDeps.BotName names another.
+const DefaultName = "POAP bot"
 
-// SignatureError says which address a signature recovered to, and which
-// address the challenge wanted. It matches ErrSignatureMismatch with
-// errors.Is.
-type SignatureError struct {
-	Recovered string
-	Want      string
+// NewWalletService returns the wallet service. It returns an error wrapping
+// ErrMissingDependency when Members or Wallets is nil.
+func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
+	if err := missing("wallet service", "Members", d.Members, "Wallets", d.Wallets); err != nil {
+		return nil, err
+	}
+	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, wallets: d.Wallets,
+		events: d.Events, name: d.BotName}
+	if s.events == nil {
+		s.events = NopEvents{}
+	}
+	if s.name == "" {
+		s.name = DefaultName
+	}
+	return s, nil
 }
-
-func (e *SignatureError) Error() string {
-	return "signature recovers to " + e.Recovered + ", want " + e.Want
-}
-
-// Is makes errors.Is(err, ErrSignatureMismatch) true.
-func (e *SignatureError) Is(target error) bool { return target == ErrSignatureMismatch }
 
 // The actions of the audit log written by linking. Details never hold a
 // signature, a nonce or a member's name.
@@ -55,9 +66,9 @@ const (
 	AuditMemberForgotten = "member forgotten"
 )
 
-// WalletStore is what wallet linking needs from stored state, beside Store.
-// Every method is one atomic step (one transaction) that also writes its
-// audit entries. storage.DB satisfies it.
+// WalletStore is what wallet linking needs from stored state, beside
+// MemberStore. Every method is one atomic step (one transaction) that also
+// writes its audit entries. storage.DB satisfies it.
 type WalletStore interface {
 	// LinkWallet upserts the user u and links the wallet w to them unless
 	// they linked w.Value already (the existing wallet is returned, with
@@ -124,11 +135,11 @@ type Forgotten struct {
 	Challenges int
 }
 
-// Events is told about changes to verified wallets, after they are stored.
-// Role and group gating subscribes to re-evaluate the members concerned;
-// until then, NopEvents ignores them. Implementations must not block for
-// long: they run inside the member's command.
-type Events interface {
+// WalletEvents is told about changes to verified wallets, after they are
+// stored. Role and group gating subscribes to re-evaluate the members
+// concerned. Implementations must not block for long: they run inside the
+// member's command.
+type WalletEvents interface {
 	// WalletVerified: w was proven by user; moved are the wallets of the
 	// platform that held the same address before and lost it.
 	WalletVerified(ctx context.Context, user User, w Wallet, moved []Wallet)
@@ -164,12 +175,8 @@ type LinkResult struct {
 // challenge to sign; e-mails can receive mints but cannot be verified, so
 // they get none. Errors: *WalletError (ErrInvalidWallet) for bad input, or
 // the store's error.
-func (s *Service) Link(ctx context.Context, m Member, input string) (LinkResult, error) {
+func (s *WalletService) Link(ctx context.Context, m Member, input string) (LinkResult, error) {
 	kind, value, err := ParseWallet(input)
-	if err != nil {
-		return LinkResult{}, err
-	}
-	ls, err := s.linkStore()
 	if err != nil {
 		return LinkResult{}, err
 	}
@@ -179,21 +186,78 @@ func (s *Service) Link(ctx context.Context, m Member, input string) (LinkResult,
 			return LinkResult{}, err
 		}
 	}
-	linked, err := ls.LinkWallet(ctx, m.user(), Wallet{Kind: kind, Value: value}, c)
+	linked, err := s.wallets.LinkWallet(ctx, m.user(), Wallet{Kind: kind, Value: value}, c)
 	if err != nil {
 		return LinkResult{}, wrap("link", err)
 	}
 	return LinkResult{Wallet: linked.Wallet, AlreadyLinked: linked.Existed, Challenge: linked.Challenge}, nil
 }
 
-// errNoLinkStore is returned by the linking methods of a Service whose
-// store does not implement WalletStore.
-var errNoLinkStore = errors.New("the store cannot link wallets")
-
-// linkStore returns the store as a WalletStore.
-func (s *Service) linkStore() (WalletStore, error) {
-	if s.links == nil {
-		return nil, errNoLinkStore
+// Wallets lists the member's wallets, the primary first. A member who
+// linked nothing has none, and no error. It returns the store's error.
+func (s *WalletService) Wallets(ctx context.Context, m Member) ([]Wallet, error) {
+	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
 	}
-	return s.links, nil
+	if err != nil {
+		return nil, wrap("wallets", err)
+	}
+	wallets, err := s.members.Wallets(ctx, user.ID)
+	if err != nil {
+		return nil, wrap("wallets", err)
+	}
+	return wallets, nil
+}
+
+// Unlink removes the member's wallet named by wallet (as /link took it),
+// or all their wallets when wallet is empty or "all". When the primary
+// goes, the oldest remaining wallet becomes primary. Events learn of the
+// removal (gating re-evaluates the member there). Errors: *WalletError for
+// a malformed wallet, ErrNotLinked when the member has no wallet,
+// ErrWalletNotLinked when they did not link that one.
+func (s *WalletService) Unlink(ctx context.Context, m Member, wallet string) (Unlinked, error) {
+	value := ""
+	if w := strings.TrimSpace(wallet); w != "" && !strings.EqualFold(w, "all") {
+		var err error
+		if _, value, err = ParseWallet(w); err != nil {
+			return Unlinked{}, err
+		}
+	}
+	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
+	if errors.Is(err, ErrNotFound) {
+		return Unlinked{}, ErrNotLinked
+	}
+	if err != nil {
+		return Unlinked{}, wrap("unlink", err)
+	}
+	u, err := s.wallets.UnlinkWallets(ctx, user.ID, value)
+	switch {
+	case errors.Is(err, ErrNotFound) && value == "":
+		return Unlinked{}, ErrNotLinked
+	case errors.Is(err, ErrNotFound):
+		return Unlinked{}, ErrWalletNotLinked
+	case err != nil:
+		return Unlinked{}, wrap("unlink", err)
+	}
+	s.events.WalletUnlinked(ctx, u.User, u.Removed)
+	return u, nil
+}
+
+// Forget deletes everything stored about the member: their profile,
+// wallets and challenges. The audit log keeps its entries without naming
+// them, and notes that a member was forgotten. A member with nothing
+// stored gets a zero Forgotten and no error. It returns the store's error.
+func (s *WalletService) Forget(ctx context.Context, m Member) (Forgotten, error) {
+	f, err := s.wallets.ForgetUser(ctx, m.Platform, m.ExternalID)
+	if errors.Is(err, ErrNotFound) {
+		return Forgotten{}, nil
+	}
+	if err != nil {
+		return Forgotten{}, wrap("forget", err)
+	}
+	if len(f.Wallets) > 0 {
+		s.events.WalletUnlinked(ctx, f.User, f.Wallets)
+	}
+	return f, nil
 }

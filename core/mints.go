@@ -39,14 +39,14 @@ const (
 )
 
 // claimMint mints the drop to wallet through the member's link.
-func (s *Service) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
+func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
 	for range maxMintLinks {
-		link, again, err := s.drops.ClaimMintLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
+		link, again, err := s.mintLinks.ClaimMintLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
 		if err != nil {
 			return ClaimResult{}, s.claimError(d, wallet, err)
 		}
 		if !again {
-			s.audit(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
+			s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
 		}
 		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
 			// The member was given this link to mint themselves before
@@ -85,8 +85,8 @@ func (s *Service) claimMint(ctx context.Context, d Drop, user User, wallet strin
 
 // sendMint records the mint, sends it, and records its outcome; an outcome
 // the answer does not tell is read from the link's claim status.
-func (s *Service) sendMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
-	begun, err := s.drops.BeginMint(ctx, link.ID, wallet, s.clock.Now())
+func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	begun, err := s.mintLinks.BeginMint(ctx, link.ID, wallet, s.clock.Now())
 	switch {
 	case errors.Is(err, ErrWalletClaimed):
 		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletClaimed}
@@ -98,7 +98,7 @@ func (s *Service) sendMint(ctx context.Context, d Drop, link *MintLink, wallet s
 		return 0, wrap("claim", err)
 	}
 	*link = begun
-	tx, err := s.dropIssuer.Mint(ctx, link.QRHash, wallet)
+	tx, err := s.issuer.Mint(ctx, link.QRHash, wallet)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	switch {
@@ -129,9 +129,9 @@ func (s *Service) sendMint(ctx context.Context, d Drop, link *MintLink, wallet s
 // Within MintGrace that claim may still be running, so nothing is sent: the
 // status may only confirm the mint. After it, the mint is settled from the
 // status, and sent afresh when the link is still unclaimed.
-func (s *Service) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+func (s *DropService) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
 	if s.clock.Now().Sub(link.UpdatedAt) < MintGrace {
-		st, err := s.dropIssuer.ClaimStatus(ctx, link.QRHash)
+		st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 		if err == nil && st.ClaimedBy(mintWallet(*link, wallet)) {
 			s.finish(ctx, d, link, MintLinkMinted, "")
 			return mintDone, nil
@@ -156,11 +156,11 @@ func mintWallet(link MintLink, wallet string) string {
 
 // settle reads the link's claim status and records what it says. When the
 // status cannot be read, the link stays minting (mintPending).
-func (s *Service) settle(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
-	st, err := s.dropIssuer.ClaimStatus(ctx, link.QRHash)
+func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 	if err != nil {
 		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
-		s.audit(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
+		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
 	}
 	switch {
@@ -181,8 +181,8 @@ func (s *Service) settle(ctx context.Context, d Drop, link *MintLink, wallet str
 // finish records the outcome of the link's mint, on link too, and audits
 // it. A failure to record is logged: the link stays minting, and
 // ReconcileMints or the member's next claim settles it from the status.
-func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string) {
-	if err := s.drops.FinishMint(ctx, link.ID, state, tx, s.clock.Now()); err != nil {
+func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string) {
+	if err := s.mintLinks.FinishMint(ctx, link.ID, state, tx, s.clock.Now()); err != nil {
 		s.log.Error("mint outcome not recorded", "event", d.EventID, "link", link.ID, "state", state, "err", err)
 		return
 	}
@@ -198,7 +198,7 @@ func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state Mint
 	if tx != "" {
 		detail += ", transaction " + tx
 	}
-	s.audit(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
+	s.record(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
 }
 
 // ReconcileMints settles the mints left under way by a crash or a lost
@@ -207,11 +207,8 @@ func (s *Service) finish(ctx context.Context, d Drop, link *MintLink, state Mint
 // nothing is sent here). Call it at start-up and on a schedule. It returns
 // how many links it settled, and the failures joined; links whose status
 // cannot be read stay minting for the next run.
-func (s *Service) ReconcileMints(ctx context.Context) (int, error) {
-	if _, _, err := s.dropDeps(); err != nil {
-		return 0, err
-	}
-	links, err := s.drops.PendingMints(ctx)
+func (s *DropService) ReconcileMints(ctx context.Context) (int, error) {
+	links, err := s.mintLinks.PendingMints(ctx)
 	if err != nil {
 		return 0, wrap("reconcile mints", err)
 	}
@@ -233,14 +230,6 @@ func (s *Service) ReconcileMints(ctx context.Context) (int, error) {
 		s.log.Info("interrupted mints reconciled", "settled", settled, "left", len(links)-settled)
 	}
 	return settled, errors.Join(errs...)
-}
-
-// ptrValue returns *p, or zero for nil.
-func ptrValue(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // linkRef names a link in the audit log: by the drop's event id (or its

@@ -8,7 +8,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-func TestService_DropPlaces(t *testing.T) {
+func TestDropService_DropPlaces(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.issuer.addEvent(eventID, editCode, 5, 0)

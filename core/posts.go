@@ -38,8 +38,9 @@ type Post struct {
 	UpdatedAt time.Time
 }
 
-// PostStore is what /distribute needs beside DropStore (storage.DB has it).
-// Every method is one atomic step.
+// PostStore is what the drop service needs from stored state about the
+// posts it published (claim messages) and the low-stock notices beside
+// them. Every method is one atomic step.
 type PostStore interface {
 	// AddPost records a published post of p.DropID; recording the same
 	// message again replaces it. The count it shows is stored as not
@@ -52,8 +53,13 @@ type PostStore interface {
 	// shown, in one conditional step per post: a change is returned to one
 	// caller only, however many race.
 	ChangedPosts(ctx context.Context, at time.Time) ([]Post, error)
-	// DropByID returns the drop, removed or not, or ErrNotFound.
-	DropByID(ctx context.Context, dropID int64) (Drop, error)
+	// TakeLowStockPosts returns the posts of the drops, not removed, whose
+	// shortage NoteLowStock noted and whose notice is still due, and
+	// marks each drop's notice given, in one conditional step per drop: a
+	// shortage goes to one caller only, however many race. A drop with
+	// no post keeps its notice due until it has one. With an error, it
+	// returns the posts of the drops it marked before.
+	TakeLowStockPosts(ctx context.Context) ([]Post, error)
 }
 
 // Distribution is what /distribute publishes: a drop and its stock.
@@ -68,10 +74,6 @@ type PostState struct {
 	Drop    Drop
 	Stock   Stock
 }
-
-// errNoPosts is returned by the post methods of a Service whose store does
-// not implement PostStore.
-var errNoPosts = errors.New("the service cannot keep posts: the store does not implement PostStore")
 
 // DropSubject is the subject of a drop's claim message: "drop:<event id>".
 func DropSubject(eventID int64) string { return "drop:" + strconv.FormatInt(eventID, 10) }
@@ -96,7 +98,7 @@ func SubjectDrop(s string) (eventID int64, ok bool) {
 // distributed: its message says so. The moderator is audited. Errors: a
 // *DropError with ErrNoSuchDrop or ErrDropRemoved, a *ChoiceError, or the
 // store's error.
-func (s *Service) Distribute(ctx context.Context, moderator Member, p Place, eventID int64) (Distribution, error) {
+func (s *DropService) Distribute(ctx context.Context, moderator Member, p Place, eventID int64) (Distribution, error) {
 	var (
 		d   Drop
 		err error
@@ -109,7 +111,7 @@ func (s *Service) Distribute(ctx context.Context, moderator Member, p Place, eve
 	if err != nil {
 		return Distribution{}, err
 	}
-	stock, err := s.drops.Stock(ctx, d.ID)
+	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return Distribution{}, wrap("distribute", err)
 	}
@@ -119,11 +121,8 @@ func (s *Service) Distribute(ctx context.Context, moderator Member, p Place, eve
 
 // placeOpenDrop returns the place's one drop open for claims, or a
 // *ChoiceError.
-func (s *Service) placeOpenDrop(ctx context.Context, p Place) (Drop, error) {
-	if _, _, err := s.dropDeps(); err != nil {
-		return Drop{}, err
-	}
-	tenant, err := s.store.UpsertTenant(ctx, p.tenant())
+func (s *DropService) placeOpenDrop(ctx context.Context, p Place) (Drop, error) {
+	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
 	if err != nil {
 		return Drop{}, wrap("distribute", err)
 	}
@@ -134,18 +133,14 @@ func (s *Service) placeOpenDrop(ctx context.Context, p Place) (Drop, error) {
 // was published, and the intro it shows above its count, so that
 // PostUpdates keeps it current. Errors: a *DropError with ErrNoSuchDrop
 // (the drop is unknown or was removed since), or the store's error.
-func (s *Service) RecordPost(ctx context.Context, ref PostRef, eventID int64, intro string) error {
-	ps, err := s.postStore()
-	if err != nil {
-		return err
-	}
+func (s *DropService) RecordPost(ctx context.Context, ref PostRef, eventID int64, intro string) error {
 	d, err := s.placeDrop(ctx, Place{Platform: ref.Platform, ExternalID: ref.Place}, eventID, false)
 	if err != nil {
 		return err
 	}
 	now := s.clock.Now()
 	p := Post{DropID: d.ID, Ref: ref, Subject: DropSubject(d.EventID), Intro: intro, CreatedAt: now, UpdatedAt: now}
-	if err := ps.AddPost(ctx, p); err != nil {
+	if err := s.posts.AddPost(ctx, p); err != nil {
 		return wrap("record post", err)
 	}
 	return nil
@@ -156,12 +151,8 @@ func (s *Service) RecordPost(ctx context.Context, ref PostRef, eventID int64, in
 // may call it at once), with what they are to show. Posts of removed drops
 // are left as they are. It returns the states it could read with the
 // store's errors joined.
-func (s *Service) PostUpdates(ctx context.Context) ([]PostState, error) {
-	ps, err := s.postStore()
-	if err != nil {
-		return nil, err
-	}
-	posts, err := ps.ChangedPosts(ctx, s.clock.Now())
+func (s *DropService) PostUpdates(ctx context.Context) ([]PostState, error) {
+	posts, err := s.posts.ChangedPosts(ctx, s.clock.Now())
 	if err != nil {
 		return nil, wrap("post updates", err)
 	}
@@ -170,12 +161,12 @@ func (s *Service) PostUpdates(ctx context.Context) ([]PostState, error) {
 		errs []error
 	)
 	for _, p := range posts {
-		d, err := ps.DropByID(ctx, p.DropID)
+		d, err := s.drops.DropByID(ctx, p.DropID)
 		if err != nil {
 			errs = append(errs, wrap("post updates", err))
 			continue
 		}
-		stock, err := s.drops.Stock(ctx, p.DropID)
+		stock, err := s.mintLinks.Stock(ctx, p.DropID)
 		if err != nil {
 			errs = append(errs, wrap("post updates", err))
 			continue
@@ -186,13 +177,4 @@ func (s *Service) PostUpdates(ctx context.Context) ([]PostState, error) {
 		out = append(out, PostState{Ref: p.Ref, Subject: p.Subject, Intro: p.Intro, Drop: d, Stock: stock})
 	}
 	return out, errors.Join(errs...)
-}
-
-// postStore returns the post store.
-func (s *Service) postStore() (PostStore, error) {
-	ps, ok := s.store.(PostStore)
-	if !ok || s.drops == nil {
-		return nil, errNoPosts
-	}
-	return ps, nil
 }

@@ -1,0 +1,92 @@
+package core_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
+)
+
+// TestNewServices_MissingDependency checks that every service refuses, at
+// construction, each dependency it needs left out (nil, or a nil pointer
+// of a store that was never opened), and accepts the full set.
+func TestNewServices_MissingDependency(t *testing.T) {
+	store := coretest.NewMemStore()
+	var unopened *coretest.MemStore
+	issuer := newDropIssuer()
+	constructors := map[string]func(drop string, nilValue bool) error{
+		"WalletService": func(drop string, nilValue bool) error {
+			d := core.WalletServiceDeps{Members: store, Wallets: walletStore{}}
+			switch drop {
+			case "Members":
+				d.Members = pick[core.MemberStore](nilValue, unopened)
+			case "Wallets":
+				d.Wallets = pick[core.WalletStore](nilValue, (*walletStore)(nil))
+			}
+			_, err := core.NewWalletService(d)
+			return err
+		},
+		"CollectionService": func(drop string, nilValue bool) error {
+			d := core.CollectionServiceDeps{Members: store, Scanner: &fakeIssuer{}}
+			switch drop {
+			case "Members":
+				d.Members = pick[core.MemberStore](nilValue, unopened)
+			case "Scanner":
+				d.Scanner = pick[core.Scanner](nilValue, (*fakeIssuer)(nil))
+			}
+			_, err := core.NewCollectionService(d)
+			return err
+		},
+		"DropService": func(drop string, nilValue bool) error {
+			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer}
+			switch drop {
+			case "Members":
+				d.Members = pick[core.MemberStore](nilValue, unopened)
+			case "Drops":
+				d.Drops = pick[core.DropStore](nilValue, unopened)
+			case "MintLinks":
+				d.MintLinks = pick[core.MintLinkStore](nilValue, unopened)
+			case "Posts":
+				d.Posts = pick[core.PostStore](nilValue, unopened)
+			case "Audit":
+				d.Audit = pick[core.AuditLog](nilValue, unopened)
+			case "Issuer":
+				d.Issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
+			}
+			_, err := core.NewDropService(d)
+			return err
+		},
+	}
+	required := map[string][]string{
+		"WalletService":     {"Members", "Wallets"},
+		"CollectionService": {"Members", "Scanner"},
+		"DropService":       {"Members", "Drops", "MintLinks", "Posts", "Audit", "Issuer"},
+	}
+	for service, build := range constructors {
+		if err := build("", false); err != nil {
+			t.Errorf("New%s(every dependency) = %v, want nil", service, err)
+		}
+		for _, dep := range required[service] {
+			for _, nilValue := range []bool{true, false} {
+				err := build(dep, nilValue)
+				if !errors.Is(err, core.ErrMissingDependency) {
+					t.Errorf("New%s(without %s, nil interface %v) = %v, want ErrMissingDependency", service, dep, nilValue, err)
+				}
+			}
+		}
+	}
+}
+
+// pick returns the nil interface when nilValue is set, else the interface
+// holding the nil pointer p.
+func pick[I any](nilValue bool, p I) I {
+	if nilValue {
+		var zero I
+		return zero
+	}
+	return p
+}
+
+// walletStore stands in for a core.WalletStore that is never called.
+type walletStore struct{ core.WalletStore }

@@ -1,0 +1,161 @@
+package coretest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// Services are the core's services, built together for tests of the layers
+// above the core. The struct has the fields of bot.Services, so a test can
+// convert it: bot.Services(coretest.NewServices(...)).
+type Services struct {
+	Wallets     *core.WalletService
+	Collections *core.CollectionService
+	Drops       *core.DropService
+}
+
+// Store is every store the services consume beside wallet linking:
+// MemStore is one, and so is storage.DB.
+type Store interface {
+	core.MemberStore
+	core.AuditLog
+	core.DropStore
+	core.MintLinkStore
+	core.PostStore
+}
+
+// Deps are what a test chooses of the services; NewServices fills the rest.
+type Deps struct {
+	// Store holds members, drops and posts; nil is a new MemStore.
+	Store Store
+	// Wallets links wallets; nil refuses every link (see NoWallets).
+	Wallets core.WalletStore
+	// Scanner reads holdings; nil reads none (see NoHoldings).
+	Scanner core.Scanner
+	// Issuer issues drops; nil knows none (see NoDrops).
+	Issuer  core.DropIssuer
+	Events  core.WalletEvents
+	MintURL string
+	BotName string
+	Clock   core.Clock
+	Logger  *slog.Logger
+}
+
+// NewServices builds the core's services from d. It panics on an error,
+// which only a wiring mistake in the test can cause.
+func NewServices(d Deps) Services {
+	if d.Store == nil {
+		d.Store = NewMemStore()
+	}
+	if d.Wallets == nil {
+		d.Wallets = NoWallets{}
+	}
+	if d.Scanner == nil {
+		d.Scanner = NoHoldings{}
+	}
+	if d.Issuer == nil {
+		d.Issuer = NoDrops{}
+	}
+	wallets, err := core.NewWalletService(core.WalletServiceDeps{
+		Members: d.Store, Wallets: d.Wallets, Events: d.Events, BotName: d.BotName, Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
+	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: d.Store, Scanner: d.Scanner})
+	must(err)
+	drops, err := core.NewDropService(core.DropServiceDeps{
+		Members: d.Store, Drops: d.Store, MintLinks: d.Store, Posts: d.Store, Audit: d.Store,
+		Issuer: d.Issuer, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
+	return Services{Wallets: wallets, Collections: collections, Drops: drops}
+}
+
+func must(err error) {
+	if err != nil {
+		panic("coretest: " + err.Error())
+	}
+}
+
+// errNotInTest is what the stand-ins answer: the test did not set up what
+// was asked of them.
+var errNotInTest = errors.New("coretest: not set up in this test")
+
+// NoWallets is a core.WalletStore for tests that link no wallet: every
+// method fails.
+type NoWallets struct{}
+
+// LinkWallet fails.
+func (NoWallets) LinkWallet(context.Context, core.User, core.Wallet, *core.Challenge) (core.Linked, error) {
+	return core.Linked{}, errNotInTest
+}
+
+// ChallengeByNonce finds none.
+func (NoWallets) ChallengeByNonce(context.Context, string) (core.Challenge, error) {
+	return core.Challenge{}, core.ErrNotFound
+}
+
+// RecentChallenges finds none.
+func (NoWallets) RecentChallenges(context.Context, int64, int) ([]core.Challenge, error) {
+	return nil, nil
+}
+
+// UseChallenge finds none.
+func (NoWallets) UseChallenge(context.Context, string, string, time.Time) (core.Verification, error) {
+	return core.Verification{}, core.ErrNoChallenge
+}
+
+// UnlinkWallets finds nothing to unlink.
+func (NoWallets) UnlinkWallets(context.Context, int64, string) (core.Unlinked, error) {
+	return core.Unlinked{}, core.ErrNotFound
+}
+
+// ForgetUser finds nobody.
+func (NoWallets) ForgetUser(context.Context, core.Platform, string) (core.Forgotten, error) {
+	return core.Forgotten{}, core.ErrNotFound
+}
+
+// NoHoldings is a core.Scanner of wallets that hold nothing.
+type NoHoldings struct{}
+
+// Holdings returns none.
+func (NoHoldings) Holdings(context.Context, string) ([]core.Holding, error) { return nil, nil }
+
+// NoDrops is a core.DropIssuer that knows no drop.
+type NoDrops struct{}
+
+// ValidateEditCode knows no drop.
+func (NoDrops) ValidateEditCode(context.Context, int64, core.Secret) (bool, error) {
+	return false, core.ErrUnknownEvent
+}
+
+// DropDetails knows no drop.
+func (NoDrops) DropDetails(context.Context, int64) (core.DropDetails, error) {
+	return core.DropDetails{}, core.ErrUnknownEvent
+}
+
+// MintLinks knows no drop.
+func (NoDrops) MintLinks(context.Context, int64, core.Secret) ([]core.ImportedMintLink, error) {
+	return nil, core.ErrUnknownEvent
+}
+
+// ClaimStatus fails.
+func (NoDrops) ClaimStatus(context.Context, string) (core.MintLinkStatus, error) {
+	return core.MintLinkStatus{}, errNotInTest
+}
+
+// Mint fails.
+func (NoDrops) Mint(context.Context, string, string) (string, error) { return "", errNotInTest }
+
+// RequestMintLinks knows no drop.
+func (NoDrops) RequestMintLinks(context.Context, int64, core.Secret, int) error {
+	return core.ErrUnknownEvent
+}
+
+// PendingMintLinkRequests knows no drop.
+func (NoDrops) PendingMintLinkRequests(context.Context, int64) (int, error) {
+	return 0, core.ErrUnknownEvent
+}
