@@ -30,7 +30,7 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 	if id < 0 {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
-	opts := core.ClaimOptions{EventID: id, Codeword: req.String("codeword"), MemberRoles: req.Roles}
+	opts := core.ClaimOptions{EventID: id, Codeword: req.Text("codeword"), MemberRoles: req.Roles}
 	res, err := b.drops.Claim(ctx, member(req), place(req), opts)
 	if err != nil {
 		return Reply{}, err

@@ -159,8 +159,8 @@ type Request struct {
 	Options map[string]string
 }
 
-// String returns the option's text, or "".
-func (r *Request) String(name string) string { return r.Options[name] }
+// Text returns the option's text as given, or "" when it was not.
+func (r *Request) Text(name string) string { return r.Options[name] }
 
 // Int returns the option as an integer, with ok false when it was not given.
 // A value that is not a whole number is an *OptionError.

@@ -38,7 +38,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 	if id < 0 {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
-	intro := strings.TrimSpace(req.String("message"))
+	intro := strings.TrimSpace(req.Text("message"))
 	if utf8.RuneCountInString(intro) > maxPostMessage {
 		return Reply{}, &OptionError{Option: "message", Reason: fmt.Sprintf("is too long: at most %d characters", maxPostMessage)}
 	}
@@ -46,7 +46,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	channel := channelID(req.String("channel"))
+	channel := channelID(req.Text("channel"))
 	post := claimPost(channel, intro, dist.Drop, dist.Stock)
 	text := fmt.Sprintf("Posted the claim message for %s in %s. Its count of links left follows the claims.",
 		dropTitle(dist.Drop), channelText(req, channel))

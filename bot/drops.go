@@ -81,15 +81,15 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 	if err != nil {
 		return core.AddDropOptions{}, err
 	}
-	code := strings.TrimSpace(req.String("edit_code"))
+	code := strings.TrimSpace(req.Text("edit_code"))
 	if code == "" {
 		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
 	}
 	opts := core.AddDropOptions{
-		EventID: event, EditCode: core.Secret(code), Codeword: req.String("codeword"),
-		RequiredRole: roleID(req.String("required_role")),
+		EventID: event, EditCode: core.Secret(code), Codeword: req.Text("codeword"),
+		RequiredRole: roleID(req.Text("required_role")),
 	}
-	switch d := strings.ToLower(strings.TrimSpace(req.String("delivery"))); d {
+	switch d := strings.ToLower(strings.TrimSpace(req.Text("delivery"))); d {
 	case "", "auto", "link", "mint":
 		opts.Delivery = core.Delivery(d)
 	default:
@@ -139,7 +139,7 @@ var timeLayouts = []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02T15:04",
 
 // timeOption reads a time option, or nil when it was not given.
 func timeOption(req *Request, name string) (*time.Time, error) {
-	s := strings.TrimSpace(req.String(name))
+	s := strings.TrimSpace(req.Text(name))
 	if s == "" {
 		return nil, nil
 	}

@@ -165,7 +165,7 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 		return "Claims for " + title + " closed on " + when(*d.Ends) + ". Sorry, this one is over.", true
 	case errors.Is(err, core.ErrClaimEnded):
 		return "Claims for " + title + " are closed. Sorry, this one is over.", true
-	case errors.Is(err, core.ErrWrongCodeword) && strings.TrimSpace(req.String("codeword")) == "":
+	case errors.Is(err, core.ErrWrongCodeword) && strings.TrimSpace(req.Text("codeword")) == "":
 		return title + " needs a codeword, which the organisers share. Claim with " + codeSpan("/claim "+fmt.Sprint(d.EventID)+" <codeword>") + ".", true
 	case errors.Is(err, core.ErrWrongCodeword):
 		return "That is not the codeword of " + title + ". Check it with the organisers and try again: " +

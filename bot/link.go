@@ -39,7 +39,7 @@ func member(req *Request) core.Member {
 
 // link links a wallet and shows how to prove it.
 func (b *Bot) link(ctx context.Context, req *Request) (Reply, error) {
-	res, err := b.wallets.Link(ctx, member(req), req.String("wallet"))
+	res, err := b.wallets.Link(ctx, member(req), req.Text("wallet"))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -91,7 +91,7 @@ func (b *Bot) challengeText(c core.Challenge) string {
 
 // verify completes the caller's pending challenge.
 func (b *Bot) verify(ctx context.Context, req *Request) (Reply, error) {
-	w, err := b.wallets.Verify(ctx, member(req), req.String("signature"))
+	w, err := b.wallets.Verify(ctx, member(req), req.Text("signature"))
 	if err != nil {
 		return Reply{}, err
 	}

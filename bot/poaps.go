@@ -33,7 +33,7 @@ func (b *Bot) poaps(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	q := core.CollectionQuery{Wallet: strings.TrimSpace(req.String("wallet")), MemberExternalID: req.String("member")}
+	q := core.CollectionQuery{Wallet: strings.TrimSpace(req.Text("wallet")), MemberExternalID: req.Text("member")}
 	if name, ok := strings.CutPrefix(q.Wallet, "@"); ok {
 		q.Wallet, q.MemberName = "", name
 	}

@@ -76,7 +76,7 @@ func walletState(w core.Wallet) string {
 
 // unlink removes one wallet or all of them.
 func (b *Bot) unlink(ctx context.Context, req *Request) (Reply, error) {
-	u, err := b.wallets.Unlink(ctx, member(req), req.String("wallet"))
+	u, err := b.wallets.Unlink(ctx, member(req), req.Text("wallet"))
 	if err != nil {
 		return Reply{}, err
 	}
