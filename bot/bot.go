@@ -22,7 +22,7 @@ type Options struct {
 	Name string
 	// PublicURL is the public base URL of the web server (PUBLIC_URL).
 	// When set, /link replies carry a button to the verification page,
-	// <PublicURL>/verify/<nonce>; when empty, they carry none.
+	// core.VerificationURL; when empty, they carry none.
 	PublicURL string
 	// CommandTimeout bounds one command, also while the process shuts
 	// down. Default 30 s.

@@ -79,7 +79,8 @@ func linkText(err error) (string, bool) {
 	case errors.Is(err, core.ErrNoChallenge):
 		return "There's no wallet waiting for verification. Start with " + codeSpan("/link <wallet>") + ".", true
 	case errors.Is(err, core.ErrChallengeExpired):
-		return "That challenge expired after 10 minutes. Run " + codeSpan("/link <wallet>") + " again for a fresh one.", true
+		return fmt.Sprintf("That challenge expired after %d minutes. Run %s again for a fresh one.",
+			int(core.ChallengeTTL.Minutes()), codeSpan("/link <wallet>")), true
 	case errors.Is(err, core.ErrChallengeUsed):
 		return "That challenge was used already: a signature counts only once. " + codeSpan("/wallet") +
 			" shows what is verified; to verify another wallet, start with " + codeSpan("/link <wallet>") + ".", true

@@ -47,7 +47,7 @@ func (b *Bot) link(ctx context.Context, req *Request) (Reply, error) {
 	if res.Challenge != nil {
 		reply.Text += "\n\n" + b.challengeText(*res.Challenge)
 		if b.publicURL != "" {
-			reply.Buttons = []Button{{Label: "Verify in your browser", URL: b.publicURL + "/verify/" + res.Challenge.Nonce}}
+			reply.Buttons = []Button{{Label: "Verify in your browser", URL: core.VerificationURL(b.publicURL, res.Challenge.Nonce)}}
 		}
 	}
 	return reply, nil

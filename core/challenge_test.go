@@ -63,3 +63,12 @@ func TestNewNonce(t *testing.T) {
 		}
 	}
 }
+
+func TestVerificationURL(t *testing.T) {
+	const nonce = "00112233445566778899aabbccddeeff"
+	for _, base := range []string{"https://bot.example.org", "https://bot.example.org/"} {
+		if got, want := VerificationURL(base, nonce), "https://bot.example.org/verify/"+nonce; got != want {
+			t.Errorf("VerificationURL(%q, nonce) = %q, want %q", base, got, want)
+		}
+	}
+}

@@ -133,9 +133,9 @@ func browserServer(t *testing.T, v Verifier, account string) string {
 	t.Helper()
 	page := NewVerificationHandler(v, "", nil)
 	mux := http.NewServeMux()
-	mux.Handle(VerificationPath, page)
+	mux.Handle(core.VerificationPath, page)
 	if account != "" {
-		mux.Handle("GET "+VerificationPath+"{nonce}", injectProvider(page))
+		mux.Handle("GET "+core.VerificationPath+"{nonce}", injectProvider(page))
 		mux.HandleFunc("GET /test-provider.js", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/javascript")
 			fmt.Fprintf(w, testProviderJS, account)

@@ -18,11 +18,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// VerificationPath is where the wallet-verification pages live: the page of
-// a challenge is VerificationPath + nonce, its script VerificationPath +
-// "app.js".
-const VerificationPath = "/verify/"
-
 // verifierTimeout bounds one call to the Verifier, well inside the server's
 // 30 s write timeout.
 const verifierTimeout = 10 * time.Second
@@ -72,21 +67,14 @@ func cspHash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// VerificationURL returns the address of the verification page of the
-// challenge with that nonce below publicURL (PUBLIC_URL), as /link replies
-// carry it.
-func VerificationURL(publicURL, nonce string) string {
-	return strings.TrimRight(publicURL, "/") + VerificationPath + url.PathEscape(nonce)
-}
-
 // HandleVerification mounts the wallet-verification page of v on the server
-// at VerificationPath (see NewVerificationHandler). publicURL is PUBLIC_URL.
+// at core.VerificationPath (see NewVerificationHandler). publicURL is PUBLIC_URL.
 func (s *Server) HandleVerification(v Verifier, publicURL string) {
-	s.Handle(VerificationPath, NewVerificationHandler(v, publicURL, s.log))
+	s.Handle(core.VerificationPath, NewVerificationHandler(v, publicURL, s.log))
 }
 
 // NewVerificationHandler returns the handler of the one-click wallet
-// verification, to be mounted at VerificationPath:
+// verification, to be mounted at core.VerificationPath:
 //
 //	GET  /verify/{nonce}  the page: the wallet, the message, a button that
 //	                      asks the browser wallet to sign it, and the /verify
@@ -108,9 +96,9 @@ func NewVerificationHandler(v Verifier, publicURL string, log *slog.Logger) http
 		h.origin = u.Scheme + "://" + u.Host
 	}
 	h.mux = http.NewServeMux()
-	h.mux.HandleFunc("GET "+VerificationPath+"app.js", h.script)
-	h.mux.HandleFunc("GET "+VerificationPath+"{nonce}", h.page)
-	h.mux.HandleFunc("POST "+VerificationPath+"{nonce}", h.submit)
+	h.mux.HandleFunc("GET "+core.VerificationPath+"app.js", h.script)
+	h.mux.HandleFunc("GET "+core.VerificationPath+"{nonce}", h.page)
+	h.mux.HandleFunc("POST "+core.VerificationPath+"{nonce}", h.submit)
 	return h
 }
 

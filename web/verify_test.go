@@ -219,14 +219,6 @@ func TestServer_HandleVerification(t *testing.T) {
 	}
 }
 
-func TestVerificationURL(t *testing.T) {
-	for _, base := range []string{"https://bot.example.org", "https://bot.example.org/"} {
-		if got, want := VerificationURL(base, testNonce), "https://bot.example.org/verify/"+testNonce; got != want {
-			t.Errorf("VerificationURL(%q, nonce) = %q, want %q", base, got, want)
-		}
-	}
-}
-
 // decodeResult reads the JSON answer of a POST.
 func decodeResult(t *testing.T, rec *httptest.ResponseRecorder) submitResult {
 	t.Helper()
