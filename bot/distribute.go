@@ -49,7 +49,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 	channel := channelID(req.Text("channel"))
 	post := claimPost(channel, intro, dist.Drop, dist.Stock)
 	text := fmt.Sprintf("Posted the claim message for %s in %s. Its count of links left follows the claims.",
-		dropTitle(dist.Drop), channelText(req, channel))
+		dropTitle(dist.Drop), channelText(channel))
 	return Reply{Personal: true, Text: text, Post: &post}, nil
 }
 
@@ -99,13 +99,10 @@ func channelID(s string) string {
 	return s
 }
 
-// channelText names the channel of a post the way the platform shows it.
-func channelText(req *Request, channel string) string {
-	switch {
-	case channel == "":
+// channelText names the channel of a post: here, or a mention.
+func channelText(channel string) string {
+	if channel == "" {
 		return "this channel"
-	case req.Platform == core.Discord:
-		return "<#" + channel + ">"
 	}
-	return codeSpan(channel)
+	return ChannelMention(channel)
 }

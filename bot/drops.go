@@ -66,7 +66,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
 	s.WriteString(stockLine(st.Stock) + "\n")
-	s.WriteString(settingsText(req, d))
+	s.WriteString(settingsText(d))
 	if st.Stock.Available == 0 {
 		fmt.Fprintf(&s, "\nIt has no mint links to hand out yet: ask POAP for some with %s.", codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)))
 	} else {
@@ -196,7 +196,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	d := st.Drop
-	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(req, d)
+	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d)
 	if d.RemovedAt != nil {
 		text += "\nStopped on " + when(*d.RemovedAt) + ": no more links are handed out."
 	}
@@ -214,7 +214,7 @@ func stockLine(s core.Stock) string {
 }
 
 // settingsText says how a drop is delivered, when and to whom.
-func settingsText(req *Request, d core.Drop) string {
+func settingsText(d core.Drop) string {
 	var s strings.Builder
 	s.WriteString("Delivery: " + deliveryText(d.Delivery) + "\n")
 	switch {
@@ -234,7 +234,7 @@ func settingsText(req *Request, d core.Drop) string {
 		s.WriteString("\nCodeword: required (" + codeSpan(d.Codeword) + ").")
 	}
 	if d.RequiredRole != "" {
-		s.WriteString("\nOnly for members with " + roleText(req, d.RequiredRole) + ".")
+		s.WriteString("\nOnly for members with " + RoleMention(d.RequiredRole) + ".")
 	}
 	if d.LowStock > 0 {
 		fmt.Fprintf(&s, "\nModerators are told where it is posted when fewer than %d links are left.", d.LowStock)
@@ -250,14 +250,6 @@ func deliveryText(d core.Delivery) string {
 		return "mint — minted straight to each member's primary wallet"
 	}
 	return "auto — minted to the member's primary wallet when one is linked, else their own mint link"
-}
-
-// roleText names a required role the way the platform shows it.
-func roleText(req *Request, role string) string {
-	if req.Platform == core.Discord {
-		return "the role <@&" + role + ">"
-	}
-	return "the role or group " + codeSpan(role)
 }
 
 // dropTitle names a drop: its name and id.

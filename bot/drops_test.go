@@ -58,8 +58,8 @@ func TestBot_Drop_Refusals(t *testing.T) {
 			e.clock.Add(tt.before)
 			e.obs.seen = nil
 			r := e.as(t, tt.who, tt.mod, tt.line, tt.roles...)
-			if !strings.Contains(r.Text, tt.want) {
-				t.Errorf("%s: %s = %q, want it to contain %q", tt.name, tt.line, r.Text, tt.want)
+			if text := shown(r); !strings.Contains(text, tt.want) {
+				t.Errorf("%s: %s = %q, want it to contain %q", tt.name, tt.line, text, tt.want)
 			}
 			if len(e.obs.seen) != 1 || !strings.HasSuffix(e.obs.seen[0], "/"+tt.outcome) {
 				t.Errorf("%s: observed %v, want one %s", tt.name, e.obs.seen, tt.outcome)

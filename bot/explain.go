@@ -172,7 +172,7 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 		return "That is not the codeword of " + title + ". Check it with the organisers and try again: " +
 			codeSpan("/claim "+fmt.Sprint(d.EventID)+" <codeword>") + ".", true
 	case errors.Is(err, core.ErrMissingRole):
-		return title + " is only for members with " + roleText(req, d.RequiredRole) + ". Once you have it, run " + claimLine + " again.", true
+		return title + " is only for members with " + RoleMention(d.RequiredRole) + ". Once you have it, run " + claimLine + " again.", true
 	case errors.Is(err, core.ErrNoMintLinksLeft):
 		return "All mint links of " + title + " are taken. Moderators can ask POAP for more with " +
 			codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)) + "; try again later.", true

@@ -71,3 +71,21 @@ func TestPlainText(t *testing.T) {
 		t.Errorf("PlainText() = %q, want %q", got, want)
 	}
 }
+
+func TestRenderMentions(t *testing.T) {
+	tests := []struct{ in, plain string }{
+		{"with " + RoleMention("42") + ".", "with the role or group `42`."},
+		{"in " + ChannelMention("-100") + " and " + MemberMention("7"), "in `-100` and `7`"},
+		{"none here", "none here"},
+		{"half \uE000role:42", "half \uE000role:42"},
+		{"empty \uE000role:\uE001", "empty \uE000role:\uE001"},
+	}
+	for _, tt := range tests {
+		if got := RenderMentions(tt.in, Mention.Plain); got != tt.plain {
+			t.Errorf("RenderMentions(%q, Plain) = %q, want %q", tt.in, got, tt.plain)
+		}
+	}
+	if got, want := PlainText("with "+RoleMention("42")), "with the role or group 42"; got != want {
+		t.Errorf("PlainText(role mention) = %q, want %q", got, want)
+	}
+}

@@ -143,11 +143,18 @@ func (e *linkEnv) linkAndSign(t *testing.T, who, wallet string) string {
 }
 
 // wantText fails the test unless the reply contains every want.
+// shown is the reply's text with its mentions rendered plain, as the
+// console and Telegram show them.
+func shown(r Reply) string { return RenderMentions(r.Text, Mention.Plain) }
+
+// wantText fails the test unless the reply's text, as shown, has every one
+// of wants.
 func wantText(t *testing.T, r Reply, wants ...string) {
 	t.Helper()
+	text := shown(r)
 	for _, want := range wants {
-		if !strings.Contains(r.Text, want) {
-			t.Errorf("reply lacks %q:\n%s", want, r.Text)
+		if !strings.Contains(text, want) {
+			t.Errorf("reply lacks %q:\n%s", want, text)
 		}
 	}
 }

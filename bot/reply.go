@@ -82,11 +82,13 @@ var (
 	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 )
 
-// PlainText renders Markdown-subset text for a plain terminal: links become
-// "label <url>", bold and inline-code marks are dropped, and the lines of a
-// code block are kept exactly as they are (no indent: a challenge message
-// copied from the terminal must be the exact text), with blank lines around.
+// PlainText renders Markdown-subset text for a plain terminal: mentions as
+// Mention.Plain says, links become "label <url>", bold and inline-code
+// marks are dropped, and the lines of a code block are kept exactly as they
+// are (no indent: a challenge message copied from the terminal must be the
+// exact text), with blank lines around.
 func PlainText(s string) string {
+	s = RenderMentions(s, Mention.Plain)
 	var out []string
 	inFence := false
 	for line := range strings.SplitSeq(s, "\n") {

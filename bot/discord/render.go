@@ -40,6 +40,7 @@ type message struct {
 // an embed's thumbnail, the buttons in action rows, the file as an
 // attachment, or a note in the text when Discord would refuse its size.
 func (a *Adapter) render(r bot.Reply) message {
+	r.Text = bot.RenderMentions(r.Text, mention)
 	file, note := attachment(r.File)
 	text, cut := fit(r.Text, maxContent-utf8.RuneCountInString(note))
 	if cut {
@@ -56,6 +57,18 @@ func (a *Adapter) render(r bot.Reply) message {
 		m.embeds = append(m.embeds, &discordgo.MessageEmbed{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: r.Image}})
 	}
 	return m
+}
+
+// mention renders a mention as Discord shows one: <@id>, the role <@&id>,
+// <#id>. Messages carry allowed_mentions, so none of them pings.
+func mention(m bot.Mention) string {
+	switch m.Kind {
+	case bot.MentionMember:
+		return "<@" + m.ID + ">"
+	case bot.MentionRole:
+		return "the role <@&" + m.ID + ">"
+	}
+	return "<#" + m.ID + ">"
 }
 
 // attachment returns the file to attach, or, when it is larger than

@@ -101,6 +101,22 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRender_Mentions: the reply model's mentions become Discord's.
+func TestRender_Mentions(t *testing.T) {
+	a := &Adapter{log: slog.New(slog.DiscardHandler)}
+	tests := []struct{ in, want string }{
+		{"Only for members with " + bot.RoleMention("77") + ".", "Only for members with the role <@&77>."},
+		{"Posted in " + bot.ChannelMention("300") + ".", "Posted in <#300>."},
+		{"Hello " + bot.MemberMention("400") + "!", "Hello <@400>!"},
+		{"No mention: \uE000role:1", "No mention: \uE000role:1"},
+	}
+	for _, tt := range tests {
+		if got := a.render(bot.Reply{Text: tt.in}).content; got != tt.want {
+			t.Errorf("render(%q).content = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // recordTransport records the URL each request leaves with.
 type recordTransport struct{ got []*url.URL }
 

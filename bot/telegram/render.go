@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/poapbot/poapbot/bot"
 )
 
 // maxMessage is the Bot API's limit on a message text, in UTF-16 code
@@ -26,6 +28,7 @@ var escapeHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Rep
 // blocks, [label](url)) as Telegram HTML. Text is escaped before any tag
 // is added, so nothing a member typed can become markup.
 func renderHTML(md string) string {
+	md = bot.RenderMentions(md, bot.Mention.Plain)
 	var (
 		out     []string
 		fence   []string

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/poapbot/poapbot/bot"
 )
 
 func TestRenderHTML(t *testing.T) {
@@ -26,6 +28,9 @@ func TestRenderHTML(t *testing.T) {
 		{"FenceWithLanguage", "```go\nx := 1\n```", "<pre>x := 1</pre>"},
 		{"UnclosedFence", "```\n<x>", "<pre>&lt;x&gt;</pre>"},
 		{"Holding", "1. **Drop 14** · drop #14 · Gnosis", "1. <b>Drop 14</b> · drop #14 · Gnosis"},
+		{"MentionRole", "for members with " + bot.RoleMention("-1001"), "for members with the role or group <code>-1001</code>"},
+		{"MentionChannel", "in " + bot.ChannelMention("-1002") + ".", "in <code>-1002</code>."},
+		{"MentionMember", bot.MemberMention("42") + " <b>", "<code>42</code> &lt;b&gt;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
