@@ -157,7 +157,7 @@ func (b *Bot) Wait(ctx context.Context) error {
 
 // finish turns an error into a reply, logs and counts the outcome.
 func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
-	outcome := "ok"
+	outcome := OutcomeOK
 	if err != nil {
 		reply, outcome = b.explain(req, err)
 	}

@@ -11,11 +11,19 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// Outcomes counted per command.
+// Outcomes of a command, the values of Observer.ObserveCommand's outcome
+// (metric labels: stable and few).
 const (
-	outcomeUserError = "user_error"
-	outcomeForbidden = "forbidden"
-	outcomeError     = "error"
+	// OutcomeOK: the command did what was asked.
+	OutcomeOK = "ok"
+	// OutcomeUserError: the member's input or state was wrong (bad wallet,
+	// no links left, not linked...) and the reply said what to do instead.
+	OutcomeUserError = "user_error"
+	// OutcomeForbidden: the caller may not run the command here.
+	OutcomeForbidden = "forbidden"
+	// OutcomeError: an unexpected failure; the member got an apology and
+	// the log has a line with a correlation id.
+	OutcomeError = "error"
 )
 
 // explain is the one place where an error becomes the words a member reads.
@@ -30,46 +38,46 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		optErr    *OptionError
 	)
 	if text, ok := dropText(req, err); ok {
-		return personal(text, outcomeUserError)
+		return personal(text, OutcomeUserError)
 	}
 	if text, ok := linkText(err); ok {
-		return personal(text, outcomeUserError)
+		return personal(text, OutcomeUserError)
 	}
 	switch {
 	case errors.As(err, &walletErr):
 		return personal("That wallet doesn't look right: "+walletErr.Reason+". "+
-			"Give a 0x address (42 characters), an ENS name like vitalik.eth, or an e-mail address.", outcomeUserError)
+			"Give a 0x address (42 characters), an ENS name like vitalik.eth, or an e-mail address.", OutcomeUserError)
 	case errors.Is(err, core.ErrInvalidWallet):
 		return personal("The issuing service says that is not a valid address. "+
-			"Give a 0x address (42 characters), an ENS name like vitalik.eth, or an e-mail address.", outcomeUserError)
+			"Give a 0x address (42 characters), an ENS name like vitalik.eth, or an e-mail address.", OutcomeUserError)
 	case errors.As(err, &optErr):
-		return personal(optionText(req, optErr), outcomeUserError)
+		return personal(optionText(req, optErr), OutcomeUserError)
 	case errors.Is(err, ErrUnknownCommand):
-		return personal("I don't know the command "+codeSpan("/"+req.Command)+". Type /help to see what I can do.", outcomeUserError)
+		return personal("I don't know the command "+codeSpan("/"+req.Command)+". Type /help to see what I can do.", OutcomeUserError)
 	case errors.Is(err, core.ErrForbidden):
-		return personal("Only moderators can run "+codeSpan("/"+req.Command)+" here.", outcomeForbidden)
+		return personal("Only moderators can run "+codeSpan("/"+req.Command)+" here.", OutcomeForbidden)
 	case errors.Is(err, core.ErrNotLinked):
 		return personal("There is no wallet linked yet. Link one with "+codeSpan("/link <wallet>")+
-			", or name one with the command, for example "+codeSpan("/poaps 0x…")+".", outcomeUserError)
+			", or name one with the command, for example "+codeSpan("/poaps 0x…")+".", OutcomeUserError)
 	case errors.Is(err, core.ErrUnknownMember):
-		return personal("I don't know that member yet: they have not linked a wallet with me.", outcomeUserError)
+		return personal("I don't know that member yet: they have not linked a wallet with me.", OutcomeUserError)
 	case errors.Is(err, core.ErrIssuerRejected):
 		b.log.Error("issuing service refused our credentials", "command", req.Command, "err", err)
 		return personal("The POAP service refused this bot's credentials, so I can't read POAPs right now. "+
-			"A moderator should check the bot's POAP API key.", outcomeError)
+			"A moderator should check the bot's POAP API key.", OutcomeError)
 	case errors.Is(err, core.ErrIssuerUnavailable):
 		b.log.Warn("issuing service unavailable", "command", req.Command, "err", err)
 		if req.Command == "claim" {
-			return personal("The POAP service did not answer, so nothing was minted. Please run "+codeSpan("/claim")+" again in a minute.", outcomeError)
+			return personal("The POAP service did not answer, so nothing was minted. Please run "+codeSpan("/claim")+" again in a minute.", OutcomeError)
 		}
-		return personal("The POAP service is not answering right now. Please try again in a minute.", outcomeError)
+		return personal("The POAP service is not answering right now. Please try again in a minute.", OutcomeError)
 	case errors.Is(err, context.DeadlineExceeded):
 		b.log.Warn("command timed out", "command", req.Command, "err", err)
-		return personal("That took too long and was stopped. Please try again in a minute.", outcomeError)
+		return personal("That took too long and was stopped. Please try again in a minute.", OutcomeError)
 	}
 	ref := reference()
 	b.log.Error("command failed", "ref", ref, "platform", req.Platform, "command", req.Command, "err", err)
-	return personal("Sorry, something went wrong on my side (reference "+ref+"). Please try again in a minute.", outcomeError)
+	return personal("Sorry, something went wrong on my side (reference "+ref+"). Please try again in a minute.", OutcomeError)
 }
 
 // linkText words the errors of linking and verifying a wallet.

@@ -8,8 +8,9 @@ import (
 // Every sentinel error of the package, by concern. Callers test for them
 // with errors.Is; the bot package turns each into the words a member reads.
 
-// Errors of stored state and of the services' construction.
 var (
+	// Errors of stored state and of the services' construction.
+
 	// ErrNotFound means a looked-up record does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrConflict means a write would break a uniqueness rule.
@@ -19,19 +20,17 @@ var (
 	ErrMissingDependency = errors.New("missing dependency")
 	// ErrForbidden means the member may not run the command here.
 	ErrForbidden = errors.New("forbidden")
-)
 
-// Errors of the issuing service, as its adapters translate them.
-var (
+	// Errors of the issuing service, as its adapters translate them.
+
 	// ErrIssuerUnavailable means the issuing service could not be reached,
 	// timed out or failed.
 	ErrIssuerUnavailable = errors.New("issuing service unavailable")
 	// ErrIssuerRejected means the issuing service refused our credentials.
 	ErrIssuerRejected = errors.New("issuing service refused the credentials")
-)
 
-// Errors of wallets and members (WalletService, CollectionService).
-var (
+	// Errors of wallets and members (WalletService, CollectionService).
+
 	// ErrInvalidWallet means the text is not a 0x address, an ENS name or
 	// an e-mail address (see WalletError for the reason).
 	ErrInvalidWallet = errors.New("invalid wallet")
@@ -42,10 +41,9 @@ var (
 	ErrWalletNotLinked = errors.New("wallet not linked by the member")
 	// ErrUnknownMember means a member named in a command is not known.
 	ErrUnknownMember = errors.New("unknown member")
-)
 
-// Errors of the ownership challenge (WalletService).
-var (
+	// Errors of the ownership challenge (WalletService).
+
 	// ErrNoChallenge means the member has no pending challenge to verify.
 	ErrNoChallenge = errors.New("no pending challenge")
 	// ErrChallengeExpired means the challenge's lifetime (ChallengeTTL) is
@@ -68,12 +66,11 @@ var (
 	ErrSignatureMismatch = errors.New("signature does not match the wallet")
 	// ErrEmailNotVerifiable means an e-mail cannot sign a challenge.
 	ErrEmailNotVerifiable = errors.New("an e-mail cannot be verified by signature")
-)
 
-// Errors of drops, moderators' commands on them, and claims (DropService).
-// Claims and moderator commands return them inside a *DropError that names
-// the drop.
-var (
+	// Errors of drops, moderators' commands on them, and claims
+	// (DropService). Claims and moderator commands return them inside a
+	// *DropError that names the drop.
+
 	// ErrUnknownEvent means the issuing service knows no drop with that id.
 	ErrUnknownEvent = errors.New("unknown drop at the issuing service")
 	// ErrWrongEditCode means the issuing service refused the edit code.

@@ -7,31 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// Outcomes of a chat command, the only values ObserveCommand expects as its
-// outcome label.
-const (
-	// OutcomeOK: the command did what was asked.
-	OutcomeOK = "ok"
-	// OutcomeUserError: the member's input or state was wrong (bad wallet,
-	// no links left, not linked...) and the reply said what to do instead.
-	OutcomeUserError = "user_error"
-	// OutcomeForbidden: the caller may not run the command here.
-	OutcomeForbidden = "forbidden"
-	// OutcomeError: an unexpected failure; the member got an apology and the
-	// log has a line with a correlation id.
-	OutcomeError = "error"
-)
-
-// Statuses of a request to the issuing service that never got an HTTP
-// status code. Otherwise ObserveRequest takes the code as text ("200", "429").
-const (
-	// StatusTimeout: the request hit its deadline.
-	StatusTimeout = "timeout"
-	// StatusError: the request failed before a response (DNS, connection
-	// refused, TLS...).
-	StatusError = "error"
-)
-
 // requestBuckets suit an HTTP API seen from a bot: a few milliseconds for a
 // local sandbox up to the 30 s a slow upstream may take before we give up.
 var requestBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
@@ -88,14 +63,16 @@ func (m *Metrics) Registry() *prometheus.Registry {
 }
 
 // ObserveCommand counts one handled chat command. platform and command are
-// names from the command table; outcome is one of the Outcome* constants.
+// names from the command table; outcome is one of the bot's outcomes
+// (bot.OutcomeOK, OutcomeUserError, OutcomeForbidden, OutcomeError).
 func (m *Metrics) ObserveCommand(platform, command, outcome string) {
 	m.commands.WithLabelValues(platform, command, outcome).Inc()
 }
 
 // ObserveRequest records one request to the issuing service: operation is a
 // fixed name chosen by the client ("claim_link", "token"...), status the HTTP
-// status code as text or StatusTimeout / StatusError, elapsed the time from
+// status code as text or the client's poap.StatusTimeout or
+// poap.StatusError, elapsed the time from
 // sending to the end of the response or failure.
 func (m *Metrics) ObserveRequest(operation, status string, elapsed time.Duration) {
 	m.requests.WithLabelValues(operation, status).Inc()

@@ -31,7 +31,7 @@ func TestMetrics_Registry(t *testing.T) {
 func TestNewMetrics_Independent(t *testing.T) {
 	// Two Metrics in one process must not collide: each has its own registry.
 	a, b := NewMetrics(), NewMetrics()
-	a.ObserveCommand("telegram", "help", OutcomeOK)
+	a.ObserveCommand("telegram", "help", "ok")
 	if a.Registry() == b.Registry() {
 		t.Fatal("NewMetrics() twice returned the same registry")
 	}

@@ -129,10 +129,10 @@ func TestServer_Readyz(t *testing.T) {
 func TestServer_Metrics(t *testing.T) {
 	s, m := newTestServer(t, fakePinger{}, nil)
 	base := startServer(t, s)
-	m.ObserveCommand("discord", "claim", OutcomeOK)
-	m.ObserveCommand("discord", "claim", OutcomeOK)
+	m.ObserveCommand("discord", "claim", "ok")
+	m.ObserveCommand("discord", "claim", "ok")
 	m.ObserveRequest("claim_link", "200", 30*time.Millisecond)
-	m.ObserveRequest("claim_link", StatusTimeout, 40*time.Second)
+	m.ObserveRequest("claim_link", "timeout", 40*time.Second)
 
 	code, body := get(t, base+"/metrics")
 	if code != http.StatusOK {
