@@ -62,17 +62,13 @@ type PostStore interface {
 	TakeLowStockPosts(ctx context.Context) ([]Post, error)
 }
 
-// Distribution is what /distribute publishes: a drop and its stock.
-type Distribution = DropStatus
-
 // PostState is new content for a published post: its drop and stock, the
 // stock's Available being the count the post is to show.
 type PostState struct {
-	Ref     PostRef
-	Subject string
-	Intro   string
-	Drop    Drop
-	Stock   Stock
+	Ref   PostRef
+	Intro string
+	Drop  Drop
+	Stock Stock
 }
 
 // DropSubject is the subject of a drop's claim message: "drop:<event id>".
@@ -98,7 +94,7 @@ func SubjectDrop(s string) (eventID int64, ok bool) {
 // distributed: its message says so. The moderator is audited. Errors: a
 // *DropError with ErrNoSuchDrop or ErrDropRemoved, a *ChoiceError, or the
 // store's error.
-func (s *DropService) Distribute(ctx context.Context, moderator Member, p Place, eventID int64) (Distribution, error) {
+func (s *DropService) Distribute(ctx context.Context, moderator Member, p Place, eventID int64) (DropStatus, error) {
 	var (
 		d   Drop
 		err error
@@ -109,14 +105,14 @@ func (s *DropService) Distribute(ctx context.Context, moderator Member, p Place,
 		d, err = s.placeDrop(ctx, p, eventID, false)
 	}
 	if err != nil {
-		return Distribution{}, err
+		return DropStatus{}, err
 	}
 	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
-		return Distribution{}, wrap("distribute", err)
+		return DropStatus{}, wrap("distribute", err)
 	}
 	s.auditBy(ctx, d.TenantID, moderator, AuditDropDistributed, fmt.Sprintf("event %d, %d links left", d.EventID, stock.Available))
-	return Distribution{Drop: d, Stock: stock}, nil
+	return DropStatus{Drop: d, Stock: stock}, nil
 }
 
 // placeOpenDrop returns the place's one drop open for claims, or a
@@ -174,7 +170,7 @@ func (s *DropService) PostUpdates(ctx context.Context) ([]PostState, error) {
 		// The post shows the count ChangedPosts recorded, even if a claim
 		// has changed it since: the next call then sees the difference.
 		stock.Available = p.Available
-		out = append(out, PostState{Ref: p.Ref, Subject: p.Subject, Intro: p.Intro, Drop: d, Stock: stock})
+		out = append(out, PostState{Ref: p.Ref, Intro: p.Intro, Drop: d, Stock: stock})
 	}
 	return out, errors.Join(errs...)
 }
