@@ -23,7 +23,7 @@ import (
 const verifierTimeout = 10 * time.Second
 
 // Verifier is what the verification page needs from the core;
-// *core.Service satisfies it.
+// *core.WalletService satisfies it.
 type Verifier interface {
 	// Challenge returns the challenge with that nonce, or ErrNotFound or
 	// ErrNoChallenge when there is none. It may return ErrChallengeExpired
