@@ -3,15 +3,14 @@ package poap
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // DefaultTimeout bounds one request when Options.Timeout is zero; the
@@ -25,10 +24,10 @@ const DefaultUserAgent = "poapbot (+https://github.com/poapbot/poapbot)"
 // otherwise it receives the code as text ("200", "404").
 const (
 	// StatusTimeout: the request hit its deadline.
-	StatusTimeout = "timeout"
+	StatusTimeout = transport.StatusTimeout
 	// StatusError: the request failed before a full response (connection
 	// refused, reset, DNS, a body over the size limit...).
-	StatusError = "error"
+	StatusError = transport.StatusError
 )
 
 // Options configures a Client. Only BaseURL is required.
@@ -139,7 +138,7 @@ var _ core.Issuer = (*Client)(nil)
 // defaults described on Options. It fails when BaseURL is missing or is not
 // an absolute http or https URL.
 func NewClient(opts Options) (*Client, error) {
-	base, err := parseBaseURL(opts.BaseURL)
+	base, err := transport.ParseBaseURL(opts.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("poap: new client: base url: %w", err)
 	}
@@ -160,17 +159,17 @@ func NewClient(opts Options) (*Client, error) {
 		sleep:     sleep,
 	}
 	if opts.MomentsURL != "" {
-		if c.moments, err = parseBaseURL(opts.MomentsURL); err != nil {
+		if c.moments, err = transport.ParseBaseURL(opts.MomentsURL); err != nil {
 			return nil, fmt.Errorf("poap: new client: moments url: %w", err)
 		}
 	}
 	if opts.CompassURL != "" {
-		if c.compass, err = parseBaseURL(opts.CompassURL); err != nil {
+		if c.compass, err = transport.ParseBaseURL(opts.CompassURL); err != nil {
 			return nil, fmt.Errorf("poap: new client: compass url: %w", err)
 		}
 	}
 	if c.http == nil {
-		c.http = &http.Client{CheckRedirect: sameHostRedirect}
+		c.http = &http.Client{CheckRedirect: transport.SameHostRedirect}
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -228,35 +227,4 @@ func (c *Client) renew(ctx context.Context, r request, refused core.Secret) (cor
 		return "", fmt.Errorf("poap: %s: renew access token: %w", r.op, err)
 	}
 	return token, nil
-}
-
-// parseBaseURL checks the base URL and drops its trailing slash. Its errors
-// do not quote the URL, which might carry credentials.
-func parseBaseURL(raw string) (*url.URL, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New("empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("not an absolute http or https url")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("must not carry credentials, a query or a fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u, nil
-}
-
-// sameHostRedirect follows at most 10 redirects, and none to another host or
-// scheme: the transport would forward X-API-Key there, since Go strips only
-// the standard credential headers on a cross-host redirect.
-func sameHostRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
-		return http.ErrUseLastResponse
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // OpMomentsQuery is the GraphQL moments query on Compass, the Moments query
@@ -113,7 +115,7 @@ func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, 
 		for i, e := range res.Errors {
 			msgs[i] = e.Message
 		}
-		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", OpMomentsQuery, ErrUnavailable, truncate(strings.Join(msgs, "; "), maxMessage))
+		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", OpMomentsQuery, ErrUnavailable, transport.Truncate(strings.Join(msgs, "; "), transport.MaxMessage))
 	}
 	if res.Data == nil {
 		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", OpMomentsQuery, ErrUnavailable)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Date is a calendar day without time of day or zone, as drops carry their
@@ -38,7 +40,7 @@ func ParseDate(s string) (Date, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return DateOf(t), nil
 	}
-	return Date{}, fmt.Errorf("poap: date %q is not DD-Mon-YYYY, YYYY-MM-DD or MM-DD-YYYY", truncate(s, 40))
+	return Date{}, fmt.Errorf("poap: date %q is not DD-Mon-YYYY, YYYY-MM-DD or MM-DD-YYYY", transport.Truncate(s, 40))
 }
 
 // IsZero reports whether d is the zero Date.
@@ -98,7 +100,7 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", truncate(s, 40))
+	return fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", transport.Truncate(s, 40))
 }
 
 // jsonString decodes a JSON string, treating null as "".

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Sentinel errors, matched with errors.Is on what the client returns.
@@ -60,10 +61,6 @@ var (
 	ErrMediaInvalid = errors.New("media invalid")
 )
 
-// maxMessage bounds, in characters, the service's message kept in an
-// APIError, so a large HTML error page never ends up in a log line.
-const maxMessage = 200
-
 // addressOperations are the operations whose only input the service can
 // refuse with a 400 is the address; any 400 from them means ErrInvalidAddress.
 var addressOperations = map[string]bool{OpScan: true, OpScanEvent: true}
@@ -90,10 +87,10 @@ func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "poap: %s: status %d", e.Operation, e.Status)
 	if e.Code != "" {
-		fmt.Fprintf(&b, " (%s)", truncate(e.Code, maxMessage))
+		fmt.Fprintf(&b, " (%s)", transport.Truncate(e.Code, transport.MaxMessage))
 	}
 	if e.Message != "" {
-		b.WriteString(": " + truncate(e.Message, maxMessage))
+		b.WriteString(": " + transport.Truncate(e.Message, transport.MaxMessage))
 	}
 	return b.String()
 }
@@ -208,56 +205,23 @@ func (b errorJSON) message() string {
 
 // apiError builds the APIError for a non-2xx response. The key is blanked
 // out of the message first, in case a server echoes the request back.
-func (c *Client) apiError(op string, res response) *APIError {
+func (c *Client) apiError(op string, res transport.Response) *APIError {
 	e := &APIError{
 		Operation:  op,
-		Status:     res.status,
-		RetryAfter: parseRetryAfter(res.header.Get("Retry-After"), time.Now()),
+		Status:     res.Status,
+		RetryAfter: transport.RetryAfter(res.Header.Get("Retry-After"), time.Now()),
 	}
 	var body errorJSON
-	if err := json.Unmarshal(res.body, &body); err == nil {
+	if err := json.Unmarshal(res.Body, &body); err == nil {
 		e.Code = cmp.Or(body.Code, body.Reason)
 		e.Message = body.message()
 	} else {
-		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
+		e.Message = transport.BodyText(res.Body)
 	}
 	if !c.key.IsZero() {
 		e.Message = strings.ReplaceAll(e.Message, c.key.Reveal(), "[redacted]")
 	}
-	e.Code = truncate(e.Code, maxMessage)
-	e.Message = truncate(e.Message, maxMessage)
+	e.Code = transport.Truncate(e.Code, transport.MaxMessage)
+	e.Message = transport.Truncate(e.Message, transport.MaxMessage)
 	return e
-}
-
-// parseRetryAfter reads a Retry-After header, in seconds or as an HTTP date,
-// into a wait from now; anything else, or a date in the past, is zero. Waits
-// are capped at a day.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	const maxWait = 24 * time.Hour
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(min(secs, int64(maxWait/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxWait)
-	}
-	return 0
-}
-
-// truncate shortens s to at most n characters, marking the cut with "…".
-func truncate(s string, n int) string {
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }

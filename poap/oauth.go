@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // OpAccessToken is the operation name of token requests, POST
@@ -56,11 +57,11 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	if res.status < 200 || res.status > 299 {
+	if res.Status < 200 || res.Status > 299 {
 		return "", time.Time{}, t.serviceError(ctx, audience, res)
 	}
 	var body tokenResponseJSON
-	if err := json.Unmarshal(res.body, &body); err != nil {
+	if err := json.Unmarshal(res.Body, &body); err != nil {
 		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", OpAccessToken, ErrUnavailable, err)
 	}
 	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, "bearer") {
@@ -75,7 +76,7 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 
 // post sends the client-credentials request within the timeout and reports
 // it to the Observer.
-func (t *Tokens) post(ctx context.Context, audience string) (response, error) {
+func (t *Tokens) post(ctx context.Context, audience string) (transport.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	b, err := json.Marshal(tokenRequestJSON{
@@ -85,23 +86,23 @@ func (t *Tokens) post(ctx context.Context, audience string) (response, error) {
 		GrantType:    "client_credentials",
 	})
 	if err != nil {
-		return response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return transport.Response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(b))
 	if err != nil {
-		return response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return transport.Response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", DefaultUserAgent)
 	start := time.Now()
-	res, err := send(t.http, req)
+	res, err := transport.Send(t.http, req)
 	if err != nil {
-		status, err := transportError(ctx, OpAccessToken, err)
-		observe(ctx, t.observer, t.log, OpAccessToken, status, time.Since(start))
-		return response{}, err
+		status, err := transport.Failure(ctx, OpAccessToken, err, ErrUnavailable)
+		transport.Observe(ctx, t.observer, t.log, OpAccessToken, status, time.Since(start))
+		return transport.Response{}, err
 	}
-	observe(ctx, t.observer, t.log, OpAccessToken, strconv.Itoa(res.status), time.Since(start))
+	transport.Observe(ctx, t.observer, t.log, OpAccessToken, strconv.Itoa(res.Status), time.Since(start))
 	return res, nil
 }
 
@@ -109,26 +110,26 @@ func (t *Tokens) post(ctx context.Context, audience string) (response, error) {
 // whose Code is the OAuth error and Message its description, with the
 // client secret blanked out. A refusal of the credentials also matches
 // ErrUnauthorized; a 429, which may be the ban, is logged as an error.
-func (t *Tokens) serviceError(ctx context.Context, audience string, res response) error {
+func (t *Tokens) serviceError(ctx context.Context, audience string, res transport.Response) error {
 	e := &APIError{
 		Operation:  OpAccessToken,
-		Status:     res.status,
-		RetryAfter: parseRetryAfter(res.header.Get("Retry-After"), time.Now()),
+		Status:     res.Status,
+		RetryAfter: transport.RetryAfter(res.Header.Get("Retry-After"), time.Now()),
 	}
 	var body oauthErrorJSON
-	if err := json.Unmarshal(res.body, &body); err == nil {
+	if err := json.Unmarshal(res.Body, &body); err == nil {
 		e.Code, e.Message = body.Error, cmp.Or(body.Description, body.Message)
 	} else {
-		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
+		e.Message = transport.BodyText(res.Body)
 	}
 	secret := t.secret.Reveal()
-	e.Code = truncate(strings.ReplaceAll(e.Code, secret, "[redacted]"), maxMessage)
-	e.Message = truncate(strings.ReplaceAll(e.Message, secret, "[redacted]"), maxMessage)
-	if res.status == http.StatusTooManyRequests {
+	e.Code = transport.Truncate(strings.ReplaceAll(e.Code, secret, "[redacted]"), transport.MaxMessage)
+	e.Message = transport.Truncate(strings.ReplaceAll(e.Message, secret, "[redacted]"), transport.MaxMessage)
+	if res.Status == http.StatusTooManyRequests {
 		t.log.LogAttrs(ctx, slog.LevelError, "poap token service refused with 429; the client may be banned",
 			slog.String("audience", audience), slog.String("error", e.Error()))
 	}
-	if refusals[e.Code] && res.status != http.StatusUnauthorized && res.status != http.StatusForbidden {
+	if refusals[e.Code] && res.Status != http.StatusUnauthorized && res.Status != http.StatusForbidden {
 		return fmt.Errorf("%w (%w)", e, ErrUnauthorized)
 	}
 	return e

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Distribution methods of a drop, as redeem requests name them.
@@ -93,7 +94,7 @@ func checkRedeemType(op, t string) error {
 	case RedeemQRCode, RedeemSecretWebsite, RedeemSecretWord:
 		return nil
 	}
-	return fieldError(op, "redeem_type", "%q is not qr_code, secret_website or secret_word", truncate(t, 40))
+	return fieldError(op, "redeem_type", "%q is not qr_code, secret_website or secret_word", transport.Truncate(t, 40))
 }
 
 // PendingRequests returns the number of requests of the given method

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Defaults of TokensOptions.
@@ -130,7 +131,7 @@ type audienceTokens struct {
 // TokensOptions. It fails when a required option is missing or AuthURL is
 // not an absolute http or https URL.
 func NewTokens(opts TokensOptions) (*Tokens, error) {
-	u, err := parseBaseURL(opts.AuthURL)
+	u, err := transport.ParseBaseURL(opts.AuthURL)
 	if err != nil {
 		return nil, fmt.Errorf("poap: new tokens: auth url: %w", err)
 	}
@@ -161,7 +162,7 @@ func NewTokens(opts TokensOptions) (*Tokens, error) {
 // fillDefaults replaces t's zero settings by the defaults.
 func (t *Tokens) fillDefaults() {
 	if t.http == nil {
-		t.http = &http.Client{CheckRedirect: sameHostRedirect}
+		t.http = &http.Client{CheckRedirect: transport.SameHostRedirect}
 	}
 	if t.timeout <= 0 {
 		t.timeout = DefaultTimeout

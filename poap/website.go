@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Kinds of secret request (secret_type).
@@ -133,7 +134,7 @@ func (in SecretRequest) validate(op string) error {
 	case SecretTypeWebsite, SecretTypeWord, "secret":
 		return nil
 	}
-	return fieldError(op, "secret_type", "%q is not website or word", truncate(in.Type, 40))
+	return fieldError(op, "secret_type", "%q is not website or word", transport.Truncate(in.Type, 40))
 }
 
 // windowLayouts are the forms From and To may take: hh:mm, or an ISO
@@ -147,7 +148,7 @@ func checkWindowTime(op, field, v string) error {
 			return nil
 		}
 	}
-	return fieldError(op, field, "%q is not hh:mm", truncate(v, 40))
+	return fieldError(op, field, "%q is not hh:mm", transport.Truncate(v, 40))
 }
 
 // WebsiteClaim mints the POAP of the website claim named website to address
