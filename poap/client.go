@@ -97,9 +97,9 @@ type TokenSource interface {
 }
 
 // Observer is told about every HTTP request the client makes, for metrics.
-// operation is a stable name (OpScan, OpScanEvent...), status the HTTP status
-// code as text or StatusTimeout or StatusError, elapsed the time from sending
-// to the end of the response or the failure.
+// operation is a stable name (wire.OpScan, wire.OpScanEvent...), status the
+// HTTP status code as text or StatusTimeout or StatusError, elapsed the time
+// from sending to the end of the response or the failure.
 type Observer interface {
 	ObserveRequest(operation, status string, elapsed time.Duration)
 }

@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// OpMomentsQuery is the GraphQL moments query on Compass, the Moments query
-// service, as the Observer and APIError see it.
-const OpMomentsQuery = "moments_query"
 
 // DefaultMomentsLimit is the page size of Moments when MomentsQuery.Limit is
 // zero.
@@ -94,14 +91,14 @@ type momentRow struct {
 // *APIError.
 func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, error) {
 	if c.compass == nil {
-		return nil, fmt.Errorf("poap: %s: no Moments query address configured (Options.CompassURL)", OpMomentsQuery)
+		return nil, fmt.Errorf("poap: %s: no Moments query address configured (Options.CompassURL)", wire.OpMomentsQuery)
 	}
 	body, err := jsonBody(graphQLRequest{Query: momentsQuery, Variables: q.variables()})
 	if err != nil {
-		return nil, fmt.Errorf("poap: %s: %w", OpMomentsQuery, err)
+		return nil, fmt.Errorf("poap: %s: %w", wire.OpMomentsQuery, err)
 	}
 	r := request{
-		op: OpMomentsQuery, method: http.MethodPost, base: c.compass,
+		op: wire.OpMomentsQuery, method: http.MethodPost, base: c.compass,
 		access: keyOnly, body: body, contentType: "application/json",
 		// A query changes nothing.
 		idempotent: true,
@@ -115,10 +112,10 @@ func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, 
 		for i, e := range res.Errors {
 			msgs[i] = e.Message
 		}
-		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", OpMomentsQuery, ErrUnavailable, transport.Truncate(strings.Join(msgs, "; "), transport.MaxMessage))
+		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", wire.OpMomentsQuery, ErrUnavailable, transport.Truncate(strings.Join(msgs, "; "), transport.MaxMessage))
 	}
 	if res.Data == nil {
-		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", OpMomentsQuery, ErrUnavailable)
+		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", wire.OpMomentsQuery, ErrUnavailable)
 	}
 	return summaries(res.Data.Moments), nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Limits the interface states for drops.
@@ -102,7 +103,7 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 	if err := in.validate(); err != nil {
 		return Drop{}, err
 	}
-	image, imageType, err := readImage(OpCreateDrop, in.Image, in.ImageName, in.ImageType)
+	image, imageType, err := readImage(wire.OpCreateDrop, in.Image, in.ImageName, in.ImageType)
 	if err != nil {
 		return Drop{}, err
 	}
@@ -116,10 +117,10 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 		[2]string{"private_event", strconv.FormatBool(in.PrivateEvent)})
 	body, contentType, err := multipartBody(fields, &formFile{name: path.Base(in.ImageName), typ: imageType, data: image})
 	if err != nil {
-		return Drop{}, fieldError(OpCreateDrop, "image", "%v", err)
+		return Drop{}, fieldError(wire.OpCreateDrop, "image", "%v", err)
 	}
 	var d Drop
-	r := request{op: OpCreateDrop, method: http.MethodPost, path: "/events",
+	r := request{op: wire.OpCreateDrop, method: http.MethodPost, path: "/events",
 		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
@@ -134,14 +135,14 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 // ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrUnavailable and other
 // answers as *APIError.
 func (c *Client) EditDrop(ctx context.Context, fancyID string, in DropEdit) error {
-	if err := firstError(checkRequired(OpEditDrop, "fancy_id", fancyID), in.validate(OpEditDrop)); err != nil {
+	if err := firstError(checkRequired(wire.OpEditDrop, "fancy_id", fancyID), in.validate(wire.OpEditDrop)); err != nil {
 		return err
 	}
 	body, contentType, err := multipartBody(in.fields(), nil)
 	if err != nil {
-		return fieldError(OpEditDrop, "body", "%v", err)
+		return fieldError(wire.OpEditDrop, "body", "%v", err)
 	}
-	r := request{op: OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
+	r := request{op: wire.OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
 		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	return c.do(ctx, r, nil)
 }
@@ -156,7 +157,7 @@ func (in DropInput) edit() DropEdit {
 
 // validate checks the rules of the interface on a new drop.
 func (in DropInput) validate() error {
-	const op = OpCreateDrop
+	const op = wire.OpCreateDrop
 	err := firstError(
 		in.edit().validate(op),
 		checkRequired(op, "email", in.Email))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Sentinel errors, matched with errors.Is on what the client returns.
@@ -63,12 +64,12 @@ var (
 
 // addressOperations are the operations whose only input the service can
 // refuse with a 400 is the address; any 400 from them means ErrInvalidAddress.
-var addressOperations = map[string]bool{OpScan: true, OpScanEvent: true}
+var addressOperations = map[string]bool{wire.OpScan: true, wire.OpScanEvent: true}
 
 // APIError is a non-2xx answer of the service. It matches the sentinels with
 // errors.Is according to its status and message (see Is).
 type APIError struct {
-	// Operation is the client's name of the call (OpScan...).
+	// Operation is the client's name of the call (wire.OpScan...).
 	Operation string
 	// Status is the HTTP status code.
 	Status int
@@ -116,7 +117,7 @@ func (e *APIError) Is(target error) bool {
 }
 
 // mintOperations read or use a mint link, where "expired" means the link.
-var mintOperations = map[string]bool{OpMint: true, OpClaimStatus: true}
+var mintOperations = map[string]bool{wire.OpMint: true, wire.OpClaimStatus: true}
 
 // badRequest returns the sentinel a 400 answer means, or nil. The service
 // words its refusals in the message (sometimes as a code such as
@@ -136,19 +137,19 @@ func (e *APIError) badRequest() error {
 		strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
 	case strings.Contains(msg, "already minted") || strings.Contains(msg, "claimed a code for this event") ||
-		e.Operation == OpClaimDelivery && strings.Contains(msg, "already claimed"):
+		e.Operation == wire.OpClaimDelivery && strings.Contains(msg, "already claimed"):
 		return ErrAlreadyMinted
 	case strings.Contains(msg, "already claimed"):
 		return ErrQRClaimed
 	case strings.Contains(msg, "qr claim expired"):
 		return ErrQRExpired
-	case e.mentions("EVENT_EXPIRED") || e.Operation == OpWebsiteClaim && strings.Contains(msg, "expired"):
+	case e.mentions("EVENT_EXPIRED") || e.Operation == wire.OpWebsiteClaim && strings.Contains(msg, "expired"):
 		return ErrEventExpired
 	case mintOperations[e.Operation] && strings.Contains(msg, "expired"):
 		return ErrQRExpired
 	case e.mentions("LIMIT_EXCEEDED") || strings.Contains(msg, "limit exceeded"):
 		return ErrLimitExceeded
-	case strings.Contains(msg, "claim not found") || e.Operation == OpWebsiteClaim && e.mentions("INVALID_SECRET"):
+	case strings.Contains(msg, "claim not found") || e.Operation == wire.OpWebsiteClaim && e.mentions("INVALID_SECRET"):
 		return ErrNotFound
 	case addressOperations[e.Operation]:
 		return ErrInvalidAddress

@@ -11,17 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-)
 
-// Operation names of the media steps of Moments, as the Observer and APIError
-// see them.
-const (
-	// OpMediaUploadURL is POST /moments/media-upload-url.
-	OpMediaUploadURL = "media_upload_url"
-	// OpMediaUpload is the PUT of a file to its signed upload address.
-	OpMediaUpload = "media_upload"
-	// OpMediaStatus is GET /media/{key}.
-	OpMediaStatus = "media_status"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // MediaStatus is the processing state of an uploaded media file.
@@ -107,10 +98,10 @@ type uploadTarget struct {
 // answers from the service come as *APIError.
 func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error) {
 	if size <= 0 {
-		return "", fmt.Errorf("poap: %s: %w: size %d, want at least one byte", OpMediaUpload, ErrMediaInvalid, size)
+		return "", fmt.Errorf("poap: %s: %w: size %d, want at least one byte", wire.OpMediaUpload, ErrMediaInvalid, size)
 	}
 	if strings.TrimSpace(contentType) == "" {
-		return "", fmt.Errorf("poap: %s: %w: no content type", OpMediaUpload, ErrMediaInvalid)
+		return "", fmt.Errorf("poap: %s: %w: no content type", wire.OpMediaUpload, ErrMediaInvalid)
 	}
 	target, err := c.mediaUploadURL(ctx)
 	if err != nil {
@@ -124,12 +115,12 @@ func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, conte
 
 // mediaUploadURL asks Moments for a signed upload address and a media key.
 func (c *Client) mediaUploadURL(ctx context.Context) (uploadTarget, error) {
-	base, err := c.momentsBase(OpMediaUploadURL)
+	base, err := c.momentsBase(wire.OpMediaUploadURL)
 	if err != nil {
 		return uploadTarget{}, err
 	}
 	r := request{
-		op: OpMediaUploadURL, method: http.MethodPost, base: base, path: "/moments/media-upload-url",
+		op: wire.OpMediaUploadURL, method: http.MethodPost, base: base, path: "/moments/media-upload-url",
 		access: bearerOnly, audience: c.momentsAu,
 		// A repeated call only leaves an unused key behind.
 		idempotent: true,
@@ -140,7 +131,7 @@ func (c *Client) mediaUploadURL(ctx context.Context) (uploadTarget, error) {
 	}
 	u, err := url.Parse(t.URL)
 	if t.Key == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return uploadTarget{}, fmt.Errorf("poap: %s: %w: answer without a usable url and key", OpMediaUploadURL, ErrUnavailable)
+		return uploadTarget{}, fmt.Errorf("poap: %s: %w: answer without a usable url and key", wire.OpMediaUploadURL, ErrUnavailable)
 	}
 	return t, nil
 }
@@ -161,7 +152,7 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	check := &sizeCheck{size: size}
 	body, replayable := uploadBody(r, size, check)
 	req := request{
-		op: OpMediaUpload, method: http.MethodPut, rawURL: target, access: anonymous,
+		op: wire.OpMediaUpload, method: http.MethodPut, rawURL: target, access: anonymous,
 		body: body, contentType: contentType, contentLength: size,
 		// A PUT to a signed address is idempotent, but only a body that
 		// can be read again may be sent again.
@@ -171,9 +162,9 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	err := c.do(ctx, req, nil)
 	switch check.state.Load() {
 	case sizeShort:
-		return fmt.Errorf("poap: %s: the reader ended before %d bytes", OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: the reader ended before %d bytes", wire.OpMediaUpload, size)
 	case sizeLong:
-		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", wire.OpMediaUpload, size)
 	}
 	return redactURL(err)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestClient_UploadMedia(t *testing.T) {
@@ -68,7 +69,7 @@ func TestClient_UploadMedia_Errors(t *testing.T) {
 			}
 		})
 	}
-	if got := s.Requests(sandbox.OpMediaUpload); got != 4 {
+	if got := s.Requests(wire.OpMediaUpload); got != 4 {
 		t.Errorf("sandbox got %d uploads, want 4 (none for the refused inputs, no retries)", got)
 	}
 }
@@ -163,7 +164,7 @@ func TestClient_WaitForMedia(t *testing.T) {
 		t.Errorf("WaitForMedia() diff (-want +got):\n%s", diff)
 	}
 	// 404 for 75 ms, IN_PROCESS for 75 ms, then PROCESSED.
-	if n := s.Requests(sandbox.OpMediaStatus); n < 3 {
+	if n := s.Requests(wire.OpMediaStatus); n < 3 {
 		t.Errorf("WaitForMedia() read the status %d times, want several", n)
 	}
 }

@@ -11,11 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// OpCreateMoment is POST /moments on Moments, as the Observer and APIError
-// see it.
-const OpCreateMoment = "create_moment"
 
 // MaxMomentDescription is the most characters (runes) a Moment's
 // description may have.
@@ -102,7 +99,7 @@ func (c *Client) CreateMoment(ctx context.Context, in MomentInput) (Moment, erro
 	if err != nil {
 		return Moment{}, err
 	}
-	base, err := c.momentsBase(OpCreateMoment)
+	base, err := c.momentsBase(wire.OpCreateMoment)
 	if err != nil {
 		return Moment{}, err
 	}
@@ -112,10 +109,10 @@ func (c *Client) CreateMoment(ctx context.Context, in MomentInput) (Moment, erro
 		Description: in.Description, UserTags: in.UserTags,
 	})
 	if err != nil {
-		return Moment{}, fmt.Errorf("poap: %s: %w", OpCreateMoment, err)
+		return Moment{}, fmt.Errorf("poap: %s: %w", wire.OpCreateMoment, err)
 	}
 	r := request{
-		op: OpCreateMoment, method: http.MethodPost, base: base, path: "/moments",
+		op: wire.OpCreateMoment, method: http.MethodPost, base: base, path: "/moments",
 		access: bearerOnly, audience: c.momentsAu, body: body, contentType: "application/json",
 	}
 	var out momentJSON
@@ -160,7 +157,7 @@ func (c *Client) PostMoment(ctx context.Context, in MomentInput, files ...MediaF
 // check applies the rules the client knows of and returns the author's
 // address in lower case.
 func (in MomentInput) check() (string, error) {
-	const op = OpCreateMoment
+	const op = wire.OpCreateMoment
 	author, err := core.ParseAddress(in.Author)
 	if err != nil {
 		return "", fieldError(op, "author", "the author must be a 0x address")

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // DefaultChain is the network a drop mints on unless set otherwise: Gnosis.
@@ -79,7 +80,7 @@ func (m *MintingConfig) UnmarshalJSON(b []byte) error {
 // ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrUnavailable and other
 // answers as *APIError.
 func (c *Client) MintingConfig(ctx context.Context, dropID int64, editCode core.Secret) (MintingConfig, error) {
-	const op = OpMintingConfig
+	const op = wire.OpMintingConfig
 	code, err := mintingEditCode(op, dropID, editCode)
 	if err != nil {
 		return MintingConfig{}, err
@@ -108,7 +109,7 @@ func (c *Client) MintingConfig(ctx context.Context, dropID int64, editCode core.
 // mainnet, or a bad edit code (ErrInvalidEditCode), before sending; from the
 // service those of MintingConfig.
 func (c *Client) SetMintingNetwork(ctx context.Context, dropID int64, editCode core.Secret, chainID int64) (MintingConfig, error) {
-	const op = OpSetMintingNetwork
+	const op = wire.OpSetMintingNetwork
 	code, err := mintingEditCode(op, dropID, editCode)
 	if err != nil {
 		return MintingConfig{}, err

@@ -14,12 +14,8 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// OpAccessToken is the operation name of token requests, POST
-// {AuthURL}/oauth/token, for the Observer, logs and APIError.Operation.
-// ("token" is OpTokenInfo's.)
-const OpAccessToken = "access_token"
 
 // tokenRequestJSON is the client-credentials grant the token service takes.
 type tokenRequestJSON struct {
@@ -62,10 +58,10 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 	}
 	var body tokenResponseJSON
 	if err := json.Unmarshal(res.Body, &body); err != nil {
-		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", OpAccessToken, ErrUnavailable, err)
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpAccessToken, ErrUnavailable, err)
 	}
 	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, "bearer") {
-		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", OpAccessToken, ErrUnavailable)
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", wire.OpAccessToken, ErrUnavailable)
 	}
 	lifetime := DefaultTokenLifetime
 	if body.ExpiresIn > 0 {
@@ -86,11 +82,11 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 		GrantType:    "client_credentials",
 	})
 	if err != nil {
-		return transport.Response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return transport.Response{}, fmt.Errorf("poap: %s: %w", wire.OpAccessToken, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(b))
 	if err != nil {
-		return transport.Response{}, fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return transport.Response{}, fmt.Errorf("poap: %s: %w", wire.OpAccessToken, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -98,11 +94,11 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 	start := time.Now()
 	res, err := transport.Send(t.http, req)
 	if err != nil {
-		status, err := transport.Failure(ctx, OpAccessToken, err, ErrUnavailable)
-		transport.Observe(ctx, t.observer, t.log, OpAccessToken, status, time.Since(start))
+		status, err := transport.Failure(ctx, wire.OpAccessToken, err, ErrUnavailable)
+		transport.Observe(ctx, t.observer, t.log, wire.OpAccessToken, status, time.Since(start))
 		return transport.Response{}, err
 	}
-	transport.Observe(ctx, t.observer, t.log, OpAccessToken, strconv.Itoa(res.Status), time.Since(start))
+	transport.Observe(ctx, t.observer, t.log, wire.OpAccessToken, strconv.Itoa(res.Status), time.Since(start))
 	return res, nil
 }
 
@@ -112,7 +108,7 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 // ErrUnauthorized; a 429, which may be the ban, is logged as an error.
 func (t *Tokens) serviceError(ctx context.Context, audience string, res transport.Response) error {
 	e := &APIError{
-		Operation:  OpAccessToken,
+		Operation:  wire.OpAccessToken,
 		Status:     res.Status,
 		RetryAfter: transport.RetryAfter(res.Header.Get("Retry-After"), time.Now()),
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -38,8 +39,8 @@ func TestTokens_ServiceErrors(t *testing.T) {
 			_, err := tk.Token(t.Context(), tt.audience)
 			var apiErr *APIError
 			if !errors.Is(err, tt.want) || !errors.As(err, &apiErr) ||
-				apiErr.Operation != OpAccessToken || apiErr.Status != tt.status || apiErr.Code != tt.code {
-				t.Errorf("Token() = %#v, want %v from %s with status %d and code %q", err, tt.want, OpAccessToken, tt.status, tt.code)
+				apiErr.Operation != wire.OpAccessToken || apiErr.Status != tt.status || apiErr.Code != tt.code {
+				t.Errorf("Token() = %#v, want %v from %s with status %d and code %q", err, tt.want, wire.OpAccessToken, tt.status, tt.code)
 			}
 			if err != nil && (strings.Contains(err.Error(), testClientSecret) || strings.Contains(err.Error(), "not-the-secret")) {
 				t.Errorf("Token() error %q holds the secret", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // refresh does, under the store's lock, what Token and Renew do when memory
@@ -17,7 +18,7 @@ import (
 // the current one. refused, if not empty, is never returned.
 func (t *Tokens) refresh(ctx context.Context, audience string, a *audienceTokens, refused core.Secret) (core.Secret, error) {
 	if audience == "" {
-		return "", fmt.Errorf("poap: %s: the audience is empty", OpAccessToken)
+		return "", fmt.Errorf("poap: %s: the audience is empty", wire.OpAccessToken)
 	}
 	var token core.Secret
 	var refreshErr error
@@ -29,7 +30,7 @@ func (t *Tokens) refresh(ctx context.Context, audience string, a *audienceTokens
 	case refreshErr != nil:
 		return "", refreshErr
 	case err != nil:
-		return "", fmt.Errorf("poap: %s: lock: %w", OpAccessToken, err)
+		return "", fmt.Errorf("poap: %s: lock: %w", wire.OpAccessToken, err)
 	}
 	return token, nil
 }
@@ -111,7 +112,7 @@ func (t *Tokens) issue(ctx context.Context, audience string, a *audienceTokens) 
 func (t *Tokens) spend(ctx context.Context, audience string, now time.Time) error {
 	n, err := t.store.TokenIssuesSince(ctx, audience, now.Add(-time.Hour))
 	if err != nil {
-		return fmt.Errorf("poap: %s: count recent requests: %w", OpAccessToken, err)
+		return fmt.Errorf("poap: %s: count recent requests: %w", wire.OpAccessToken, err)
 	}
 	if n >= t.budget {
 		// The store keeps a count, not the times: an hour from now is
@@ -123,10 +124,10 @@ func (t *Tokens) spend(ctx context.Context, audience string, now time.Time) erro
 			slog.Int("budget", t.budget),
 			slog.Time("frees_by", freesBy))
 		return fmt.Errorf("poap: %s: %d requests for %s in the last hour, the budget is %d, room again by %s: %w",
-			OpAccessToken, n, audience, t.budget, freesBy.UTC().Format(time.RFC3339), ErrTokenBudget)
+			wire.OpAccessToken, n, audience, t.budget, freesBy.UTC().Format(time.RFC3339), ErrTokenBudget)
 	}
 	if err := t.store.RecordTokenIssue(ctx, audience, now); err != nil {
-		return fmt.Errorf("poap: %s: record request: %w", OpAccessToken, err)
+		return fmt.Errorf("poap: %s: record request: %w", wire.OpAccessToken, err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Distribution methods of a drop, as redeem requests name them.
@@ -67,7 +68,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 	}
 	var id idJSON
 	r := request{
-		op: OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
+		op: wire.OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
 	}
 	if err := c.do(ctx, r, &id); err != nil {
@@ -78,7 +79,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 
 // validate checks a redeem request before anything is sent.
 func (in RedeemRequest) validate() error {
-	const op = OpRequestMintLinks
+	const op = wire.OpRequestMintLinks
 	if err := firstError(checkID(op, "event_id", in.EventID), checkRedeemType(op, in.Type)); err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func checkRedeemType(op, t string) error {
 // ErrUnauthorized, ErrRateLimited, ErrUnavailable; answers of the service
 // come as *APIError.
 func (c *Client) PendingRequests(ctx context.Context, eventID int64, redeemType string) (int, error) {
-	const op = OpPendingRequests
+	const op = wire.OpPendingRequests
 	if err := firstError(checkID(op, "event_id", eventID), checkRedeemType(op, redeemType)); err != nil {
 		return 0, err
 	}

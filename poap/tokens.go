@@ -11,6 +11,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Defaults of TokensOptions.
@@ -77,7 +78,7 @@ type TokensOptions struct {
 	Timeout time.Duration
 	// Logger receives a line per token issued or refused; nil discards.
 	Logger *slog.Logger
-	// Observer is told about every token request, as OpAccessToken; nil
+	// Observer is told about every token request, as wire.OpAccessToken; nil
 	// means none.
 	Observer Observer
 	// Now tells the time; nil is time.Now.
@@ -197,7 +198,7 @@ func (t *Tokens) Token(ctx context.Context, audience string) (core.Secret, error
 		return token, nil
 	}
 	if err := a.wait(ctx); err != nil {
-		return "", fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return "", fmt.Errorf("poap: %s: %w", wire.OpAccessToken, err)
 	}
 	defer a.done()
 	if token, ok := t.fresh(a); ok {
@@ -212,7 +213,7 @@ func (t *Tokens) Token(ctx context.Context, audience string) (core.Secret, error
 func (t *Tokens) Renew(ctx context.Context, audience string, refused core.Secret) (core.Secret, error) {
 	a := t.audience(audience)
 	if err := a.wait(ctx); err != nil {
-		return "", fmt.Errorf("poap: %s: %w", OpAccessToken, err)
+		return "", fmt.Errorf("poap: %s: %w", wire.OpAccessToken, err)
 	}
 	defer a.done()
 	t.mu.Lock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
 )
 
@@ -71,7 +72,7 @@ func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions)
 
 // tokenRequests is how many requests the token service got.
 func (e *tokenEnv) tokenRequests() int {
-	return e.sb.Requests(sandbox.OpAccessToken)
+	return e.sb.Requests(wire.OpAccessToken)
 }
 
 // openStore opens the database at databaseURL with a test key and closes

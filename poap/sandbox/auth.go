@@ -9,11 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// OpAccessToken is POST /oauth/token, the token service; the poap client
-// names it the same.
-const OpAccessToken = "access_token"
+	"github.com/poapbot/poapbot/poap/wire"
+)
 
 // Limits of the token service, as production documents them.
 const (
@@ -66,7 +64,7 @@ type oauthError struct {
 
 // authRoutes registers the token service.
 func (s *Server) authRoutes() {
-	s.handle(OpAccessToken, "POST /oauth/token", open, s.issueToken)
+	s.handle(wire.OpAccessToken, "POST /oauth/token", open, s.issueToken)
 }
 
 // issueToken answers POST /oauth/token as the token service does, banning a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // momentsQuery is the query the poap client and the official SDK send.
@@ -132,7 +133,7 @@ func TestServer_MomentsQueryErrors(t *testing.T) {
 	if status != http.StatusBadRequest || !strings.Contains(string(b), `"errors"`) {
 		t.Errorf("POST /v1/graphql with a body not JSON = %d %s, want 400 with errors", status, b)
 	}
-	if got := e.s.Requests(sandbox.OpMomentsQuery); got != len(tests)+1 {
+	if got := e.s.Requests(wire.OpMomentsQuery); got != len(tests)+1 {
 		t.Errorf("Requests(OpMomentsQuery) = %d, want %d", got, len(tests)+1)
 	}
 }

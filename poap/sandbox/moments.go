@@ -12,21 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-)
 
-// Operation names of Moments and of its query service; they match the poap
-// client's names for the same calls.
-const (
-	// OpMediaUploadURL is POST /moments/media-upload-url.
-	OpMediaUploadURL = "media_upload_url"
-	// OpMediaUpload is PUT /uploads/{key}, the signed upload address.
-	OpMediaUpload = "media_upload"
-	// OpMediaStatus is GET /media/{key}.
-	OpMediaStatus = "media_status"
-	// OpCreateMoment is POST /moments.
-	OpCreateMoment = "create_moment"
-	// OpMomentsQuery is POST /v1/graphql, the Moments query service.
-	OpMomentsQuery = "moments_query"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // maxMomentDescription is the most characters a Moment's description has.
@@ -87,11 +74,11 @@ func newMomentStore(delay time.Duration) *momentStore {
 // momentsRoutes registers Moments and the Moments query service.
 func (s *Server) momentsRoutes() {
 	s.moments = newMomentStore(s.opts.MediaDelay)
-	s.handle(OpMediaUploadURL, "POST /moments/media-upload-url", bearerOnly, s.mediaUploadURL)
-	s.handle(OpMediaUpload, "PUT /uploads/{key}", open, s.uploadMedia)
-	s.handle(OpMediaStatus, "GET /media/{key}", open, s.mediaStatus)
-	s.handle(OpCreateMoment, "POST /moments", bearerOnly, s.createMoment)
-	s.handle(OpMomentsQuery, "POST /v1/graphql", open, s.graphQL)
+	s.handle(wire.OpMediaUploadURL, "POST /moments/media-upload-url", bearerOnly, s.mediaUploadURL)
+	s.handle(wire.OpMediaUpload, "PUT /uploads/{key}", open, s.uploadMedia)
+	s.handle(wire.OpMediaStatus, "GET /media/{key}", open, s.mediaStatus)
+	s.handle(wire.OpCreateMoment, "POST /moments", bearerOnly, s.createMoment)
+	s.handle(wire.OpMomentsQuery, "POST /v1/graphql", open, s.graphQL)
 }
 
 // createMoment answers POST /moments: 400 for a bad author, description or

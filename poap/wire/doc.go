@@ -1,0 +1,16 @@
+// Package wire is the issuing service's contract as both the client (poap)
+// and the sandbox (poap/sandbox) speak it: operation names. Each fact is
+// written here once, so the client and the fake it is tested against cannot drift
+// apart; the sandbox cannot import the client, whose tests import the
+// sandbox.
+//
+// Operation names (OpScan...) are one per upstream operation: the client
+// reports its requests under them (poap.Observer, its debug log,
+// poap.APIError.Operation) and the sandbox counts the requests it gets under
+// them (sandbox.Server.Requests). They are metric labels: stable, snake_case.
+//
+// The package holds facts, not behaviour: how leniently the client reads an
+// answer, and how strictly the sandbox checks a request, stay with each of
+// them. Sources: https://documentation.poap.tech and what production
+// answers where the two differ.
+package wire
