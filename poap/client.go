@@ -51,8 +51,9 @@ type Options struct {
 	Logger *slog.Logger
 	// UserAgent identifies the bot; empty means DefaultUserAgent.
 	UserAgent string
-	// Tokens supplies access tokens for protected operations (see
-	// Tokens); nil makes them fail with ErrUnauthorized.
+	// Tokens supplies access tokens for protected operations (in
+	// production an *auth.Tokens of poap/auth); nil makes them fail with
+	// ErrUnauthorized.
 	Tokens TokenSource
 	// Audience is the token audience of the issuing service's protected
 	// operations (https://api.poap.tech in production).
@@ -87,7 +88,14 @@ const (
 	DefaultRateBurst = 10
 )
 
-// TokenSource supplies access tokens per audience.
+// TokenSource supplies access tokens per audience: *auth.Tokens of
+// poap/auth, which gets them from the token service with the client
+// credentials, in production. The client attaches them to its requests and
+// returns a TokenSource's errors as they are, so a source reports its
+// failures with the client's sentinels: ErrTokenBudget when it sent no
+// request to stay within the token service's budget, ErrUnauthorized when
+// the credentials were refused, ErrUnavailable or ErrRateLimited when the
+// token service failed.
 type TokenSource interface {
 	// Token returns a valid access token for audience.
 	Token(ctx context.Context, audience string) (core.Secret, error)

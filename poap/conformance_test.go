@@ -11,6 +11,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/auth"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
@@ -44,7 +45,7 @@ func newConformance(t *testing.T) *conformance {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	tokens, err := poap.NewTokens(poap.TokensOptions{AuthURL: srv.URL, ClientID: confClientID, ClientSecret: confSecret, Store: db})
+	tokens, err := auth.New(auth.Options{AuthURL: srv.URL, ClientID: confClientID, ClientSecret: confSecret, Store: db})
 	if err != nil {
 		t.Fatal(err)
 	}

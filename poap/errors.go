@@ -56,6 +56,8 @@ var (
 	ErrEventExpired = errors.New("drop expired")
 	// ErrTokenBudget means another access-token request now could exceed
 	// the service's limit of 4 an hour, which earns a ban; none was sent.
+	// The TokenSource returns it (poap/auth's Tokens does), the client
+	// passes it on.
 	ErrTokenBudget = errors.New("access-token budget spent")
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).

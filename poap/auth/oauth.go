@@ -1,4 +1,4 @@
-package poap
+package auth
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/internal/transport"
 	"github.com/poapbot/poapbot/poap/wire"
 )
@@ -58,12 +59,12 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 	}
 	var body tokenResponseJSON
 	if err := json.Unmarshal(res.Body, &body); err != nil {
-		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpAccessToken, ErrUnavailable, err)
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpAccessToken, poap.ErrUnavailable, err)
 	}
 	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, "bearer") {
-		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", wire.OpAccessToken, ErrUnavailable)
+		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", wire.OpAccessToken, poap.ErrUnavailable)
 	}
-	lifetime := DefaultTokenLifetime
+	lifetime := DefaultLifetime
 	if body.ExpiresIn > 0 {
 		lifetime = time.Duration(body.ExpiresIn * float64(time.Second))
 	}
@@ -90,11 +91,11 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", DefaultUserAgent)
+	req.Header.Set("User-Agent", poap.DefaultUserAgent)
 	start := time.Now()
 	res, err := transport.Send(t.http, req)
 	if err != nil {
-		status, err := transport.Failure(ctx, wire.OpAccessToken, err, ErrUnavailable)
+		status, err := transport.Failure(ctx, wire.OpAccessToken, err, poap.ErrUnavailable)
 		transport.Observe(ctx, t.observer, t.log, wire.OpAccessToken, status, time.Since(start))
 		return transport.Response{}, err
 	}
@@ -102,12 +103,12 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 	return res, nil
 }
 
-// serviceError turns the token service's non-2xx answer into an *APIError
+// serviceError turns the token service's non-2xx answer into a *poap.APIError
 // whose Code is the OAuth error and Message its description, with the
 // client secret blanked out. A refusal of the credentials also matches
-// ErrUnauthorized; a 429, which may be the ban, is logged as an error.
+// poap.ErrUnauthorized; a 429, which may be the ban, is logged as an error.
 func (t *Tokens) serviceError(ctx context.Context, audience string, res transport.Response) error {
-	e := &APIError{
+	e := &poap.APIError{
 		Operation:  wire.OpAccessToken,
 		Status:     res.Status,
 		RetryAfter: transport.RetryAfter(res.Header.Get("Retry-After"), time.Now()),
@@ -126,7 +127,7 @@ func (t *Tokens) serviceError(ctx context.Context, audience string, res transpor
 			slog.String("audience", audience), slog.String("error", e.Error()))
 	}
 	if refusals[e.Code] && res.Status != http.StatusUnauthorized && res.Status != http.StatusForbidden {
-		return fmt.Errorf("%w (%w)", e, ErrUnauthorized)
+		return fmt.Errorf("%w (%w)", e, poap.ErrUnauthorized)
 	}
 	return e
 }
