@@ -29,8 +29,9 @@
 // token service call) and request.go here (where the client attaches a
 // token, and renews it once after a 401).
 //
-// The operation names (the Observer's, APIError.Operation) are the
-// service's contract, shared with the sandbox in poap/wire.
+// The operation names (the Observer's, APIError.Operation) and the chains a
+// drop can mint on are the service's contract, shared with the sandbox in
+// poap/wire.
 //
 // The decoding follows what production returns rather than the published
 // schema where the two differ: token ids are strings, "created" is

@@ -1,8 +1,8 @@
 // Package wire is the issuing service's contract as both the client (poap)
-// and the sandbox (poap/sandbox) speak it: operation names. Each fact is
-// written here once, so the client and the fake it is tested against cannot drift
-// apart; the sandbox cannot import the client, whose tests import the
-// sandbox.
+// and the sandbox (poap/sandbox) speak it: operation names and supported
+// chains. Each fact is written here once, so the client and the fake it is
+// tested against cannot drift apart; the sandbox cannot import the client,
+// whose tests import the sandbox.
 //
 // Operation names (OpScan...) are one per upstream operation: the client
 // reports its requests under them (poap.Observer, its debug log,
