@@ -18,27 +18,11 @@ import (
 	"github.com/poapbot/poapbot/poap/wire"
 )
 
-// tokenRequestJSON is the client-credentials grant the token service takes.
-type tokenRequestJSON struct {
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
-	Audience     string `json:"audience"`
-	GrantType    string `json:"grant_type"`
-}
-
-// tokenResponseJSON is the token service's answer; expires_in is in seconds.
-type tokenResponseJSON struct {
-	AccessToken string  `json:"access_token"`
-	TokenType   string  `json:"token_type"`
-	ExpiresIn   float64 `json:"expires_in"`
-	Scope       string  `json:"scope"`
-}
-
-// oauthErrorJSON is the token service's error body, or a gateway's.
+// oauthErrorJSON is the token service's error body, or a gateway's
+// {"message"}.
 type oauthErrorJSON struct {
-	Error       string `json:"error"`
-	Description string `json:"error_description"`
-	Message     string `json:"message"`
+	wire.OAuthError
+	Message string `json:"message"`
 }
 
 // refusals are the OAuth error codes that mean the credentials, or their
@@ -57,11 +41,11 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 	if res.Status < 200 || res.Status > 299 {
 		return "", time.Time{}, t.serviceError(ctx, audience, res)
 	}
-	var body tokenResponseJSON
+	var body wire.TokenResponse
 	if err := json.Unmarshal(res.Body, &body); err != nil {
 		return "", time.Time{}, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpAccessToken, poap.ErrUnavailable, err)
 	}
-	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, "bearer") {
+	if body.AccessToken == "" || body.TokenType != "" && !strings.EqualFold(body.TokenType, wire.TokenTypeBearer) {
 		return "", time.Time{}, fmt.Errorf("poap: %s: %w: no bearer token in the response", wire.OpAccessToken, poap.ErrUnavailable)
 	}
 	lifetime := DefaultLifetime
@@ -76,11 +60,11 @@ func (t *Tokens) request(ctx context.Context, audience string, sent time.Time) (
 func (t *Tokens) post(ctx context.Context, audience string) (transport.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	b, err := json.Marshal(tokenRequestJSON{
+	b, err := json.Marshal(wire.TokenRequest{
 		ClientID:     t.clientID,
 		ClientSecret: t.secret.Reveal(),
 		Audience:     audience,
-		GrantType:    "client_credentials",
+		GrantType:    wire.GrantClientCredentials,
 	})
 	if err != nil {
 		return transport.Response{}, fmt.Errorf("poap: %s: %w", wire.OpAccessToken, err)

@@ -54,9 +54,9 @@ func TestTokens_ServiceErrors(t *testing.T) {
 
 // tokenServer answers POST /oauth/token with status and body, which may
 // quote what it got with %s, and remembers the last request.
-func tokenServer(t *testing.T, status int, body string) (string, *tokenRequestJSON) {
+func tokenServer(t *testing.T, status int, body string) (string, *wire.TokenRequest) {
 	t.Helper()
-	var got tokenRequestJSON
+	var got wire.TokenRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/oauth/token" || r.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("request %s %s (%s), want POST /oauth/token as JSON", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
@@ -98,7 +98,7 @@ func TestTokens_Response(t *testing.T) {
 				t.Fatal(err)
 			}
 			token, err := tk.Token(t.Context(), audience)
-			want := tokenRequestJSON{ClientID: testClientID, ClientSecret: testClientSecret, Audience: audience, GrantType: "client_credentials"}
+			want := wire.TokenRequest{ClientID: testClientID, ClientSecret: testClientSecret, Audience: audience, GrantType: "client_credentials"}
 			if *got != want {
 				t.Errorf("token request = %+v, want %+v", *got, want)
 			}

@@ -10,13 +10,14 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Defaults of Options.
 const (
 	// DefaultBudget is the service's limit: more than 4 access tokens an
 	// hour earns a ban.
-	DefaultBudget = 4
+	DefaultBudget = wire.TokenBudget
 	// DefaultRenewBefore renews a token 2 hours before it expires. Tokens
 	// live 24 hours, so this costs one token a day like any other choice,
 	// and leaves two hours of a working token to ride out a token service
@@ -25,7 +26,7 @@ const (
 	// DefaultLifetime is assumed when the token service leaves expires_in
 	// out: the 24 hours the documentation promises. A token that dies
 	// sooner is caught by the 401 that renews it.
-	DefaultLifetime = 24 * time.Hour
+	DefaultLifetime = wire.TokenLifetime
 )
 
 // Options configures Tokens. AuthURL, ClientID, ClientSecret and Store are
