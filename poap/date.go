@@ -90,17 +90,28 @@ type timestamp struct{ time.Time }
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *timestamp) UnmarshalJSON(b []byte) error {
 	s, err := jsonString(b)
-	if err != nil || s == "" {
+	if err != nil {
 		t.Time = time.Time{}
 		return err
 	}
+	t.Time, err = parseTimestamp(s)
+	return err
+}
+
+// parseTimestamp reads an instant written in one of timestampLayouts, in
+// UTC; a value without an offset is UTC. Spaces around it are ignored, and
+// "" gives the zero time.
+func parseTimestamp(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
 	for _, layout := range timestampLayouts {
 		if parsed, err := time.Parse(layout, s); err == nil {
-			t.Time = parsed.UTC()
-			return nil
+			return parsed.UTC(), nil
 		}
 	}
-	return fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", transport.Truncate(s, 40))
+	return time.Time{}, fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", transport.Truncate(s, 40))
 }
 
 // jsonString decodes a JSON string, treating null as "".

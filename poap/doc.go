@@ -29,9 +29,10 @@
 // token service call) and request.go here (where the client attaches a
 // token, and renews it once after a 401).
 //
-// The operation names (the Observer's, APIError.Operation) and the chains a
-// drop can mint on are the service's contract, shared with the sandbox in
-// poap/wire.
+// The operation names (the Observer's, APIError.Operation), the chains a
+// drop can mint on and the JSON shapes of Moments and Compass are the
+// service's contract, shared with the sandbox in poap/wire; the client reads
+// them into its own types.
 //
 // The decoding follows what production returns rather than the published
 // schema where the two differ: token ids are strings, "created" is

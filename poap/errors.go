@@ -193,9 +193,7 @@ type errorJSON struct {
 	Message        string `json:"message"`
 	GatewayMessage string `json:"Message"`
 	// Errors is GraphQL's (Compass) list of errors.
-	Errors []struct {
-		Message string `json:"message"`
-	} `json:"errors"`
+	Errors []wire.GraphQLError `json:"errors"`
 }
 
 // message returns the first message the body carries.

@@ -62,14 +62,15 @@ func (c *Client) Media(ctx context.Context, key string) (Media, error) {
 		op: wire.OpMediaStatus, method: http.MethodGet, base: base, path: "/media/" + pathSegment(key),
 		access: anonymous, idempotent: true,
 	}
-	var m Media
-	err = c.do(ctx, r, &m)
+	var w mediaJSON
+	err = c.do(ctx, r, &w)
 	if errors.Is(err, ErrNotFound) {
 		return Media{Key: key, Status: MediaInProcess}, nil
 	}
 	if err != nil {
 		return Media{}, err
 	}
+	m := w.media()
 	if m.Key == "" {
 		m.Key = key
 	}

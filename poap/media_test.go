@@ -34,7 +34,7 @@ func TestClient_UploadMedia(t *testing.T) {
 	m, ok := s.Media(key)
 	want := sandbox.Media{
 		Key: key, DeclaredType: "image/png", SniffedType: "image/png", Size: int64(len(pngContent)),
-		Hash: sha256Hex(pngContent), Status: sandbox.MediaProcessed,
+		Hash: sha256Hex(pngContent), Status: wire.MediaProcessed,
 	}
 	if diff := cmp.Diff(want, m); !ok || diff != "" {
 		t.Errorf("sandbox Media(key) diff (-want +got):\n%s", diff)
