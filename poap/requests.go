@@ -23,16 +23,13 @@ const (
 	RedeemSecretWord = "secret_word"
 )
 
-// MaxRequestedCodes is the most mint links one request may ask for.
-const MaxRequestedCodes = 50000
-
 // RedeemRequest asks for mint links (or more tokens for another method) for
 // a drop; a review body approves it, and the links are then e-mailed and
 // readable with MintLinks. One request per method may be pending at a time.
 type RedeemRequest struct {
 	// EventID is the drop's id.
 	EventID int64
-	// Count is the number of links asked for (at most MaxRequestedCodes).
+	// Count is the number of links asked for (at most wire.MaxRequestedCodes).
 	Count int
 	// EditCode is the drop's 6-digit secret_code.
 	EditCode core.Secret
@@ -83,8 +80,8 @@ func (in RedeemRequest) validate() error {
 	if err := firstError(checkID(op, "event_id", in.EventID), checkRedeemType(op, in.Type)); err != nil {
 		return err
 	}
-	if in.Count < 1 || in.Count > MaxRequestedCodes {
-		return fieldError(op, "requested_codes", "%d is not between 1 and %d", in.Count, MaxRequestedCodes)
+	if in.Count < 1 || in.Count > wire.MaxRequestedCodes {
+		return fieldError(op, "requested_codes", "%d is not between 1 and %d", in.Count, wire.MaxRequestedCodes)
 	}
 	return checkEditCode(op, "secret_code", in.EditCode)
 }
