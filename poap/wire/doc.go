@@ -1,7 +1,8 @@
-// Package wire is the issuing service's contract as both the client (poap)
-// and the sandbox (poap/sandbox) speak it: operation names, supported
-// chains, the limits the interface states (a drop's, the token service's),
-// and wire shapes, the JSON bodies both sides write or read. Each fact is written here once, so the client
+// Package wire is the issuing service's contract (with its token service,
+// Moments and Compass) as both the client (poap) and the sandbox
+// (poap/sandbox) speak it: operation names, supported chains, the limits the
+// interface states (a drop's, the token service's), and wire shapes, the
+// JSON bodies both sides write or read. Each fact is written here once, so the client
 // and the fake it is tested against cannot drift apart; the sandbox cannot
 // import the client, whose tests import the sandbox.
 //
