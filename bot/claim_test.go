@@ -9,6 +9,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // TestBot_Claim_Pending loses a mint's answer while the service cannot tell
@@ -25,7 +26,7 @@ func TestBot_Claim_Pending(t *testing.T) {
 		claim := fmt.Sprintf("/claim %d", id)
 		wantText(t, e.as(t, "alice", false, claim), "Pending: **Pending drop**", "never minted twice", "Run `"+claim+"` again in a few minutes")
 		wantText(t, e.as(t, "alice", false, claim), "Pending: **Pending drop**")
-		if n := e.sb.Requests(poap.OpMint); n != 1 {
+		if n := e.sb.Requests(wire.OpMint); n != 1 {
 			t.Errorf("%d mint requests, want 1", n)
 		}
 		e.calls.setStatusDown(false)

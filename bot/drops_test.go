@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // demoDrop is the sandbox's demo drop as /drop add takes it.
@@ -198,7 +198,7 @@ func TestBot_Claim_DirectMints(t *testing.T) {
 				t.Errorf("link %s got %d mint requests", h, n)
 			}
 		}
-		if got := e.sb.Requests(poap.OpMint); got != members || total != members {
+		if got := e.sb.Requests(wire.OpMint); got != members || total != members {
 			t.Errorf("mint requests = %d (%d recorded), want %d", got, total, members)
 		}
 		holders := e.sb.Holders(id)
@@ -213,7 +213,7 @@ func TestBot_Claim_DirectMints(t *testing.T) {
 		wantText(t, e.mod(t, fmt.Sprintf("/drop info %d", id)), "210 in total · 10 available · 0 handed out · 200 minted")
 		again := e.as(t, "m000", false, fmt.Sprintf("/claim %d", id))
 		wantText(t, again, "You have it already: **Direct mint drop**")
-		if n := e.sb.Requests(poap.OpMint); n != members {
+		if n := e.sb.Requests(wire.OpMint); n != members {
 			t.Errorf("claiming again sent a mint: %d requests", n)
 		}
 	})

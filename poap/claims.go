@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // secretNotRequired is what the status read now returns in place of a mint
@@ -107,12 +108,12 @@ func realSecret(s string) bool {
 // without client credentials), ErrRateLimited, ErrUnavailable; answers of
 // the service come as *APIError.
 func (c *Client) ClaimStatus(ctx context.Context, qrHash string) (Claim, error) {
-	if err := checkRequired(OpClaimStatus, "qr_hash", qrHash); err != nil {
+	if err := checkRequired(wire.OpClaimStatus, "qr_hash", qrHash); err != nil {
 		return Claim{}, err
 	}
 	var cl Claim
 	r := request{
-		op:         OpClaimStatus,
+		op:         wire.OpClaimStatus,
 		method:     http.MethodGet,
 		path:       "/actions/claim-qr",
 		query:      url.Values{"qr_hash": {strings.TrimSpace(qrHash)}},
@@ -204,9 +205,9 @@ func (c *Client) Mint(ctx context.Context, in MintInput) (MintResult, error) {
 	}
 	switch {
 	case status.Claimed:
-		return MintResult{}, fmt.Errorf("poap: %s: %w", OpMint, ErrQRClaimed)
+		return MintResult{}, fmt.Errorf("poap: %s: %w", wire.OpMint, ErrQRClaimed)
 	case !status.IsActive:
-		return MintResult{}, fmt.Errorf("poap: %s: %w", OpMint, ErrQRExpired)
+		return MintResult{}, fmt.Errorf("poap: %s: %w", wire.OpMint, ErrQRExpired)
 	}
 	return c.MintWithSecret(ctx, in, status.Secret)
 }
@@ -237,7 +238,7 @@ func (c *Client) MintWithSecret(ctx context.Context, in MintInput, secret core.S
 	}
 	var res MintResult
 	r := request{
-		op: OpMint, method: http.MethodPost, path: "/actions/claim-qr",
+		op: wire.OpMint, method: http.MethodPost, path: "/actions/claim-qr",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
 		idempotent: false, // a blind retry could mint twice; callers reconcile with ClaimStatus
 	}
@@ -250,7 +251,7 @@ func (c *Client) MintWithSecret(ctx context.Context, in MintInput, secret core.S
 // validate checks a mint's input before anything is sent.
 func (in MintInput) validate() error {
 	if strings.TrimSpace(in.Address) == "" {
-		return fieldError(OpMint, "address", "it is required")
+		return fieldError(wire.OpMint, "address", "it is required")
 	}
-	return checkRequired(OpMint, "qr_hash", in.QRHash)
+	return checkRequired(wire.OpMint, "qr_hash", in.QRHash)
 }

@@ -3,15 +3,14 @@ package poap
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // DefaultTimeout bounds one request when Options.Timeout is zero; the
@@ -25,10 +24,10 @@ const DefaultUserAgent = "poapbot (+https://github.com/poapbot/poapbot)"
 // otherwise it receives the code as text ("200", "404").
 const (
 	// StatusTimeout: the request hit its deadline.
-	StatusTimeout = "timeout"
+	StatusTimeout = transport.StatusTimeout
 	// StatusError: the request failed before a full response (connection
 	// refused, reset, DNS, a body over the size limit...).
-	StatusError = "error"
+	StatusError = transport.StatusError
 )
 
 // Options configures a Client. Only BaseURL is required.
@@ -52,8 +51,9 @@ type Options struct {
 	Logger *slog.Logger
 	// UserAgent identifies the bot; empty means DefaultUserAgent.
 	UserAgent string
-	// Tokens supplies access tokens for protected operations (see
-	// Tokens); nil makes them fail with ErrUnauthorized.
+	// Tokens supplies access tokens for protected operations (in
+	// production an *auth.Tokens of poap/auth); nil makes them fail with
+	// ErrUnauthorized.
 	Tokens TokenSource
 	// Audience is the token audience of the issuing service's protected
 	// operations (https://api.poap.tech in production).
@@ -88,7 +88,14 @@ const (
 	DefaultRateBurst = 10
 )
 
-// TokenSource supplies access tokens per audience.
+// TokenSource supplies access tokens per audience: *auth.Tokens of
+// poap/auth, which gets them from the token service with the client
+// credentials, in production. The client attaches them to its requests and
+// returns a TokenSource's errors as they are, so a source reports its
+// failures with the client's sentinels: ErrTokenBudget when it sent no
+// request to stay within the token service's budget, ErrUnauthorized when
+// the credentials were refused, ErrUnavailable or ErrRateLimited when the
+// token service failed.
 type TokenSource interface {
 	// Token returns a valid access token for audience.
 	Token(ctx context.Context, audience string) (core.Secret, error)
@@ -98,9 +105,9 @@ type TokenSource interface {
 }
 
 // Observer is told about every HTTP request the client makes, for metrics.
-// operation is a stable name (OpScan, OpScanEvent...), status the HTTP status
-// code as text or StatusTimeout or StatusError, elapsed the time from sending
-// to the end of the response or the failure.
+// operation is a stable name (wire.OpScan, wire.OpScanEvent...), status the
+// HTTP status code as text or StatusTimeout or StatusError, elapsed the time
+// from sending to the end of the response or the failure.
 type Observer interface {
 	ObserveRequest(operation, status string, elapsed time.Duration)
 }
@@ -139,7 +146,7 @@ var _ core.Scanner = (*Client)(nil)
 // defaults described on Options. It fails when BaseURL is missing or is not
 // an absolute http or https URL.
 func NewClient(opts Options) (*Client, error) {
-	base, err := parseBaseURL(opts.BaseURL)
+	base, err := transport.ParseBaseURL(opts.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("poap: new client: base url: %w", err)
 	}
@@ -160,17 +167,17 @@ func NewClient(opts Options) (*Client, error) {
 		sleep:     sleep,
 	}
 	if opts.MomentsURL != "" {
-		if c.moments, err = parseBaseURL(opts.MomentsURL); err != nil {
+		if c.moments, err = transport.ParseBaseURL(opts.MomentsURL); err != nil {
 			return nil, fmt.Errorf("poap: new client: moments url: %w", err)
 		}
 	}
 	if opts.CompassURL != "" {
-		if c.compass, err = parseBaseURL(opts.CompassURL); err != nil {
+		if c.compass, err = transport.ParseBaseURL(opts.CompassURL); err != nil {
 			return nil, fmt.Errorf("poap: new client: compass url: %w", err)
 		}
 	}
 	if c.http == nil {
-		c.http = &http.Client{CheckRedirect: sameHostRedirect}
+		c.http = &http.Client{CheckRedirect: transport.SameHostRedirect}
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -228,35 +235,4 @@ func (c *Client) renew(ctx context.Context, r request, refused core.Secret) (cor
 		return "", fmt.Errorf("poap: %s: renew access token: %w", r.op, err)
 	}
 	return token, nil
-}
-
-// parseBaseURL checks the base URL and drops its trailing slash. Its errors
-// do not quote the URL, which might carry credentials.
-func parseBaseURL(raw string) (*url.URL, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New("empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("not an absolute http or https url")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("must not carry credentials, a query or a fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u, nil
-}
-
-// sameHostRedirect follows at most 10 redirects, and none to another host or
-// scheme: the transport would forward X-API-Key there, since Go strips only
-// the standard credential headers on a cross-host redirect.
-func sameHostRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
-		return http.ErrUseLastResponse
-	}
-	return nil
 }

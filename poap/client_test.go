@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestNewClient(t *testing.T) {
@@ -108,7 +109,7 @@ func TestClient_Timeout(t *testing.T) {
 	if !errors.Is(err, poap.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Scan() error = %v, want ErrUnavailable and context.DeadlineExceeded", err)
 	}
-	if diff := cmp.Diff([]observation{{poap.OpScan, poap.StatusTimeout}}, rec.observations()); diff != "" {
+	if diff := cmp.Diff([]observation{{wire.OpScan, poap.StatusTimeout}}, rec.observations()); diff != "" {
 		t.Errorf("observations mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -139,7 +140,7 @@ func TestClient_NetworkError(t *testing.T) {
 	if _, err := c.ScanEvent(context.Background(), holder, 1); !errors.Is(err, poap.ErrUnavailable) {
 		t.Errorf("ScanEvent() error = %v, want ErrUnavailable", err)
 	}
-	if diff := cmp.Diff([]observation{{poap.OpScanEvent, poap.StatusError}}, rec.observations()); diff != "" {
+	if diff := cmp.Diff([]observation{{wire.OpScanEvent, poap.StatusError}}, rec.observations()); diff != "" {
 		t.Errorf("observations mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -152,7 +153,7 @@ func TestClient_Observer(t *testing.T) {
 	c := newClient(t, mux, poap.Options{Observer: rec})
 	c.Scan(context.Background(), holder)
 	c.ScanEvent(context.Background(), holder, 1)
-	want := []observation{{poap.OpScan, "200"}, {poap.OpScanEvent, "404"}}
+	want := []observation{{wire.OpScan, "200"}, {wire.OpScanEvent, "404"}}
 	if diff := cmp.Diff(want, rec.observations()); diff != "" {
 		t.Errorf("observations mismatch (-want +got):\n%s", diff)
 	}

@@ -2,31 +2,19 @@ package poap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
-)
 
-// OpMomentsQuery is the GraphQL moments query on Compass, the Moments query
-// service, as the Observer and APIError see it.
-const OpMomentsQuery = "moments_query"
+	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
+)
 
 // DefaultMomentsLimit is the page size of Moments when MomentsQuery.Limit is
 // zero.
 const DefaultMomentsLimit = 20
-
-// momentsQuery is the query the official SDK sends (poap-sdk 2026-03), with
-// the drops as a relation; Compass is a Hasura schema.
-const momentsQuery = `query PaginatedMoments($limit: Int!, $offset: Int!, $orderBy: [moments_order_by!], $where: moments_bool_exp) {
-  moments(limit: $limit, offset: $offset, order_by: $orderBy, where: $where) {
-    id
-    author
-    description
-    created_on
-    drops { drop_id }
-  }
-}`
 
 // MomentsQuery selects a page of Moments. The zero value asks for the newest
 // DefaultMomentsLimit Moments of all drops.
@@ -54,33 +42,6 @@ type MomentSummary struct {
 	DropIDs     []int64
 }
 
-// graphQLRequest is the body of a GraphQL call.
-type graphQLRequest struct {
-	Query     string         `json:"query"`
-	Variables map[string]any `json:"variables"`
-}
-
-// momentsResponse is Compass's answer: data, or errors with status 200.
-type momentsResponse struct {
-	Data *struct {
-		Moments []momentRow `json:"moments"`
-	} `json:"data"`
-	Errors []struct {
-		Message string `json:"message"`
-	} `json:"errors"`
-}
-
-// momentRow is one Moment in the query's answer.
-type momentRow struct {
-	ID          string    `json:"id"`
-	Author      string    `json:"author"`
-	Description string    `json:"description"`
-	CreatedOn   timestamp `json:"created_on"`
-	Drops       []struct {
-		DropID int64 `json:"drop_id"`
-	} `json:"drops"`
-}
-
 // Moments lists Moments from Compass, the Moments query service: a POST of
 // the GraphQL moments query (limit, offset, where, order_by) to
 // Options.CompassURL, with the API key when one is configured
@@ -92,19 +53,23 @@ type momentRow struct {
 // *APIError.
 func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, error) {
 	if c.compass == nil {
-		return nil, fmt.Errorf("poap: %s: no Moments query address configured (Options.CompassURL)", OpMomentsQuery)
+		return nil, fmt.Errorf("poap: %s: no Moments query address configured (Options.CompassURL)", wire.OpMomentsQuery)
 	}
-	body, err := jsonBody(graphQLRequest{Query: momentsQuery, Variables: q.variables()})
+	vars, err := json.Marshal(q.variables())
 	if err != nil {
-		return nil, fmt.Errorf("poap: %s: %w", OpMomentsQuery, err)
+		return nil, fmt.Errorf("poap: %s: %w", wire.OpMomentsQuery, err)
+	}
+	body, err := jsonBody(wire.GraphQLRequest{Query: wire.MomentsQuery, Variables: vars})
+	if err != nil {
+		return nil, fmt.Errorf("poap: %s: %w", wire.OpMomentsQuery, err)
 	}
 	r := request{
-		op: OpMomentsQuery, method: http.MethodPost, base: c.compass,
+		op: wire.OpMomentsQuery, method: http.MethodPost, base: c.compass,
 		access: keyOnly, body: body, contentType: "application/json",
 		// A query changes nothing.
 		idempotent: true,
 	}
-	var res momentsResponse
+	var res wire.MomentsAnswer
 	if err := c.do(ctx, r, &res); err != nil {
 		return nil, err
 	}
@@ -113,12 +78,12 @@ func (c *Client) Moments(ctx context.Context, q MomentsQuery) ([]MomentSummary, 
 		for i, e := range res.Errors {
 			msgs[i] = e.Message
 		}
-		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", OpMomentsQuery, ErrUnavailable, truncate(strings.Join(msgs, "; "), maxMessage))
+		return nil, fmt.Errorf("poap: %s: %w: graphql: %s", wire.OpMomentsQuery, ErrUnavailable, transport.Truncate(strings.Join(msgs, "; "), transport.MaxMessage))
 	}
 	if res.Data == nil {
-		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", OpMomentsQuery, ErrUnavailable)
+		return nil, fmt.Errorf("poap: %s: %w: malformed response: no data", wire.OpMomentsQuery, ErrUnavailable)
 	}
-	return summaries(res.Data.Moments), nil
+	return summaries(res.Data.Moments)
 }
 
 // variables are the query's GraphQL variables. The author is matched with
@@ -155,18 +120,23 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // escapeLike makes s match itself only in a LIKE pattern.
 func escapeLike(s string) string { return likeEscaper.Replace(s) }
 
-// summaries converts the query's rows.
-func summaries(rows []momentRow) []MomentSummary {
+// summaries converts the query's rows. An unreadable created_on means the
+// service is failing, as an answer that does not decode does.
+func summaries(rows []wire.MomentRow) ([]MomentSummary, error) {
 	out := make([]MomentSummary, len(rows))
 	for i, row := range rows {
+		created, err := parseTimestamp(row.CreatedOn)
+		if err != nil {
+			return nil, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpMomentsQuery, ErrUnavailable, err)
+		}
 		drops := make([]int64, len(row.Drops))
 		for j, d := range row.Drops {
 			drops[j] = d.DropID
 		}
-		out[i] = MomentSummary{
-			ID: row.ID, Author: row.Author, Description: row.Description,
-			CreatedOn: row.CreatedOn.Time, DropIDs: drops,
+		out[i] = MomentSummary{ID: row.ID, Author: row.Author, CreatedOn: created, DropIDs: drops}
+		if row.Description != nil {
+			out[i].Description = *row.Description
 		}
 	}
-	return out
+	return out, nil
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/auth"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
@@ -43,7 +45,7 @@ func newConformance(t *testing.T) *conformance {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	tokens, err := poap.NewTokens(poap.TokensOptions{AuthURL: srv.URL, ClientID: confClientID, ClientSecret: confSecret, Store: db})
+	tokens, err := auth.New(auth.Options{AuthURL: srv.URL, ClientID: confClientID, ClientSecret: confSecret, Store: db})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +226,7 @@ func TestConformance_DroppedMint(t *testing.T) {
 	if !errors.Is(err, poap.ErrUnavailable) {
 		t.Fatalf("Mint() with the answer dropped error = %v, want ErrUnavailable", err)
 	}
-	if n := cf.sb.Requests(poap.OpMint); n != 1 {
+	if n := cf.sb.Requests(wire.OpMint); n != 1 {
 		t.Errorf("the mint was sent %d times, want once", n)
 	}
 	st, err := cf.c.ClaimStatus(cf.ctx, hash)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // Date is a calendar day without time of day or zone, as drops carry their
@@ -38,7 +40,7 @@ func ParseDate(s string) (Date, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return DateOf(t), nil
 	}
-	return Date{}, fmt.Errorf("poap: date %q is not DD-Mon-YYYY, YYYY-MM-DD or MM-DD-YYYY", truncate(s, 40))
+	return Date{}, fmt.Errorf("poap: date %q is not DD-Mon-YYYY, YYYY-MM-DD or MM-DD-YYYY", transport.Truncate(s, 40))
 }
 
 // IsZero reports whether d is the zero Date.
@@ -88,17 +90,28 @@ type timestamp struct{ time.Time }
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *timestamp) UnmarshalJSON(b []byte) error {
 	s, err := jsonString(b)
-	if err != nil || s == "" {
+	if err != nil {
 		t.Time = time.Time{}
 		return err
 	}
+	t.Time, err = parseTimestamp(s)
+	return err
+}
+
+// parseTimestamp reads an instant written in one of timestampLayouts, in
+// UTC; a value without an offset is UTC. Spaces around it are ignored, and
+// "" gives the zero time.
+func parseTimestamp(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
 	for _, layout := range timestampLayouts {
 		if parsed, err := time.Parse(layout, s); err == nil {
-			t.Time = parsed.UTC()
-			return nil
+			return parsed.UTC(), nil
 		}
 	}
-	return fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", truncate(s, 40))
+	return time.Time{}, fmt.Errorf("poap: time %q is not YYYY-MM-DD HH:MM:SS or RFC 3339", transport.Truncate(s, 40))
 }
 
 // jsonString decodes a JSON string, treating null as "".

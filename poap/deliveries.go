@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // DeliveryInput is a new delivery, the body of POST /deliveries: a page at
@@ -161,7 +162,7 @@ func (c *Client) CreateDelivery(ctx context.Context, in DeliveryInput) (Delivery
 		return Delivery{}, err
 	}
 	var d Delivery
-	r := request{op: OpCreateDelivery, method: http.MethodPost, path: "/deliveries", body: body, contentType: "application/json"}
+	r := request{op: wire.OpCreateDelivery, method: http.MethodPost, path: "/deliveries", body: body, contentType: "application/json"}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Delivery{}, err
 	}
@@ -188,7 +189,7 @@ type deliveryJSON struct {
 // drop with a valid code, at least one address, each allowed only drops of
 // the delivery.
 func (in DeliveryInput) validate() error {
-	const op = OpCreateDelivery
+	const op = wire.OpCreateDelivery
 	if err := checkRequired(op, "slug", in.Slug); err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func (in DeliveryInput) validate() error {
 // ErrRateLimited, ErrUnauthorized, ErrUnavailable; answers of the service
 // come as *APIError.
 func (c *Client) ClaimDelivery(ctx context.Context, deliveryID int64, address string) (string, error) {
-	const op = OpClaimDelivery
+	const op = wire.OpClaimDelivery
 	if err := firstError(checkID(op, "id", deliveryID), checkRequired(op, "address", address)); err != nil {
 		return "", err
 	}

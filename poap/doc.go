@@ -20,10 +20,19 @@
 // A mint (POST /actions/claim-qr) is never retried after a failure that may
 // have reached the service: callers read the link's claim status first.
 //
-// Tokens is the TokenSource for production: tokens are stored encrypted
-// through a TokenStore, shared by restarts and replicas, renewed ahead of
-// expiry, requested one at a time, and never more than the service's budget
-// of 4 an hour per audience.
+// Access tokens come from a TokenSource: in production *auth.Tokens of
+// poap/auth, which gets them from the token service with the client
+// credentials, stores them encrypted (shared by restarts and replicas),
+// renews them ahead of expiry, requests them one at a time, and never more
+// than the service's budget of 4 an hour per audience. The credential flow
+// is three files: poap/auth/tokens.go (the manager), poap/auth/oauth.go (the
+// token service call) and request.go here (where the client attaches a
+// token, and renews it once after a 401).
+//
+// The operation names (the Observer's, APIError.Operation), the chains a
+// drop can mint on and the JSON shapes of Moments and Compass are the
+// service's contract, shared with the sandbox in poap/wire; the client reads
+// them into its own types.
 //
 // The decoding follows what production returns rather than the published
 // schema where the two differ: token ids are strings, "created" is

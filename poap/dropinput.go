@@ -13,16 +13,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
-)
-
-// Limits the interface states for drops.
-const (
-	// MaxDescription is the longest drop description, in characters.
-	MaxDescription = 1500
-	// MaxImageSize bounds a drop's artwork: it must be under 4 MB.
-	MaxImageSize = 4 << 20
-	// maxName is the longest drop name the service's schema allows.
-	maxName = 256
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // DropInput is a new drop, the multipart/form-data fields of POST /events.
@@ -31,7 +22,7 @@ type DropInput struct {
 	// Name is the drop's title (required). A test drop carries "test" in
 	// its title and is private.
 	Name string
-	// Description is at most MaxDescription characters (required).
+	// Description is at most wire.MaxDropDescription characters (required).
 	Description string
 	// City, Country and EventURL may be empty, never only spaces.
 	City     string
@@ -48,7 +39,7 @@ type DropInput struct {
 	// VirtualEvent says the drop is for an online event; always sent as
 	// "true" or "false", which the service requires.
 	VirtualEvent bool
-	// Image is the artwork: under MaxImageSize, PNG or GIF content,
+	// Image is the artwork: under wire.MaxDropImage, PNG or GIF content,
 	// ImageName with a .png or .webp extension, ImageType its MIME type
 	// (image/png or image/gif; empty means sniffed). 500x500 and cropped
 	// to a circle is the curators' expectation, not checked here.
@@ -102,7 +93,7 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 	if err := in.validate(); err != nil {
 		return Drop{}, err
 	}
-	image, imageType, err := readImage(OpCreateDrop, in.Image, in.ImageName, in.ImageType)
+	image, imageType, err := readImage(wire.OpCreateDrop, in.Image, in.ImageName, in.ImageType)
 	if err != nil {
 		return Drop{}, err
 	}
@@ -116,10 +107,10 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 		[2]string{"private_event", strconv.FormatBool(in.PrivateEvent)})
 	body, contentType, err := multipartBody(fields, &formFile{name: path.Base(in.ImageName), typ: imageType, data: image})
 	if err != nil {
-		return Drop{}, fieldError(OpCreateDrop, "image", "%v", err)
+		return Drop{}, fieldError(wire.OpCreateDrop, "image", "%v", err)
 	}
 	var d Drop
-	r := request{op: OpCreateDrop, method: http.MethodPost, path: "/events",
+	r := request{op: wire.OpCreateDrop, method: http.MethodPost, path: "/events",
 		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
@@ -134,14 +125,14 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 // ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrUnavailable and other
 // answers as *APIError.
 func (c *Client) EditDrop(ctx context.Context, fancyID string, in DropEdit) error {
-	if err := firstError(checkRequired(OpEditDrop, "fancy_id", fancyID), in.validate(OpEditDrop)); err != nil {
+	if err := firstError(checkRequired(wire.OpEditDrop, "fancy_id", fancyID), in.validate(wire.OpEditDrop)); err != nil {
 		return err
 	}
 	body, contentType, err := multipartBody(in.fields(), nil)
 	if err != nil {
-		return fieldError(OpEditDrop, "body", "%v", err)
+		return fieldError(wire.OpEditDrop, "body", "%v", err)
 	}
-	r := request{op: OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
+	r := request{op: wire.OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
 		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
 	return c.do(ctx, r, nil)
 }
@@ -156,7 +147,7 @@ func (in DropInput) edit() DropEdit {
 
 // validate checks the rules of the interface on a new drop.
 func (in DropInput) validate() error {
-	const op = OpCreateDrop
+	const op = wire.OpCreateDrop
 	err := firstError(
 		in.edit().validate(op),
 		checkRequired(op, "email", in.Email))
@@ -182,9 +173,9 @@ func (in DropInput) validate() error {
 func (in DropEdit) validate(op string) error {
 	return firstError(
 		checkRequired(op, "name", in.Name),
-		checkLength(op, "name", in.Name, maxName),
+		checkLength(op, "name", in.Name, wire.MaxDropText),
 		checkRequired(op, "description", in.Description),
-		checkLength(op, "description", in.Description, MaxDescription),
+		checkLength(op, "description", in.Description, wire.MaxDropDescription),
 		checkNotBlank(op, "city", in.City),
 		checkNotBlank(op, "country", in.Country),
 		checkNotBlank(op, "event_url", in.EventURL),
@@ -238,20 +229,20 @@ func (in DropEdit) fields() [][2]string {
 	}
 }
 
-// readImage reads the artwork, at most MaxImageSize bytes, and checks its
-// name, declared type and content. It returns the bytes and the MIME type to
-// send.
+// readImage reads the artwork, at most wire.MaxDropImage bytes, and checks
+// its name, declared type and content. It returns the bytes and the MIME
+// type to send.
 func readImage(op string, r io.Reader, name, declared string) ([]byte, string, error) {
 	switch ext := strings.ToLower(path.Ext(name)); ext {
 	case ".png", ".webp":
 	default:
 		return nil, "", fieldError(op, "image", "the file name must end in .png or .webp")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxImageSize))
+	data, err := io.ReadAll(io.LimitReader(r, wire.MaxDropImage))
 	if err != nil {
 		return nil, "", fieldError(op, "image", "reading it: %v", err)
 	}
-	if len(data) >= MaxImageSize {
+	if len(data) >= wire.MaxDropImage {
 		return nil, "", fieldError(op, "image", "it must be under 4 MB")
 	}
 	sniffed := http.DetectContentType(data)
@@ -280,8 +271,8 @@ type bufferedBody struct {
 func (b bufferedBody) reader() (io.Reader, error) { return bytes.NewReader(b.data), nil }
 
 // multipartBody encodes fields, then file when given, as multipart/form-data.
-// The body is buffered: the image is bounded by MaxImageSize, and a retry or
-// a token renewal needs to send it again.
+// The body is buffered: the image is bounded by wire.MaxDropImage, and a
+// retry or a token renewal needs to send it again.
 func multipartBody(fields [][2]string, file *formFile) (bufferedBody, string, error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // pngImage returns a small PNG.
@@ -141,7 +142,7 @@ func TestClient_CreateDrop_Refused(t *testing.T) {
 		target error
 	}{
 		{"NoName", func(in *poap.DropInput) { in.Name = " " }, "name", poap.ErrInvalidInput},
-		{"LongDescription", func(in *poap.DropInput) { in.Description = strings.Repeat("é", poap.MaxDescription+1) }, "description", poap.ErrInvalidInput},
+		{"LongDescription", func(in *poap.DropInput) { in.Description = strings.Repeat("é", wire.MaxDropDescription+1) }, "description", poap.ErrInvalidInput},
 		{"SpacesCity", func(in *poap.DropInput) { in.City = "   " }, "city", poap.ErrInvalidInput},
 		{"SpacesCountry", func(in *poap.DropInput) { in.Country = " " }, "country", poap.ErrInvalidInput},
 		{"SpacesURL", func(in *poap.DropInput) { in.EventURL = "  " }, "event_url", poap.ErrInvalidInput},
@@ -159,7 +160,7 @@ func TestClient_CreateDrop_Refused(t *testing.T) {
 		{"WebPContent", func(in *poap.DropInput) { in.Image, in.ImageType = bytes.NewReader(webp), "" }, "image", poap.ErrInvalidInput},
 		{"WrongType", func(in *poap.DropInput) { in.ImageType = "image/gif" }, "image", poap.ErrInvalidInput},
 		{"TooLarge", func(in *poap.DropInput) {
-			in.Image = io.MultiReader(bytes.NewReader(img), bytes.NewReader(make([]byte, poap.MaxImageSize)))
+			in.Image = io.MultiReader(bytes.NewReader(img), bytes.NewReader(make([]byte, wire.MaxDropImage)))
 		}, "image", poap.ErrInvalidInput},
 	}
 	for _, tc := range tests {

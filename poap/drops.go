@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Drop is a drop (an event) as the service's drop reads return it: GET
@@ -99,11 +101,11 @@ func (img *DropImage) URL(kind string) string {
 // ErrUnauthorized, ErrRateLimited, ErrUnavailable; answers of the service
 // come as *APIError.
 func (c *Client) Drop(ctx context.Context, id int64) (Drop, error) {
-	if err := checkID(OpDrop, "id", id); err != nil {
+	if err := checkID(wire.OpDrop, "id", id); err != nil {
 		return Drop{}, err
 	}
 	var d Drop
-	r := request{op: OpDrop, method: http.MethodGet, path: "/events/id/" + strconv.FormatInt(id, 10), idempotent: true}
+	r := request{op: wire.OpDrop, method: http.MethodGet, path: "/events/id/" + strconv.FormatInt(id, 10), idempotent: true}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
 	}
@@ -114,11 +116,11 @@ func (c *Client) Drop(ctx context.Context, id int64) (Drop, error) {
 // as "berlin-builders-meetup-12-2021"): GET /events/{fancyId}. Errors: those
 // of Drop, ErrInvalidInput for an empty fancy id.
 func (c *Client) DropByFancyID(ctx context.Context, fancyID string) (Drop, error) {
-	if err := checkRequired(OpDropByFancyID, "fancy_id", fancyID); err != nil {
+	if err := checkRequired(wire.OpDropByFancyID, "fancy_id", fancyID); err != nil {
 		return Drop{}, err
 	}
 	var d Drop
-	r := request{op: OpDropByFancyID, method: http.MethodGet, path: "/events/" + pathSegment(fancyID), idempotent: true}
+	r := request{op: wire.OpDropByFancyID, method: http.MethodGet, path: "/events/" + pathSegment(fancyID), idempotent: true}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
 	}
@@ -156,10 +158,10 @@ type DropPage struct {
 // ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) Drops(ctx context.Context, q DropsQuery) (DropPage, error) {
 	if q.Limit < 0 || q.Limit > MaxDropsPage {
-		return DropPage{}, fieldError(OpDrops, "limit", "%d is not between 0 and %d", q.Limit, MaxDropsPage)
+		return DropPage{}, fieldError(wire.OpDrops, "limit", "%d is not between 0 and %d", q.Limit, MaxDropsPage)
 	}
 	if q.Offset < 0 {
-		return DropPage{}, fieldError(OpDrops, "offset", "%d is negative", q.Offset)
+		return DropPage{}, fieldError(wire.OpDrops, "offset", "%d is negative", q.Offset)
 	}
 	query := url.Values{}
 	if q.Limit > 0 {
@@ -175,7 +177,7 @@ func (c *Client) Drops(ctx context.Context, q DropsQuery) (DropPage, error) {
 		query.Set("sort_dir", q.SortDir)
 	}
 	var page DropPage
-	r := request{op: OpDrops, method: http.MethodGet, path: "/paginated-events", query: query, idempotent: true}
+	r := request{op: wire.OpDrops, method: http.MethodGet, path: "/paginated-events", query: query, idempotent: true}
 	if err := c.do(ctx, r, &page); err != nil {
 		return DropPage{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // startDropIssuer serves a seeded sandbox and returns it with the client as
@@ -95,12 +96,12 @@ func TestDropIssuer_Mint(t *testing.T) {
 	if st, err := di.ClaimStatus(ctx, "sbx009"); err != nil || !st.ClaimedBy("0x00000000000000000000000000000000000C4A01") {
 		t.Errorf("ClaimStatus() after the lost answer = %+v, %v, want claimed", st, err)
 	}
-	s.FailNextOp(poap.OpMint, 1, http.StatusBadGateway)
+	s.FailNextOp(wire.OpMint, 1, http.StatusBadGateway)
 	if _, err := di.Mint(ctx, "sbx010", "0x00000000000000000000000000000000000c4a02"); !errors.Is(err, core.ErrIssuerUnavailable) {
 		t.Errorf("Mint() answered 502 = %v, want core.ErrIssuerUnavailable", err)
 	}
-	if s.LinkClaimed("sbx010") || s.Requests(poap.OpMint) != 5 {
-		t.Errorf("a mint was retried or applied after a 502: %d requests", s.Requests(poap.OpMint))
+	if s.LinkClaimed("sbx010") || s.Requests(wire.OpMint) != 5 {
+		t.Errorf("a mint was retried or applied after a 502: %d requests", s.Requests(wire.OpMint))
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Sentinel errors, matched with errors.Is on what the client returns.
@@ -54,24 +56,22 @@ var (
 	ErrEventExpired = errors.New("drop expired")
 	// ErrTokenBudget means another access-token request now could exceed
 	// the service's limit of 4 an hour, which earns a ban; none was sent.
+	// The TokenSource returns it (poap/auth's Tokens does), the client
+	// passes it on.
 	ErrTokenBudget = errors.New("access-token budget spent")
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).
 	ErrMediaInvalid = errors.New("media invalid")
 )
 
-// maxMessage bounds, in characters, the service's message kept in an
-// APIError, so a large HTML error page never ends up in a log line.
-const maxMessage = 200
-
 // addressOperations are the operations whose only input the service can
 // refuse with a 400 is the address; any 400 from them means ErrInvalidAddress.
-var addressOperations = map[string]bool{OpScan: true, OpScanEvent: true}
+var addressOperations = map[string]bool{wire.OpScan: true, wire.OpScanEvent: true}
 
 // APIError is a non-2xx answer of the service. It matches the sentinels with
 // errors.Is according to its status and message (see Is).
 type APIError struct {
-	// Operation is the client's name of the call (OpScan...).
+	// Operation is the client's name of the call (wire.OpScan...).
 	Operation string
 	// Status is the HTTP status code.
 	Status int
@@ -90,10 +90,10 @@ func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "poap: %s: status %d", e.Operation, e.Status)
 	if e.Code != "" {
-		fmt.Fprintf(&b, " (%s)", truncate(e.Code, maxMessage))
+		fmt.Fprintf(&b, " (%s)", transport.Truncate(e.Code, transport.MaxMessage))
 	}
 	if e.Message != "" {
-		b.WriteString(": " + truncate(e.Message, maxMessage))
+		b.WriteString(": " + transport.Truncate(e.Message, transport.MaxMessage))
 	}
 	return b.String()
 }
@@ -119,7 +119,7 @@ func (e *APIError) Is(target error) bool {
 }
 
 // mintOperations read or use a mint link, where "expired" means the link.
-var mintOperations = map[string]bool{OpMint: true, OpClaimStatus: true}
+var mintOperations = map[string]bool{wire.OpMint: true, wire.OpClaimStatus: true}
 
 // badRequest returns the sentinel a 400 answer means, or nil. The service
 // words its refusals in the message (sometimes as a code such as
@@ -139,19 +139,19 @@ func (e *APIError) badRequest() error {
 		strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
 	case strings.Contains(msg, "already minted") || strings.Contains(msg, "claimed a code for this event") ||
-		e.Operation == OpClaimDelivery && strings.Contains(msg, "already claimed"):
+		e.Operation == wire.OpClaimDelivery && strings.Contains(msg, "already claimed"):
 		return ErrAlreadyMinted
 	case strings.Contains(msg, "already claimed"):
 		return ErrQRClaimed
 	case strings.Contains(msg, "qr claim expired"):
 		return ErrQRExpired
-	case e.mentions("EVENT_EXPIRED") || e.Operation == OpWebsiteClaim && strings.Contains(msg, "expired"):
+	case e.mentions("EVENT_EXPIRED") || e.Operation == wire.OpWebsiteClaim && strings.Contains(msg, "expired"):
 		return ErrEventExpired
 	case mintOperations[e.Operation] && strings.Contains(msg, "expired"):
 		return ErrQRExpired
 	case e.mentions("LIMIT_EXCEEDED") || strings.Contains(msg, "limit exceeded"):
 		return ErrLimitExceeded
-	case strings.Contains(msg, "claim not found") || e.Operation == OpWebsiteClaim && e.mentions("INVALID_SECRET"):
+	case strings.Contains(msg, "claim not found") || e.Operation == wire.OpWebsiteClaim && e.mentions("INVALID_SECRET"):
 		return ErrNotFound
 	case addressOperations[e.Operation]:
 		return ErrInvalidAddress
@@ -193,9 +193,7 @@ type errorJSON struct {
 	Message        string `json:"message"`
 	GatewayMessage string `json:"Message"`
 	// Errors is GraphQL's (Compass) list of errors.
-	Errors []struct {
-		Message string `json:"message"`
-	} `json:"errors"`
+	Errors []wire.GraphQLError `json:"errors"`
 }
 
 // message returns the first message the body carries.
@@ -208,56 +206,23 @@ func (b errorJSON) message() string {
 
 // apiError builds the APIError for a non-2xx response. The key is blanked
 // out of the message first, in case a server echoes the request back.
-func (c *Client) apiError(op string, res response) *APIError {
+func (c *Client) apiError(op string, res transport.Response) *APIError {
 	e := &APIError{
 		Operation:  op,
-		Status:     res.status,
-		RetryAfter: parseRetryAfter(res.header.Get("Retry-After"), time.Now()),
+		Status:     res.Status,
+		RetryAfter: transport.RetryAfter(res.Header.Get("Retry-After"), time.Now()),
 	}
 	var body errorJSON
-	if err := json.Unmarshal(res.body, &body); err == nil {
+	if err := json.Unmarshal(res.Body, &body); err == nil {
 		e.Code = cmp.Or(body.Code, body.Reason)
 		e.Message = body.message()
 	} else {
-		e.Message = strings.Join(strings.Fields(strings.ToValidUTF8(string(res.body), "?")), " ")
+		e.Message = transport.BodyText(res.Body)
 	}
 	if !c.key.IsZero() {
 		e.Message = strings.ReplaceAll(e.Message, c.key.Reveal(), "[redacted]")
 	}
-	e.Code = truncate(e.Code, maxMessage)
-	e.Message = truncate(e.Message, maxMessage)
+	e.Code = transport.Truncate(e.Code, transport.MaxMessage)
+	e.Message = transport.Truncate(e.Message, transport.MaxMessage)
 	return e
-}
-
-// parseRetryAfter reads a Retry-After header, in seconds or as an HTTP date,
-// into a wait from now; anything else, or a date in the past, is zero. Waits
-// are capped at a day.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	const maxWait = 24 * time.Hour
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(min(secs, int64(maxWait/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxWait)
-	}
-	return 0
-}
-
-// truncate shortens s to at most n characters, marking the cut with "…".
-func truncate(s string, n int) string {
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // allSentinels are the errors an operation's failure is tested against; each
@@ -21,39 +22,39 @@ var allSentinels = []error{
 
 // sentinelCalls are the operations the sentinel tests run, by name.
 var sentinelCalls = map[string]func(context.Context, *poap.Client) error{
-	poap.OpMint: func(ctx context.Context, c *poap.Client) error {
+	wire.OpMint: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.MintWithSecret(ctx, poap.MintInput{QRHash: "k9x4mq", Address: alice}, "")
 		return err
 	},
-	poap.OpClaimStatus: func(ctx context.Context, c *poap.Client) error {
+	wire.OpClaimStatus: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.ClaimStatus(ctx, "zzzzzz")
 		return err
 	},
-	poap.OpMintLinks: func(ctx context.Context, c *poap.Client) error {
+	wire.OpMintLinks: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.MintLinks(ctx, 175300, editCode)
 		return err
 	},
-	poap.OpRequestMintLinks: func(ctx context.Context, c *poap.Client) error {
+	wire.OpRequestMintLinks: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.RequestMintLinks(ctx, poap.RedeemRequest{EventID: 175300, Count: 5, EditCode: editCode})
 		return err
 	},
-	poap.OpWebsiteClaim: func(ctx context.Context, c *poap.Client) error {
+	wire.OpWebsiteClaim: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.WebsiteClaim(ctx, "increase-group-student", alice)
 		return err
 	},
-	poap.OpClaimDelivery: func(ctx context.Context, c *poap.Client) error {
+	wire.OpClaimDelivery: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.ClaimDelivery(ctx, 812, alice)
 		return err
 	},
-	poap.OpSecret: func(ctx context.Context, c *poap.Client) error {
+	wire.OpSecret: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.Secret(ctx, "increase-group-student")
 		return err
 	},
-	poap.OpDrop: func(ctx context.Context, c *poap.Client) error {
+	wire.OpDrop: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.Drop(ctx, 175300)
 		return err
 	},
-	poap.OpHolders: func(ctx context.Context, c *poap.Client) error {
+	wire.OpHolders: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.HoldersPage(ctx, 175300, 0, 0)
 		return err
 	},
@@ -69,26 +70,26 @@ func TestAPIError_Sentinels(t *testing.T) {
 		fixture string
 		want    error
 	}{
-		{poap.OpMint, 400, "error_qr_claimed.json", poap.ErrQRClaimed},
-		{poap.OpMint, 400, "error_qr_claimed_legacy.json", poap.ErrQRClaimed},
-		{poap.OpMint, 400, "error_qr_expired.json", poap.ErrQRExpired},
-		{poap.OpMint, 400, "error_already_minted.json", poap.ErrAlreadyMinted},
-		{poap.OpMint, 400, "error_already_minted_legacy.json", poap.ErrAlreadyMinted},
-		{poap.OpMint, 400, "error_400.json", poap.ErrInvalidAddress},
-		{poap.OpMint, 404, "error_404.json", poap.ErrNotFound},
-		{poap.OpClaimStatus, 400, "error_claim_not_found.json", poap.ErrNotFound},
-		{poap.OpMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
-		{poap.OpMintLinks, 400, "error_edit_code.json", poap.ErrInvalidEditCode},
-		{poap.OpRequestMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
-		{poap.OpWebsiteClaim, 400, "error_limit_exceeded.json", poap.ErrLimitExceeded},
-		{poap.OpWebsiteClaim, 400, "error_event_expired.json", poap.ErrEventExpired},
-		{poap.OpWebsiteClaim, 400, "error_invalid_secret.json", poap.ErrNotFound},
-		{poap.OpWebsiteClaim, 429, "error_429.json", poap.ErrRateLimited},
-		{poap.OpClaimDelivery, 400, "error_delivery_claimed.json", poap.ErrAlreadyMinted},
-		{poap.OpSecret, 401, "error_401.json", poap.ErrUnauthorized},
-		{poap.OpDrop, 403, "error_403_deny.json", poap.ErrUnauthorized},
-		{poap.OpDrop, 502, "error_502.txt", poap.ErrUnavailable},
-		{poap.OpHolders, 503, "error_503.json", poap.ErrUnavailable},
+		{wire.OpMint, 400, "error_qr_claimed.json", poap.ErrQRClaimed},
+		{wire.OpMint, 400, "error_qr_claimed_legacy.json", poap.ErrQRClaimed},
+		{wire.OpMint, 400, "error_qr_expired.json", poap.ErrQRExpired},
+		{wire.OpMint, 400, "error_already_minted.json", poap.ErrAlreadyMinted},
+		{wire.OpMint, 400, "error_already_minted_legacy.json", poap.ErrAlreadyMinted},
+		{wire.OpMint, 400, "error_400.json", poap.ErrInvalidAddress},
+		{wire.OpMint, 404, "error_404.json", poap.ErrNotFound},
+		{wire.OpClaimStatus, 400, "error_claim_not_found.json", poap.ErrNotFound},
+		{wire.OpMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
+		{wire.OpMintLinks, 400, "error_edit_code.json", poap.ErrInvalidEditCode},
+		{wire.OpRequestMintLinks, 400, "error_invalid_secret_code.json", poap.ErrInvalidEditCode},
+		{wire.OpWebsiteClaim, 400, "error_limit_exceeded.json", poap.ErrLimitExceeded},
+		{wire.OpWebsiteClaim, 400, "error_event_expired.json", poap.ErrEventExpired},
+		{wire.OpWebsiteClaim, 400, "error_invalid_secret.json", poap.ErrNotFound},
+		{wire.OpWebsiteClaim, 429, "error_429.json", poap.ErrRateLimited},
+		{wire.OpClaimDelivery, 400, "error_delivery_claimed.json", poap.ErrAlreadyMinted},
+		{wire.OpSecret, 401, "error_401.json", poap.ErrUnauthorized},
+		{wire.OpDrop, 403, "error_403_deny.json", poap.ErrUnauthorized},
+		{wire.OpDrop, 502, "error_502.txt", poap.ErrUnavailable},
+		{wire.OpHolders, 503, "error_503.json", poap.ErrUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.op+"/"+tc.fixture, func(t *testing.T) {
@@ -114,15 +115,15 @@ func TestAPIError_Is_Wording(t *testing.T) {
 		err  poap.APIError
 		want error
 	}{
-		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Message: "INVALID_SECRET_CODE"}, poap.ErrInvalidEditCode},
-		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Code: "INVALID_SECRET"}, poap.ErrNotFound},
-		{poap.APIError{Operation: poap.OpMint, Status: 400, Message: "INVALID_SECRET"}, nil},
-		{poap.APIError{Operation: poap.OpMint, Status: 400, Message: "This mint link has expired"}, poap.ErrQRExpired},
-		{poap.APIError{Operation: poap.OpWebsiteClaim, Status: 400, Message: "This drop has expired"}, poap.ErrEventExpired},
-		{poap.APIError{Operation: poap.OpDrop, Status: 400, Message: "expired"}, nil},
-		{poap.APIError{Operation: poap.OpMintLinks, Status: 400, Message: "Invalid secret code"}, poap.ErrInvalidEditCode},
-		{poap.APIError{Operation: poap.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
-		{poap.APIError{Operation: poap.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
+		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Message: "INVALID_SECRET_CODE"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Code: "INVALID_SECRET"}, poap.ErrNotFound},
+		{poap.APIError{Operation: wire.OpMint, Status: 400, Message: "INVALID_SECRET"}, nil},
+		{poap.APIError{Operation: wire.OpMint, Status: 400, Message: "This mint link has expired"}, poap.ErrQRExpired},
+		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Message: "This drop has expired"}, poap.ErrEventExpired},
+		{poap.APIError{Operation: wire.OpDrop, Status: 400, Message: "expired"}, nil},
+		{poap.APIError{Operation: wire.OpMintLinks, Status: 400, Message: "Invalid secret code"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
 	}
 	for _, tc := range tests {
 		for _, s := range allSentinels {
@@ -138,24 +139,24 @@ func TestAPIError_Is_Wording(t *testing.T) {
 // sent once.
 func TestClient_Idempotency(t *testing.T) {
 	writes := map[string]bool{
-		poap.OpMint: true, poap.OpRequestMintLinks: true, poap.OpCreateSecretRequest: true,
-		poap.OpEditSecretRequest: true, poap.OpWebsiteClaim: true, poap.OpCreateDelivery: true,
-		poap.OpClaimDelivery: true, poap.OpSetMintingNetwork: true,
+		wire.OpMint: true, wire.OpRequestMintLinks: true, wire.OpCreateSecretRequest: true,
+		wire.OpEditSecretRequest: true, wire.OpWebsiteClaim: true, wire.OpCreateDelivery: true,
+		wire.OpClaimDelivery: true, wire.OpSetMintingNetwork: true,
 	}
 	img := pngImage(t)
 	ops := append(opCalls(),
-		opCall{name: "CreateDrop", op: poap.OpCreateDrop, call: func(ctx context.Context, c *poap.Client) error {
+		opCall{name: "CreateDrop", op: wire.OpCreateDrop, call: func(ctx context.Context, c *poap.Client) error {
 			_, err := c.CreateDrop(ctx, testDropInput(img))
 			return err
 		}},
-		opCall{name: "EditDrop", op: poap.OpEditDrop, call: func(ctx context.Context, c *poap.Client) error {
+		opCall{name: "EditDrop", op: wire.OpEditDrop, call: func(ctx context.Context, c *poap.Client) error {
 			in := testDropInput(img)
 			return c.EditDrop(ctx, "poapbot-test-drop-2-of-3-2025", poap.DropEdit{
 				Name: in.Name, Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate,
 				ExpiryDate: in.ExpiryDate, EditCode: editCode,
 			})
 		}})
-	writes[poap.OpCreateDrop], writes[poap.OpEditDrop] = true, true
+	writes[wire.OpCreateDrop], writes[wire.OpEditDrop] = true, true
 	for _, tc := range ops {
 		rec := &capture{}
 		c := newClient(t, rec.wrap(serveFixture(t, http.StatusServiceUnavailable, "error_503.json")), poap.Options{

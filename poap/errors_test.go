@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 var sentinels = []error{poap.ErrNotFound, poap.ErrUnauthorized, poap.ErrRateLimited, poap.ErrInvalidAddress, poap.ErrUnavailable}
@@ -48,7 +49,7 @@ func TestAPIError_Decode(t *testing.T) {
 			if !errors.As(err, &got) {
 				t.Fatalf("ScanEvent() error = %v, want an *APIError", err)
 			}
-			tc.want.Operation = poap.OpScanEvent
+			tc.want.Operation = wire.OpScanEvent
 			if diff := cmp.Diff(&tc.want, got); diff != "" {
 				t.Errorf("APIError mismatch (-want +got):\n%s", diff)
 			}
@@ -68,10 +69,10 @@ func TestAPIError_Is(t *testing.T) {
 	}{
 		{poap.APIError{Operation: "claim_qr", Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
 		{poap.APIError{Operation: "claim_qr", Status: 400, Message: "QR Claim already claimed"}, nil},
-		{poap.APIError{Operation: poap.OpScan, Status: 400}, poap.ErrInvalidAddress},
-		{poap.APIError{Operation: poap.OpScan, Status: 500}, poap.ErrUnavailable},
-		{poap.APIError{Operation: poap.OpScan, Status: 504}, poap.ErrUnavailable},
-		{poap.APIError{Operation: poap.OpScan, Status: 409}, nil},
+		{poap.APIError{Operation: wire.OpScan, Status: 400}, poap.ErrInvalidAddress},
+		{poap.APIError{Operation: wire.OpScan, Status: 500}, poap.ErrUnavailable},
+		{poap.APIError{Operation: wire.OpScan, Status: 504}, poap.ErrUnavailable},
+		{poap.APIError{Operation: wire.OpScan, Status: 409}, nil},
 	}
 	for _, tc := range tests {
 		for _, s := range sentinels {
@@ -98,7 +99,7 @@ func TestAPIError_Error(t *testing.T) {
 		}
 	})
 	t.Run("Format", func(t *testing.T) {
-		err := &poap.APIError{Operation: poap.OpScanEvent, Status: 404, Code: "Not Found", Message: "Address does not have token for this event"}
+		err := &poap.APIError{Operation: wire.OpScanEvent, Status: 404, Code: "Not Found", Message: "Address does not have token for this event"}
 		want := "poap: scan_event: status 404 (Not Found): Address does not have token for this event"
 		if got := err.Error(); got != want {
 			t.Errorf("Error() = %q, want %q", got, want)

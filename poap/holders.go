@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // MaxHoldersPage is the largest page of holders the service returns.
@@ -80,18 +82,18 @@ type HolderPage struct {
 // an id below 1 or a negative offset, ErrNotFound, ErrUnauthorized,
 // ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) HoldersPage(ctx context.Context, eventID int64, offset, limit int) (HolderPage, error) {
-	if err := checkID(OpHolders, "id", eventID); err != nil {
+	if err := checkID(wire.OpHolders, "id", eventID); err != nil {
 		return HolderPage{}, err
 	}
 	if offset < 0 {
-		return HolderPage{}, fieldError(OpHolders, "offset", "%d is negative", offset)
+		return HolderPage{}, fieldError(wire.OpHolders, "offset", "%d is negative", offset)
 	}
 	if limit <= 0 || limit > MaxHoldersPage {
 		limit = MaxHoldersPage
 	}
 	var page HolderPage
 	r := request{
-		op:         OpHolders,
+		op:         wire.OpHolders,
 		method:     http.MethodGet,
 		path:       "/event/" + strconv.FormatInt(eventID, 10) + "/poaps",
 		query:      url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}},

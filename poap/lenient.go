@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
 
 // The service writes some values as a number in one release and a string in
@@ -54,7 +56,7 @@ func (n *flexInt) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.ParseInt(string(s), 10, 64)
 	if err != nil {
-		return fmt.Errorf("poap: %q is not an integer", truncate(string(s), 40))
+		return fmt.Errorf("poap: %q is not an integer", transport.Truncate(string(s), 40))
 	}
 	*n = flexInt(v)
 	return nil

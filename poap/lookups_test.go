@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestClient_TokenInfo(t *testing.T) {
@@ -88,13 +89,13 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 func TestClient_SetMintingNetwork(t *testing.T) {
-	for id, name := range poap.Chains {
-		if name == "" {
-			t.Errorf("Chains[%d] has no name", id)
+	for id, chain := range wire.Chains {
+		if chain.Name == "" || chain.Network == "" {
+			t.Errorf("Chains[%d] = %+v, want a name and a network", id, chain)
 		}
 	}
-	if poap.Chains[poap.DefaultChain] != "Gnosis" || len(poap.Chains) != 10 {
-		t.Errorf("Chains = %v, want the 10 networks with Gnosis as the default", poap.Chains)
+	if wire.Chains[wire.DefaultChain].Name != "Gnosis" || len(wire.Chains) != 10 {
+		t.Errorf("Chains = %v, want the 10 networks with Gnosis as the default", wire.Chains)
 	}
 	for _, chain := range []int64{1, 0, 10, 56} {
 		c, rec := opsClient(t, serveFixture(t, http.StatusOK, "minting_config.json"))

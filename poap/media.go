@@ -11,29 +11,20 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-)
 
-// Operation names of the media steps of Moments, as the Observer and APIError
-// see them.
-const (
-	// OpMediaUploadURL is POST /moments/media-upload-url.
-	OpMediaUploadURL = "media_upload_url"
-	// OpMediaUpload is the PUT of a file to its signed upload address.
-	OpMediaUpload = "media_upload"
-	// OpMediaStatus is GET /media/{key}.
-	OpMediaStatus = "media_status"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // MediaStatus is the processing state of an uploaded media file.
 type MediaStatus string
 
-// The media states Moments reports. FAILED comes from the MVP documentation,
-// INVALID from the official SDK; the client treats both as a refusal.
+// The media states Moments reports (see wire's); the client treats both
+// MediaInvalid and MediaFailed as a refusal.
 const (
-	MediaInProcess MediaStatus = "IN_PROCESS"
-	MediaProcessed MediaStatus = "PROCESSED"
-	MediaInvalid   MediaStatus = "INVALID"
-	MediaFailed    MediaStatus = "FAILED"
+	MediaInProcess MediaStatus = wire.MediaInProcess
+	MediaProcessed MediaStatus = wire.MediaProcessed
+	MediaInvalid   MediaStatus = wire.MediaInvalid
+	MediaFailed    MediaStatus = wire.MediaFailed
 )
 
 // UnmarshalText reads a status in any letter case.
@@ -42,49 +33,60 @@ func (s *MediaStatus) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Media is an uploaded file as Moments describes it. Only Key and Status are
-// sure to be set; the rest arrives once the file is processed.
+// Media is an uploaded file as Moments describes it (wire.Media). Only Key
+// and Status are sure to be set; the rest arrives once the file is
+// processed.
 type Media struct {
 	// Key is the media key a Moment refers to (a UUID).
-	Key    string      `json:"key"`
-	Status MediaStatus `json:"status"`
+	Key    string
+	Status MediaStatus
 	// MimeType is the type the file was uploaded with, e.g. image/png.
-	MimeType string    `json:"mimeType"`
-	Gateways []Gateway `json:"gateways"`
+	MimeType string
+	Gateways []Gateway
 	// Hash is the SHA-256 of the content, in hex.
-	Hash string `json:"hash"`
+	Hash string
 	// Location is the service's own poap://... address of the file.
-	Location string `json:"location"`
+	Location string
 }
 
 // Gateway is an address the processed file can be downloaded from.
 type Gateway struct {
 	// Type is the MIME type served there; empty when the service gave a
 	// bare URL.
-	Type string `json:"type"`
-	URL  string `json:"url"`
+	Type string
+	URL  string
 }
 
-// UnmarshalJSON reads a gateway as {"type","url"} or, as the older MVP
-// wrote it, as a bare URL string.
+// UnmarshalJSON reads a gateway as wire.MediaGateway, {"type","url"}, or,
+// as the older MVP wrote it, as a bare URL string.
 func (g *Gateway) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		*g = Gateway{}
 		return json.Unmarshal(b, &g.URL)
 	}
-	type plain Gateway
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	var w wire.MediaGateway
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*g = Gateway(p)
+	*g = Gateway(w)
 	return nil
 }
 
-// uploadTarget is the answer of POST /moments/media-upload-url.
-type uploadTarget struct {
-	URL string `json:"url"`
-	Key string `json:"key"`
+// mediaJSON is a media status answer as the client reads it: wire.Media,
+// with the status in any letter case and, as the older MVP wrote them,
+// gateways as bare URLs.
+type mediaJSON struct {
+	wire.Media
+	Status   MediaStatus `json:"status"`
+	Gateways []Gateway   `json:"gateways"`
+}
+
+// media converts the answer.
+func (m mediaJSON) media() Media {
+	return Media{
+		Key: m.Key, Status: m.Status, MimeType: m.MimeType, Gateways: m.Gateways,
+		Hash: m.Hash, Location: m.Location,
+	}
 }
 
 // UploadMedia sends size bytes read from r, of MIME type contentType, to
@@ -107,10 +109,10 @@ type uploadTarget struct {
 // answers from the service come as *APIError.
 func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error) {
 	if size <= 0 {
-		return "", fmt.Errorf("poap: %s: %w: size %d, want at least one byte", OpMediaUpload, ErrMediaInvalid, size)
+		return "", fmt.Errorf("poap: %s: %w: size %d, want at least one byte", wire.OpMediaUpload, ErrMediaInvalid, size)
 	}
 	if strings.TrimSpace(contentType) == "" {
-		return "", fmt.Errorf("poap: %s: %w: no content type", OpMediaUpload, ErrMediaInvalid)
+		return "", fmt.Errorf("poap: %s: %w: no content type", wire.OpMediaUpload, ErrMediaInvalid)
 	}
 	target, err := c.mediaUploadURL(ctx)
 	if err != nil {
@@ -123,24 +125,24 @@ func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, conte
 }
 
 // mediaUploadURL asks Moments for a signed upload address and a media key.
-func (c *Client) mediaUploadURL(ctx context.Context) (uploadTarget, error) {
-	base, err := c.momentsBase(OpMediaUploadURL)
+func (c *Client) mediaUploadURL(ctx context.Context) (wire.UploadAddress, error) {
+	base, err := c.momentsBase(wire.OpMediaUploadURL)
 	if err != nil {
-		return uploadTarget{}, err
+		return wire.UploadAddress{}, err
 	}
 	r := request{
-		op: OpMediaUploadURL, method: http.MethodPost, base: base, path: "/moments/media-upload-url",
+		op: wire.OpMediaUploadURL, method: http.MethodPost, base: base, path: "/moments/media-upload-url",
 		access: bearerOnly, audience: c.momentsAu,
 		// A repeated call only leaves an unused key behind.
 		idempotent: true,
 	}
-	var t uploadTarget
+	var t wire.UploadAddress
 	if err := c.do(ctx, r, &t); err != nil {
-		return uploadTarget{}, err
+		return wire.UploadAddress{}, err
 	}
 	u, err := url.Parse(t.URL)
 	if t.Key == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return uploadTarget{}, fmt.Errorf("poap: %s: %w: answer without a usable url and key", OpMediaUploadURL, ErrUnavailable)
+		return wire.UploadAddress{}, fmt.Errorf("poap: %s: %w: answer without a usable url and key", wire.OpMediaUploadURL, ErrUnavailable)
 	}
 	return t, nil
 }
@@ -161,7 +163,7 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	check := &sizeCheck{size: size}
 	body, replayable := uploadBody(r, size, check)
 	req := request{
-		op: OpMediaUpload, method: http.MethodPut, rawURL: target, access: anonymous,
+		op: wire.OpMediaUpload, method: http.MethodPut, rawURL: target, access: anonymous,
 		body: body, contentType: contentType, contentLength: size,
 		// A PUT to a signed address is idempotent, but only a body that
 		// can be read again may be sent again.
@@ -171,9 +173,9 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	err := c.do(ctx, req, nil)
 	switch check.state.Load() {
 	case sizeShort:
-		return fmt.Errorf("poap: %s: the reader ended before %d bytes", OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: the reader ended before %d bytes", wire.OpMediaUpload, size)
 	case sizeLong:
-		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", wire.OpMediaUpload, size)
 	}
 	return redactURL(err)
 }

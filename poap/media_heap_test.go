@@ -10,6 +10,7 @@ import (
 
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // bigUpload is the size of the streaming upload test: 100 MB.
@@ -96,7 +97,7 @@ func TestClient_UploadMedia_Streams(t *testing.T) {
 	if peak >= maxHeapGrowth {
 		t.Errorf("peak heap growth %d bytes, want under %d", peak, maxHeapGrowth)
 	}
-	if m, ok := s.Media(key); !ok || m.Size != bigUpload || m.Status != sandbox.MediaProcessed {
+	if m, ok := s.Media(key); !ok || m.Size != bigUpload || m.Status != wire.MediaProcessed {
 		t.Errorf("sandbox Media(key) = %+v, %v, want %d bytes PROCESSED", m, ok, bigUpload)
 	}
 }

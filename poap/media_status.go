@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // DefaultMediaPollInterval is the pause between two media status reads that
@@ -50,24 +52,25 @@ type WaitOptions struct {
 // answers come as *APIError.
 func (c *Client) Media(ctx context.Context, key string) (Media, error) {
 	if strings.TrimSpace(key) == "" {
-		return Media{}, fmt.Errorf("poap: %s: empty media key", OpMediaStatus)
+		return Media{}, fmt.Errorf("poap: %s: empty media key", wire.OpMediaStatus)
 	}
-	base, err := c.momentsBase(OpMediaStatus)
+	base, err := c.momentsBase(wire.OpMediaStatus)
 	if err != nil {
 		return Media{}, err
 	}
 	r := request{
-		op: OpMediaStatus, method: http.MethodGet, base: base, path: "/media/" + pathSegment(key),
+		op: wire.OpMediaStatus, method: http.MethodGet, base: base, path: "/media/" + pathSegment(key),
 		access: anonymous, idempotent: true,
 	}
-	var m Media
-	err = c.do(ctx, r, &m)
+	var w mediaJSON
+	err = c.do(ctx, r, &w)
 	if errors.Is(err, ErrNotFound) {
 		return Media{Key: key, Status: MediaInProcess}, nil
 	}
 	if err != nil {
 		return Media{}, err
 	}
+	m := w.media()
 	if m.Key == "" {
 		m.Key = key
 	}
@@ -115,7 +118,7 @@ func mediaOutcome(m Media, err error) (bool, error) {
 	case m.Status == MediaProcessed:
 		return true, nil
 	case m.Status == MediaInvalid || m.Status == MediaFailed:
-		return true, fmt.Errorf("poap: %s: %w: media %s is %s", OpMediaStatus, ErrMediaInvalid, m.Key, m.Status)
+		return true, fmt.Errorf("poap: %s: %w: media %s is %s", wire.OpMediaStatus, ErrMediaInvalid, m.Key, m.Status)
 	}
 	return false, nil
 }
@@ -128,10 +131,10 @@ func (c *Client) waitResult(ctx, waitCtx context.Context, m Media, err error, ti
 		return m, nil
 	}
 	if ctx.Err() != nil {
-		return Media{}, fmt.Errorf("poap: %s: %w", OpMediaStatus, ctx.Err())
+		return Media{}, fmt.Errorf("poap: %s: %w", wire.OpMediaStatus, ctx.Err())
 	}
 	if waitCtx.Err() != nil {
-		return Media{}, fmt.Errorf("poap: %s: %w: media still processing after %s", OpMediaStatus, ErrUnavailable, timeout)
+		return Media{}, fmt.Errorf("poap: %s: %w: media still processing after %s", wire.OpMediaStatus, ErrUnavailable, timeout)
 	}
 	return m, err
 }

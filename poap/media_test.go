@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestClient_UploadMedia(t *testing.T) {
@@ -33,7 +34,7 @@ func TestClient_UploadMedia(t *testing.T) {
 	m, ok := s.Media(key)
 	want := sandbox.Media{
 		Key: key, DeclaredType: "image/png", SniffedType: "image/png", Size: int64(len(pngContent)),
-		Hash: sha256Hex(pngContent), Status: sandbox.MediaProcessed,
+		Hash: sha256Hex(pngContent), Status: wire.MediaProcessed,
 	}
 	if diff := cmp.Diff(want, m); !ok || diff != "" {
 		t.Errorf("sandbox Media(key) diff (-want +got):\n%s", diff)
@@ -68,7 +69,7 @@ func TestClient_UploadMedia_Errors(t *testing.T) {
 			}
 		})
 	}
-	if got := s.Requests(sandbox.OpMediaUpload); got != 4 {
+	if got := s.Requests(wire.OpMediaUpload); got != 4 {
 		t.Errorf("sandbox got %d uploads, want 4 (none for the refused inputs, no retries)", got)
 	}
 }
@@ -163,7 +164,7 @@ func TestClient_WaitForMedia(t *testing.T) {
 		t.Errorf("WaitForMedia() diff (-want +got):\n%s", diff)
 	}
 	// 404 for 75 ms, IN_PROCESS for 75 ms, then PROCESSED.
-	if n := s.Requests(sandbox.OpMediaStatus); n < 3 {
+	if n := s.Requests(wire.OpMediaStatus); n < 3 {
 		t.Errorf("WaitForMedia() read the status %d times, want several", n)
 	}
 }

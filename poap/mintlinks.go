@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // MintLink is one of a drop's mint links: the six-character code of
@@ -24,7 +25,7 @@ type MintLink struct {
 // ErrNotFound, ErrUnauthorized (also without client credentials),
 // ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) MintLinks(ctx context.Context, eventID int64, editCode core.Secret) ([]MintLink, error) {
-	err := firstError(checkID(OpMintLinks, "id", eventID), checkEditCode(OpMintLinks, "secret_code", editCode))
+	err := firstError(checkID(wire.OpMintLinks, "id", eventID), checkEditCode(wire.OpMintLinks, "secret_code", editCode))
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (c *Client) MintLinks(ctx context.Context, eventID int64, editCode core.Sec
 	}
 	var links []MintLink
 	r := request{
-		op:          OpMintLinks,
+		op:          wire.OpMintLinks,
 		method:      http.MethodPost,
 		path:        "/event/" + strconv.FormatInt(eventID, 10) + "/qr-codes",
 		access:      keyAndBearer,
@@ -59,10 +60,10 @@ func (c *Client) MintLinks(ctx context.Context, eventID int64, editCode core.Sec
 // (also without client credentials), ErrRateLimited, ErrUnavailable; answers
 // of the service come as *APIError.
 func (c *Client) ValidateEditCode(ctx context.Context, eventID int64, code core.Secret) (bool, error) {
-	if err := checkID(OpValidateEditCode, "event_id", eventID); err != nil {
+	if err := checkID(wire.OpValidateEditCode, "event_id", eventID); err != nil {
 		return false, err
 	}
-	if checkEditCode(OpValidateEditCode, "secret_code", code) != nil {
+	if checkEditCode(wire.OpValidateEditCode, "secret_code", code) != nil {
 		return false, nil
 	}
 	body, err := jsonBody(struct {
@@ -76,7 +77,7 @@ func (c *Client) ValidateEditCode(ctx context.Context, eventID int64, code core.
 		Valid bool `json:"valid"`
 	}
 	r := request{
-		op:          OpValidateEditCode,
+		op:          wire.OpValidateEditCode,
 		method:      http.MethodPost,
 		path:        "/event/validate",
 		access:      keyAndBearer,

@@ -11,15 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// OpCreateMoment is POST /moments on Moments, as the Observer and APIError
-// see it.
-const OpCreateMoment = "create_moment"
-
-// MaxMomentDescription is the most characters (runes) a Moment's
-// description may have.
-const MaxMomentDescription = 600
 
 // MomentInput is what a Moment is created from.
 type MomentInput struct {
@@ -30,17 +23,15 @@ type MomentInput struct {
 	// MediaKeys are processed uploads (see UploadMedia and WaitForMedia)
 	// not attached to another Moment yet.
 	MediaKeys []string
-	// Description is at most MaxMomentDescription characters; optional.
+	// Description is at most wire.MaxMomentDescription characters;
+	// optional.
 	Description string
 	// UserTags are the collectors the Moment mentions; optional.
 	UserTags []UserTag
 }
 
 // UserTag mentions a collector in a Moment, by address or ENS name.
-type UserTag struct {
-	Address string `json:"address,omitempty"`
-	ENS     string `json:"ens,omitempty"`
-}
+type UserTag = wire.UserTag
 
 // Moment is a published Moment as Moments returns it on creation.
 type Moment struct {
@@ -65,25 +56,11 @@ type MediaFile struct {
 	ContentType string
 }
 
-// momentBody is the body of POST /moments.
-type momentBody struct {
-	Author      string    `json:"author"`
-	MediaKeys   []string  `json:"mediaKeys"`
-	DropIDs     []int64   `json:"dropIds"`
-	Description string    `json:"description,omitempty"`
-	UserTags    []UserTag `json:"userTags,omitempty"`
-}
-
-// momentJSON is a Moment as the service writes it; dropId is the older
-// MVP's single drop.
+// momentJSON is a created Moment as the client reads it: wire.Moment, or
+// the older MVP's answer with a single dropId.
 type momentJSON struct {
-	ID          string    `json:"id"`
-	Author      string    `json:"author"`
-	CreatedOn   timestamp `json:"createdOn"`
-	DropIDs     []int64   `json:"dropIds"`
-	DropID      int64     `json:"dropId"`
-	Description string    `json:"description"`
-	CID         string    `json:"cid"`
+	wire.Moment
+	DropID int64 `json:"dropId"`
 }
 
 // CreateMoment publishes a Moment: POST /moments on Moments with a token for
@@ -102,20 +79,20 @@ func (c *Client) CreateMoment(ctx context.Context, in MomentInput) (Moment, erro
 	if err != nil {
 		return Moment{}, err
 	}
-	base, err := c.momentsBase(OpCreateMoment)
+	base, err := c.momentsBase(wire.OpCreateMoment)
 	if err != nil {
 		return Moment{}, err
 	}
-	body, err := jsonBody(momentBody{
+	body, err := jsonBody(wire.MomentInput{
 		// An empty list, not null, when the Moment has no media.
 		Author: author, MediaKeys: append([]string{}, in.MediaKeys...), DropIDs: in.DropIDs,
 		Description: in.Description, UserTags: in.UserTags,
 	})
 	if err != nil {
-		return Moment{}, fmt.Errorf("poap: %s: %w", OpCreateMoment, err)
+		return Moment{}, fmt.Errorf("poap: %s: %w", wire.OpCreateMoment, err)
 	}
 	r := request{
-		op: OpCreateMoment, method: http.MethodPost, base: base, path: "/moments",
+		op: wire.OpCreateMoment, method: http.MethodPost, base: base, path: "/moments",
 		access: bearerOnly, audience: c.momentsAu, body: body, contentType: "application/json",
 	}
 	var out momentJSON
@@ -126,7 +103,7 @@ func (c *Client) CreateMoment(ctx context.Context, in MomentInput) (Moment, erro
 		}
 		return Moment{}, err
 	}
-	return out.moment(), nil
+	return out.moment()
 }
 
 // PostMoment uploads files (UploadMedia), waits until all of them are
@@ -160,13 +137,13 @@ func (c *Client) PostMoment(ctx context.Context, in MomentInput, files ...MediaF
 // check applies the rules the client knows of and returns the author's
 // address in lower case.
 func (in MomentInput) check() (string, error) {
-	const op = OpCreateMoment
+	const op = wire.OpCreateMoment
 	author, err := core.ParseAddress(in.Author)
 	if err != nil {
 		return "", fieldError(op, "author", "the author must be a 0x address")
 	}
-	if n := utf8.RuneCountInString(in.Description); n > MaxMomentDescription {
-		return "", fieldError(op, "description", "the description has %d characters, at most %d are allowed", n, MaxMomentDescription)
+	if n := utf8.RuneCountInString(in.Description); n > wire.MaxMomentDescription {
+		return "", fieldError(op, "description", "the description has %d characters, at most %d are allowed", n, wire.MaxMomentDescription)
 	}
 	if len(in.DropIDs) == 0 {
 		return "", fieldError(op, "dropIds", "a Moment is posted to at least one drop")
@@ -179,14 +156,19 @@ func (in MomentInput) check() (string, error) {
 	return author, nil
 }
 
-// moment converts the service's answer.
-func (m momentJSON) moment() Moment {
+// moment converts the service's answer. An unreadable createdOn means the
+// service is failing, as an answer that does not decode does.
+func (m momentJSON) moment() (Moment, error) {
+	created, err := parseTimestamp(m.CreatedOn)
+	if err != nil {
+		return Moment{}, fmt.Errorf("poap: %s: %w: malformed response: %w", wire.OpCreateMoment, ErrUnavailable, err)
+	}
 	drops := m.DropIDs
 	if len(drops) == 0 && m.DropID != 0 {
 		drops = []int64{m.DropID}
 	}
 	return Moment{
-		ID: m.ID, Author: m.Author, CreatedOn: m.CreatedOn.Time, DropIDs: drops,
+		ID: m.ID, Author: m.Author, CreatedOn: created, DropIDs: drops,
 		Description: m.Description, CID: m.CID,
-	}
+	}, nil
 }

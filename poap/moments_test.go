@@ -17,6 +17,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // momentAuthor is the creator of the test Moments, in EIP-55 form.
@@ -120,12 +121,12 @@ func TestClient_CreateMoment_Errors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := s.Requests(sandbox.OpCreateMoment)
+			before := s.Requests(wire.OpCreateMoment)
 			_, err := c.CreateMoment(ctx, tc.in)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("CreateMoment() error = %v, want %v", err, tc.want)
 			}
-			if sent := s.Requests(sandbox.OpCreateMoment) > before; sent != tc.wantSent {
+			if sent := s.Requests(wire.OpCreateMoment) > before; sent != tc.wantSent {
 				t.Errorf("CreateMoment() sent a request: %v, want %v", sent, tc.wantSent)
 			}
 		})

@@ -4,38 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// DefaultChain is the network a drop mints on unless set otherwise: Gnosis.
-const DefaultChain = 100
-
-// Chains are the networks a drop can mint on, by chain id. Each drop mints on
-// one of them; mainnet (1) is not offered.
-var Chains = map[int64]string{
-	8453:  "Base",
-	33139: "Apechain",
-	42161: "Arbitrum",
-	59144: "Linea",
-	5000:  "Mantle",
-	137:   "Polygon",
-	130:   "Unichain",
-	88888: "Chiliz",
-	42220: "Celo",
-	100:   "Gnosis",
-}
 
 // MintingConfig is a drop's minting settings. The service does not publish
 // their schema; Chains is read from supported_mint_blockchains, Raw keeps
 // the whole answer.
 type MintingConfig struct {
 	// Chains are the chain ids the drop mints on; empty when the answer
-	// names none (the default, DefaultChain, applies).
+	// names none (the default, wire.DefaultChain, applies).
 	Chains []int64
 	// Raw is the answer as the service sent it.
 	Raw json.RawMessage
@@ -79,7 +60,7 @@ func (m *MintingConfig) UnmarshalJSON(b []byte) error {
 // ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrUnavailable and other
 // answers as *APIError.
 func (c *Client) MintingConfig(ctx context.Context, dropID int64, editCode core.Secret) (MintingConfig, error) {
-	const op = OpMintingConfig
+	const op = wire.OpMintingConfig
 	code, err := mintingEditCode(op, dropID, editCode)
 	if err != nil {
 		return MintingConfig{}, err
@@ -101,21 +82,22 @@ func (c *Client) MintingConfig(ctx context.Context, dropID int64, editCode core.
 	return cfg, nil
 }
 
-// SetMintingNetwork makes drop dropID mint on chainID, one of Chains: PATCH
-// /drops/{dropId}/minting-config with {edit_code, supported_mint_blockchains:
-// [chainID]}. It returns the configuration the service answers with. Errors:
-// a *FieldError (ErrInvalidInput) for a chain not in Chains, such as
-// mainnet, or a bad edit code (ErrInvalidEditCode), before sending; from the
-// service those of MintingConfig.
+// SetMintingNetwork makes drop dropID mint on chainID, one of wire.Chains:
+// PATCH /drops/{dropId}/minting-config with {edit_code,
+// supported_mint_blockchains: [chainID]}. It returns the configuration the
+// service answers with. Errors: a *FieldError (ErrInvalidInput) for a chain
+// not in wire.Chains, such as mainnet, or a bad edit code
+// (ErrInvalidEditCode), before sending; from the service those of
+// MintingConfig.
 func (c *Client) SetMintingNetwork(ctx context.Context, dropID int64, editCode core.Secret, chainID int64) (MintingConfig, error) {
-	const op = OpSetMintingNetwork
+	const op = wire.OpSetMintingNetwork
 	code, err := mintingEditCode(op, dropID, editCode)
 	if err != nil {
 		return MintingConfig{}, err
 	}
-	if _, ok := Chains[chainID]; !ok {
+	if _, ok := wire.Chains[chainID]; !ok {
 		return MintingConfig{}, fieldError(op, "supported_mint_blockchains",
-			"chain %d is not supported; supported chain ids: %v", chainID, slices.Sorted(maps.Keys(Chains)))
+			"chain %d is not supported; supported chain ids: %v", chainID, wire.ChainIDs())
 	}
 	body, err := jsonBody(struct {
 		EditCode int64   `json:"edit_code"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // alice is the collector of the operation tests.
@@ -65,101 +66,101 @@ func opCalls() []opCall {
 	notify := false
 	return []opCall{
 		{"Drop", "drop.json", func(ctx context.Context, c *poap.Client) error { _, err := c.Drop(ctx, 175300); return err },
-			poap.OpDrop, "GET", "/events/id/175300", "", false, ""},
+			wire.OpDrop, "GET", "/events/id/175300", "", false, ""},
 		{"DropByFancyID", "drop.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.DropByFancyID(ctx, "poapbot-test-drop-1-of-3-2025")
 			return err
-		}, poap.OpDropByFancyID, "GET", "/events/poapbot-test-drop-1-of-3-2025", "", false, ""},
+		}, wire.OpDropByFancyID, "GET", "/events/poapbot-test-drop-1-of-3-2025", "", false, ""},
 		{"Drops", "drops_page.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.Drops(ctx, poap.DropsQuery{Limit: 2, Offset: 40, SortField: "start_date", SortDir: "desc"})
 			return err
-		}, poap.OpDrops, "GET", "/paginated-events", "limit=2&offset=40&sort_dir=desc&sort_field=start_date", false, ""},
+		}, wire.OpDrops, "GET", "/paginated-events", "limit=2&offset=40&sort_dir=desc&sort_field=start_date", false, ""},
 		{"DropsDefaults", "drops_page.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.Drops(ctx, poap.DropsQuery{})
 			return err
-		}, poap.OpDrops, "GET", "/paginated-events", "", false, ""},
+		}, wire.OpDrops, "GET", "/paginated-events", "", false, ""},
 		{"TokenInfo", "token_info.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.TokenInfo(ctx, "7003126")
 			return err
-		}, poap.OpTokenInfo, "GET", "/token/7003126", "", false, ""},
+		}, wire.OpTokenInfo, "GET", "/token/7003126", "", false, ""},
 		{"HoldersPage", "holders_page.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.HoldersPage(ctx, 175300, 600, 0)
 			return err
-		}, poap.OpHolders, "GET", "/event/175300/poaps", "limit=300&offset=600", false, ""},
+		}, wire.OpHolders, "GET", "/event/175300/poaps", "limit=300&offset=600", false, ""},
 		{"MintLinks", "mint_links.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.MintLinks(ctx, 175300, editCode)
 			return err
-		}, poap.OpMintLinks, "POST", "/event/175300/qr-codes", "", true, `{"secret_code":"123456"}`},
+		}, wire.OpMintLinks, "POST", "/event/175300/qr-codes", "", true, `{"secret_code":"123456"}`},
 		{"ValidateEditCode", "validate_valid.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.ValidateEditCode(ctx, 175300, editCode)
 			return err
-		}, poap.OpValidateEditCode, "POST", "/event/validate", "", true, `{"event_id":175300,"secret_code":"123456"}`},
+		}, wire.OpValidateEditCode, "POST", "/event/validate", "", true, `{"event_id":175300,"secret_code":"123456"}`},
 		{"ClaimStatus", "claim_status.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.ClaimStatus(ctx, "k9x4mq")
 			return err
-		}, poap.OpClaimStatus, "GET", "/actions/claim-qr", "qr_hash=k9x4mq", true, ""},
+		}, wire.OpClaimStatus, "GET", "/actions/claim-qr", "qr_hash=k9x4mq", true, ""},
 		{"MintWithSecret", "claim_mint.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.MintWithSecret(ctx, poap.MintInput{QRHash: "k9x4mq", Address: alice}, "9c2f3d4b")
 			return err
-		}, poap.OpMint, "POST", "/actions/claim-qr", "", true,
+		}, wire.OpMint, "POST", "/actions/claim-qr", "", true,
 			`{"address":"` + alice + `","qr_hash":"k9x4mq","secret":"9c2f3d4b","sendEmail":false}`},
 		{"RequestMintLinks", "redeem_request.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.RequestMintLinks(ctx, poap.RedeemRequest{EventID: 175300, Count: 10, EditCode: editCode})
 			return err
-		}, poap.OpRequestMintLinks, "POST", "/redeem-requests", "", true,
+		}, wire.OpRequestMintLinks, "POST", "/redeem-requests", "", true,
 			`{"event_id":175300,"requested_codes":10,"secret_code":"123456","redeem_type":"qr_code"}`},
 		{"RequestMintLinksQuiet", "redeem_request.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.RequestMintLinks(ctx, poap.RedeemRequest{
 				EventID: 175300, Count: 5, EditCode: editCode, Type: poap.RedeemSecretWebsite, NotifyIssuer: &notify,
 			})
 			return err
-		}, poap.OpRequestMintLinks, "POST", "/redeem-requests", "", true,
+		}, wire.OpRequestMintLinks, "POST", "/redeem-requests", "", true,
 			`{"event_id":175300,"requested_codes":5,"secret_code":"123456","redeem_type":"secret_website","notify_issuer":false}`},
 		{"PendingRequests", "pending_count_array.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.PendingRequests(ctx, 175300, poap.RedeemQRCode)
 			return err
-		}, poap.OpPendingRequests, "GET", "/redeem-requests/active/count", "event_id=175300&redeem_type=qr_code", false, ""},
+		}, wire.OpPendingRequests, "GET", "/redeem-requests/active/count", "event_id=175300&redeem_type=qr_code", false, ""},
 		{"CreateSecretRequest", "secret_request.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.CreateSecretRequest(ctx, websiteRequest())
 			return err
-		}, poap.OpCreateSecretRequest, "POST", "/secret-requests", "", false,
+		}, wire.OpCreateSecretRequest, "POST", "/secret-requests", "", false,
 			`{"event_id":175300,"requested_codes":10,"secret_code":"123456","claim_name":"increase-group-student",
 			"from":"18:00","to":"18:10","timezone":0,"captcha":true,"active":true,"secret_type":"website"}`},
 		{"EditSecretRequest", "secret_request.json", func(ctx context.Context, c *poap.Client) error {
 			return c.EditSecretRequest(ctx, websiteRequest(), false)
-		}, poap.OpEditSecretRequest, "PUT", "/secret-requests", "", false,
+		}, wire.OpEditSecretRequest, "PUT", "/secret-requests", "", false,
 			`{"event_id":175300,"accepted_redeems":10,"secret_code":"123456","claim_name":"increase-group-student",
 			"from":"18:00","to":"18:10","timezone":0,"active":false,"secret_type":"website"}`},
 		{"WebsiteClaim", "website_claim.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.WebsiteClaim(ctx, "increase-group-student", alice)
 			return err
-		}, poap.OpWebsiteClaim, "POST", "/website/claim", "", false,
+		}, wire.OpWebsiteClaim, "POST", "/website/claim", "", false,
 			`{"website":"increase-group-student","address":"` + alice + `"}`},
 		{"Secret", "secret_oas.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.Secret(ctx, "increase-group-student")
 			return err
-		}, poap.OpSecret, "GET", "/secret/increase-group-student", "", true, ""},
+		}, wire.OpSecret, "GET", "/secret/increase-group-student", "", true, ""},
 		{"CreateDelivery", "delivery.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.CreateDelivery(ctx, testDelivery())
 			return err
-		}, poap.OpCreateDelivery, "POST", "/deliveries", "", false, deliveryBody},
+		}, wire.OpCreateDelivery, "POST", "/deliveries", "", false, deliveryBody},
 		{"ClaimDelivery", "delivery_claim.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.ClaimDelivery(ctx, 812, alice)
 			return err
-		}, poap.OpClaimDelivery, "POST", "/actions/claim-delivery-v2", "", false, `{"id":812,"address":"` + alice + `"}`},
+		}, wire.OpClaimDelivery, "POST", "/actions/claim-delivery-v2", "", false, `{"id":812,"address":"` + alice + `"}`},
 		{"MintingConfig", "minting_config.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.MintingConfig(ctx, 175300, editCode)
 			return err
-		}, poap.OpMintingConfig, "POST", "/drops/175300/minting-config", "", false, `{"edit_code":123456}`},
+		}, wire.OpMintingConfig, "POST", "/drops/175300/minting-config", "", false, `{"edit_code":123456}`},
 		{"SetMintingNetwork", "minting_config.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.SetMintingNetwork(ctx, 175300, editCode, 8453)
 			return err
-		}, poap.OpSetMintingNetwork, "PATCH", "/drops/175300/minting-config", "", false,
+		}, wire.OpSetMintingNetwork, "PATCH", "/drops/175300/minting-config", "", false,
 			`{"edit_code":123456,"supported_mint_blockchains":[8453]}`},
 		{"TransactionRequest", "tx_request.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.TransactionRequest(ctx, 29)
 			return err
-		}, poap.OpTransactionRequest, "GET", "/transaction-requests/29", "", false, ""},
+		}, wire.OpTransactionRequest, "GET", "/transaction-requests/29", "", false, ""},
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,15 +15,8 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
 )
-
-// maxBodySize bounds what is read of a response body, so a broken or hostile
-// server cannot exhaust memory. The largest real answers (a scan of a big
-// collector, a page of 300 holders) stay far below it.
-const maxBodySize = 8 << 20
-
-// errBodyTooLarge reports a response body over maxBodySize.
-var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", maxBodySize)
 
 // access says which credentials a request carries.
 type access int
@@ -85,16 +76,9 @@ func jsonBody(v any) (func() (io.Reader, error), error) {
 	return func() (io.Reader, error) { return bytes.NewReader(b), nil }, nil
 }
 
-// response is what do keeps of an HTTP response.
-type response struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
 // outcome is what one attempt of a request came to.
 type outcome struct {
-	res response
+	res transport.Response
 	// err is nil for a 2xx answer; else an *APIError, or the failure that
 	// left no answer.
 	err error
@@ -121,7 +105,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	for attempt := 1; ; attempt++ {
 		o := c.attempt(ctx, r, token)
 		if o.err == nil {
-			return decode(r, o.res.body, out)
+			return decode(r, o.res.Body, out)
 		}
 		if !renewed && c.refusedBearer(r, o) {
 			// A 401 means the service refused before acting, so even a
@@ -146,7 +130,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 // per-request timeout and reports the result to the Observer.
 func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
 	if err := c.limit(ctx); err != nil {
-		_, err = transportError(ctx, r.op, err)
+		_, err = transport.Failure(ctx, r.op, err, ErrUnavailable)
 		return outcome{err: err}
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.timeout, c.timeout))
@@ -156,16 +140,16 @@ func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outc
 		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err)}
 	}
 	start := time.Now()
-	res, err := send(c.http, req)
+	res, err := transport.Send(c.http, req)
 	if err != nil {
-		status, err := transportError(ctx, r.op, err)
+		status, err := transport.Failure(ctx, r.op, err, ErrUnavailable)
 		c.observe(ctx, r.op, status, time.Since(start))
-		transient := !errors.Is(err, errBodyTooLarge) && !errors.Is(err, context.Canceled)
+		transient := !errors.Is(err, transport.ErrBodyTooLarge) && !errors.Is(err, context.Canceled)
 		return outcome{err: err, transient: transient}
 	}
-	c.observe(ctx, r.op, strconv.Itoa(res.status), time.Since(start))
-	if res.status < 200 || res.status > 299 {
-		return outcome{res: res, err: c.apiError(r.op, res), transient: retryable(res.status)}
+	c.observe(ctx, r.op, strconv.Itoa(res.Status), time.Since(start))
+	if res.Status < 200 || res.Status > 299 {
+		return outcome{res: res, err: c.apiError(r.op, res), transient: retryable(res.Status)}
 	}
 	return outcome{res: res}
 }
@@ -227,44 +211,6 @@ func (c *Client) target(r request) string {
 	return target
 }
 
-// send does the round trip with hc and reads at most maxBodySize bytes of
-// the body.
-func send(hc *http.Client, req *http.Request) (response, error) {
-	resp, err := hc.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodySize+1))
-	if err != nil {
-		return response{}, fmt.Errorf("read response: %w", err)
-	}
-	if len(body) > maxBodySize {
-		return response{}, errBodyTooLarge
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: body}, nil
-}
-
-// transportError classifies a failure that left no usable response and
-// returns the Observer status with the error to return. A timeout or network
-// failure wraps ErrUnavailable (and keeps context.DeadlineExceeded
-// reachable); a cancellation by the caller wraps only context.Canceled,
-// since the service is not to blame.
-func transportError(ctx context.Context, op string, err error) (string, error) {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w: %w", ctxErr, err)
-	}
-	if errors.Is(err, context.Canceled) {
-		return StatusError, fmt.Errorf("poap: %s: %w", op, err)
-	}
-	status := StatusError
-	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
-		status = StatusTimeout
-	}
-	return status, fmt.Errorf("poap: %s: %w: %w", op, ErrUnavailable, err)
-}
-
 // decode reads a JSON body into r's out. An empty body leaves out as it is
 // when r allows it; otherwise it, or a body that does not decode, means the
 // service is failing, so the error wraps ErrUnavailable.
@@ -281,17 +227,7 @@ func decode(r request, body []byte, out any) error {
 
 // observe reports one request to the Observer and the debug log.
 func (c *Client) observe(ctx context.Context, op, status string, elapsed time.Duration) {
-	observe(ctx, c.observer, c.log, op, status, elapsed)
-}
-
-// observe reports one request to observer and log. The log line names
-// neither the credentials nor the address, which may be an e-mail.
-func observe(ctx context.Context, observer Observer, log *slog.Logger, op, status string, elapsed time.Duration) {
-	observer.ObserveRequest(op, status, elapsed)
-	log.LogAttrs(ctx, slog.LevelDebug, "poap request",
-		slog.String("operation", op),
-		slog.String("status", status),
-		slog.Duration("elapsed", elapsed))
+	transport.Observe(ctx, c.observer, c.log, op, status, elapsed)
 }
 
 // pathSegment escapes s as one path segment. It escapes more than

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Distribution methods of a drop, as redeem requests name them.
@@ -21,16 +23,13 @@ const (
 	RedeemSecretWord = "secret_word"
 )
 
-// MaxRequestedCodes is the most mint links one request may ask for.
-const MaxRequestedCodes = 50000
-
 // RedeemRequest asks for mint links (or more tokens for another method) for
 // a drop; a review body approves it, and the links are then e-mailed and
 // readable with MintLinks. One request per method may be pending at a time.
 type RedeemRequest struct {
 	// EventID is the drop's id.
 	EventID int64
-	// Count is the number of links asked for (at most MaxRequestedCodes).
+	// Count is the number of links asked for (at most wire.MaxRequestedCodes).
 	Count int
 	// EditCode is the drop's 6-digit secret_code.
 	EditCode core.Secret
@@ -66,7 +65,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 	}
 	var id idJSON
 	r := request{
-		op: OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
+		op: wire.OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
 	}
 	if err := c.do(ctx, r, &id); err != nil {
@@ -77,12 +76,12 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 
 // validate checks a redeem request before anything is sent.
 func (in RedeemRequest) validate() error {
-	const op = OpRequestMintLinks
+	const op = wire.OpRequestMintLinks
 	if err := firstError(checkID(op, "event_id", in.EventID), checkRedeemType(op, in.Type)); err != nil {
 		return err
 	}
-	if in.Count < 1 || in.Count > MaxRequestedCodes {
-		return fieldError(op, "requested_codes", "%d is not between 1 and %d", in.Count, MaxRequestedCodes)
+	if in.Count < 1 || in.Count > wire.MaxRequestedCodes {
+		return fieldError(op, "requested_codes", "%d is not between 1 and %d", in.Count, wire.MaxRequestedCodes)
 	}
 	return checkEditCode(op, "secret_code", in.EditCode)
 }
@@ -93,7 +92,7 @@ func checkRedeemType(op, t string) error {
 	case RedeemQRCode, RedeemSecretWebsite, RedeemSecretWord:
 		return nil
 	}
-	return fieldError(op, "redeem_type", "%q is not qr_code, secret_website or secret_word", truncate(t, 40))
+	return fieldError(op, "redeem_type", "%q is not qr_code, secret_website or secret_word", transport.Truncate(t, 40))
 }
 
 // PendingRequests returns the number of requests of the given method
@@ -106,7 +105,7 @@ func checkRedeemType(op, t string) error {
 // ErrUnauthorized, ErrRateLimited, ErrUnavailable; answers of the service
 // come as *APIError.
 func (c *Client) PendingRequests(ctx context.Context, eventID int64, redeemType string) (int, error) {
-	const op = OpPendingRequests
+	const op = wire.OpPendingRequests
 	if err := firstError(checkID(op, "event_id", eventID), checkRedeemType(op, redeemType)); err != nil {
 		return 0, err
 	}

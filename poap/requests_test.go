@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestClient_MintLinks(t *testing.T) {
@@ -80,7 +81,7 @@ func TestClient_RequestMintLinks(t *testing.T) {
 	for _, in := range []poap.RedeemRequest{
 		{EventID: 0, Count: 10, EditCode: editCode},
 		{EventID: 175300, Count: 0, EditCode: editCode},
-		{EventID: 175300, Count: poap.MaxRequestedCodes + 1, EditCode: editCode},
+		{EventID: 175300, Count: wire.MaxRequestedCodes + 1, EditCode: editCode},
 		{EventID: 175300, Count: 10, EditCode: editCode, Type: "qr"},
 		{EventID: 175300, Count: 10, EditCode: ""},
 	} {

@@ -13,6 +13,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // startSandbox serves a seeded sandbox on loopback and returns it with a
@@ -189,14 +190,11 @@ func TestSandbox_TimeoutAndCounters(t *testing.T) {
 	if !errors.Is(err, core.ErrIssuerUnavailable) || !errors.Is(err, poap.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Holdings() with a slow sandbox error = %v, want unavailable and a deadline", err)
 	}
-	want := []observation{{poap.OpScan, "200"}, {poap.OpScanEvent, "200"}, {poap.OpScanEvent, "404"}, {poap.OpScan, poap.StatusTimeout}}
+	want := []observation{{wire.OpScan, "200"}, {wire.OpScanEvent, "200"}, {wire.OpScanEvent, "404"}, {wire.OpScan, poap.StatusTimeout}}
 	if diff := cmp.Diff(want, rec.observations()); diff != "" {
 		t.Errorf("observations mismatch (-want +got):\n%s", diff)
 	}
-	if s.Requests(poap.OpScan) != 2 || s.Requests(poap.OpScanEvent) != 2 {
-		t.Errorf("sandbox counted %d scans and %d scans by event, want 2 and 2", s.Requests(poap.OpScan), s.Requests(poap.OpScanEvent))
-	}
-	if sandbox.OpScan != poap.OpScan || sandbox.OpScanEvent != poap.OpScanEvent {
-		t.Errorf("operation names differ between the client and the sandbox")
+	if s.Requests(wire.OpScan) != 2 || s.Requests(wire.OpScanEvent) != 2 {
+		t.Errorf("sandbox counted %d scans and %d scans by event, want 2 and 2", s.Requests(wire.OpScan), s.Requests(wire.OpScanEvent))
 	}
 }

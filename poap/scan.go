@@ -6,14 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-)
 
-// Operation names of the scan reads, as the Observer and APIError see them.
-const (
-	// OpScan is GET /actions/scan/{address}.
-	OpScan = "scan"
-	// OpScanEvent is GET /actions/scan/{address}/{eventId}.
-	OpScanEvent = "scan_event"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Scan lists the POAPs held by address, a 0x address, an ENS name or an
@@ -25,10 +19,10 @@ const (
 // answers from the service come as *APIError.
 func (c *Client) Scan(ctx context.Context, address string) ([]Token, error) {
 	if strings.TrimSpace(address) == "" {
-		return nil, fmt.Errorf("poap: %s: %w: empty address", OpScan, ErrInvalidAddress)
+		return nil, fmt.Errorf("poap: %s: %w: empty address", wire.OpScan, ErrInvalidAddress)
 	}
 	var tokens []Token
-	r := request{op: OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address), idempotent: true}
+	r := request{op: wire.OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address), idempotent: true}
 	if err := c.do(ctx, r, &tokens); err != nil {
 		return nil, err
 	}
@@ -41,11 +35,11 @@ func (c *Client) Scan(ctx context.Context, address string) ([]Token, error) {
 // ErrNotFound when the address does not hold one, and those of Scan.
 func (c *Client) ScanEvent(ctx context.Context, address string, eventID int64) (Token, error) {
 	if strings.TrimSpace(address) == "" {
-		return Token{}, fmt.Errorf("poap: %s: %w: empty address", OpScanEvent, ErrInvalidAddress)
+		return Token{}, fmt.Errorf("poap: %s: %w: empty address", wire.OpScanEvent, ErrInvalidAddress)
 	}
 	var token Token
 	r := request{
-		op:         OpScanEvent,
+		op:         wire.OpScanEvent,
 		method:     http.MethodGet,
 		path:       "/actions/scan/" + pathSegment(address) + "/" + strconv.FormatInt(eventID, 10),
 		idempotent: true,

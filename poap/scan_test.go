@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 const holder = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
@@ -188,8 +189,8 @@ func TestClient_ScanEvent(t *testing.T) {
 			t.Fatalf("ScanEvent() error = %v, want ErrNotFound", err)
 		}
 		var apiErr *poap.APIError
-		if !errors.As(err, &apiErr) || apiErr.Operation != poap.OpScanEvent {
-			t.Errorf("ScanEvent() error = %#v, want an *APIError of %q", err, poap.OpScanEvent)
+		if !errors.As(err, &apiErr) || apiErr.Operation != wire.OpScanEvent {
+			t.Errorf("ScanEvent() error = %#v, want an *APIError of %q", err, wire.OpScanEvent)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // TokenInfo is one POAP looked up by its id: the way to find the drop of a
@@ -57,11 +59,11 @@ func (t *TokenInfo) UnmarshalJSON(b []byte) error {
 // Errors: ErrInvalidInput for an empty id, ErrNotFound, ErrUnauthorized,
 // ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) TokenInfo(ctx context.Context, tokenID string) (TokenInfo, error) {
-	if err := checkRequired(OpTokenInfo, "tokenId", tokenID); err != nil {
+	if err := checkRequired(wire.OpTokenInfo, "tokenId", tokenID); err != nil {
 		return TokenInfo{}, err
 	}
 	var t TokenInfo
-	r := request{op: OpTokenInfo, method: http.MethodGet, path: "/token/" + pathSegment(tokenID), idempotent: true}
+	r := request{op: wire.OpTokenInfo, method: http.MethodGet, path: "/token/" + pathSegment(tokenID), idempotent: true}
 	if err := c.do(ctx, r, &t); err != nil {
 		return TokenInfo{}, err
 	}

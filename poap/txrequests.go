@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // States of a transaction request.
@@ -69,12 +71,12 @@ func (t TransactionRequest) Failed() bool { return t.Status == TxRequestFinishWi
 // Errors: ErrInvalidInput for an id below 1, ErrNotFound, ErrUnauthorized,
 // ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) TransactionRequest(ctx context.Context, id int64) (TransactionRequest, error) {
-	if err := checkID(OpTransactionRequest, "id", id); err != nil {
+	if err := checkID(wire.OpTransactionRequest, "id", id); err != nil {
 		return TransactionRequest{}, err
 	}
 	var t TransactionRequest
 	r := request{
-		op: OpTransactionRequest, method: http.MethodGet,
+		op: wire.OpTransactionRequest, method: http.MethodGet,
 		path: "/transaction-requests/" + strconv.FormatInt(id, 10), idempotent: true,
 	}
 	if err := c.do(ctx, r, &t); err != nil {

@@ -17,7 +17,7 @@ var ErrInvalidInput = errors.New("invalid input")
 // the interface states a rule it breaks. Field is the service's name of the
 // field ("description", "secret_code"...). Reason never quotes a secret.
 type FieldError struct {
-	// Operation is the client's name of the call (OpCreateDrop...).
+	// Operation is the client's name of the call (wire.OpCreateDrop...).
 	Operation string
 	// Field is the service's name of the refused field.
 	Field string

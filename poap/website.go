@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap/internal/transport"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Kinds of secret request (secret_type).
@@ -51,7 +53,7 @@ type SecretRequest struct {
 // before sending; from the service ErrInvalidEditCode, ErrRateLimited,
 // ErrUnauthorized, ErrUnavailable and other answers as *APIError.
 func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (string, error) {
-	const op = OpCreateSecretRequest
+	const op = wire.OpCreateSecretRequest
 	if err := in.validate(op); err != nil {
 		return "", err
 	}
@@ -78,7 +80,7 @@ func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (str
 // captcha, which this operation dropped in 2022). active false pauses the
 // distribution. Errors: those of CreateSecretRequest, and ErrNotFound.
 func (c *Client) EditSecretRequest(ctx context.Context, in SecretRequest, active bool) error {
-	const op = OpEditSecretRequest
+	const op = wire.OpEditSecretRequest
 	if err := in.validate(op); err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func (in SecretRequest) validate(op string) error {
 	case SecretTypeWebsite, SecretTypeWord, "secret":
 		return nil
 	}
-	return fieldError(op, "secret_type", "%q is not website or word", truncate(in.Type, 40))
+	return fieldError(op, "secret_type", "%q is not website or word", transport.Truncate(in.Type, 40))
 }
 
 // windowLayouts are the forms From and To may take: hh:mm, or an ISO
@@ -147,7 +149,7 @@ func checkWindowTime(op, field, v string) error {
 			return nil
 		}
 	}
-	return fieldError(op, field, "%q is not hh:mm", truncate(v, 40))
+	return fieldError(op, field, "%q is not hh:mm", transport.Truncate(v, 40))
 }
 
 // WebsiteClaim mints the POAP of the website claim named website to address
@@ -159,7 +161,7 @@ func checkWindowTime(op, field, v string) error {
 // an empty address, before sending), ErrInvalidInput, ErrRateLimited,
 // ErrUnauthorized, ErrUnavailable; answers of the service come as *APIError.
 func (c *Client) WebsiteClaim(ctx context.Context, website, address string) (Claim, error) {
-	const op = OpWebsiteClaim
+	const op = wire.OpWebsiteClaim
 	if err := firstError(checkRequired(op, "website", website), checkRequired(op, "address", address)); err != nil {
 		return Claim{}, err
 	}
@@ -241,12 +243,12 @@ func (s *SecretClaim) UnmarshalJSON(b []byte) error {
 // without client credentials), ErrRateLimited, ErrUnavailable; answers of
 // the service come as *APIError.
 func (c *Client) Secret(ctx context.Context, word string) (SecretClaim, error) {
-	if err := checkRequired(OpSecret, "secret_word", word); err != nil {
+	if err := checkRequired(wire.OpSecret, "secret_word", word); err != nil {
 		return SecretClaim{}, err
 	}
 	var s SecretClaim
 	r := request{
-		op: OpSecret, method: http.MethodGet, path: "/secret/" + pathSegment(strings.TrimSpace(word)),
+		op: wire.OpSecret, method: http.MethodGet, path: "/secret/" + pathSegment(strings.TrimSpace(word)),
 		access: keyAndBearer, audience: c.audience, idempotent: true,
 	}
 	if err := c.do(ctx, r, &s); err != nil {

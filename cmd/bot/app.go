@@ -13,6 +13,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/auth"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/web"
@@ -168,7 +169,7 @@ func (m *Main) poapClient() (*poap.Client, error) {
 	c := m.Config
 	var tokens poap.TokenSource
 	if c.POAPClientID != "" {
-		t, err := poap.NewTokens(poap.TokensOptions{
+		t, err := auth.New(auth.Options{
 			AuthURL: c.POAPAuthURL, ClientID: c.POAPClientID, ClientSecret: c.POAPClientSecret,
 			Store: m.DB, Logger: m.Logger, Observer: m.Metrics,
 		})

@@ -9,19 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// OpAccessToken is POST /oauth/token, the token service; the poap client
-// names it the same.
-const OpAccessToken = "access_token"
-
-// Limits of the token service, as production documents them.
-const (
-	// TokenLifetime is how long an access token lives.
-	TokenLifetime = 24 * time.Hour
-	// TokenBudget is how many token requests a client may make for one
-	// audience in a rolling hour; the next one earns the ban.
-	TokenBudget = 4
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // tokenService is the Server's token state, guarded by its own lock.
@@ -42,43 +31,21 @@ type issuedToken struct {
 	expires  time.Time
 }
 
-// tokenRequest is the client-credentials grant.
-type tokenRequest struct {
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
-	Audience     string `json:"audience"`
-	GrantType    string `json:"grant_type"`
-}
-
-// tokenResponse is the token service's answer.
-type tokenResponse struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-	ExpiresIn   int64  `json:"expires_in"`
-	Scope       string `json:"scope"`
-}
-
-// oauthError is the token service's error body.
-type oauthError struct {
-	Error       string `json:"error"`
-	Description string `json:"error_description"`
-}
-
 // authRoutes registers the token service.
 func (s *Server) authRoutes() {
-	s.handle(OpAccessToken, "POST /oauth/token", open, s.issueToken)
+	s.handle(wire.OpAccessToken, "POST /oauth/token", open, s.issueToken)
 }
 
 // issueToken answers POST /oauth/token as the token service does, banning a
 // client that asks for a fifth token for one audience within an hour.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
-	var req tokenRequest
+	var req wire.TokenRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
 		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "Invalid request body")
 		return
 	}
 	switch {
-	case req.GrantType != "client_credentials":
+	case req.GrantType != wire.GrantClientCredentials:
 		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant type: "+req.GrantType)
 	case !s.auth.knows(req.ClientID, req.ClientSecret):
 		writeOAuthError(w, http.StatusUnauthorized, "access_denied", "Unauthorized")
@@ -89,10 +56,10 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	default:
 		token := s.auth.issue(req.Audience, s.now())
 		s.auth.count(req.ClientID)
-		writeJSON(w, http.StatusOK, tokenResponse{
+		writeJSON(w, http.StatusOK, wire.TokenResponse{
 			AccessToken: token,
-			TokenType:   "Bearer",
-			ExpiresIn:   int64(TokenLifetime / time.Second),
+			TokenType:   wire.TokenTypeBearer,
+			ExpiresIn:   wire.TokenLifetime.Seconds(),
 			Scope:       scope(req.Audience, s.momentsAudience),
 		})
 	}
@@ -108,7 +75,7 @@ func scope(audience, moments string) string {
 
 // writeOAuthError answers with the token service's error shape.
 func writeOAuthError(w http.ResponseWriter, status int, code, description string) {
-	writeJSON(w, status, oauthError{Error: code, Description: description})
+	writeJSON(w, status, wire.OAuthError{Error: code, Description: description})
 }
 
 // knows reports whether the credentials are the accepted ones; without a
@@ -123,8 +90,8 @@ func (ts *tokenService) knows(clientID, secret string) bool {
 }
 
 // admit counts a token request by client for audience at now and reports
-// whether it may be answered: a request over TokenBudget in the last hour
-// bans the client, and a banned client is refused from then on.
+// whether it may be answered: a request over wire.TokenBudget in the last
+// hour bans the client, and a banned client is refused from then on.
 func (ts *tokenService) admit(client, audience string, now time.Time) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -142,11 +109,11 @@ func (ts *tokenService) admit(client, audience string, now time.Time) bool {
 		}
 	}
 	ts.requests[key] = append(recent, now)
-	ts.banned = len(ts.requests[key]) > TokenBudget
+	ts.banned = len(ts.requests[key]) > wire.TokenBudget
 	return !ts.banned
 }
 
-// issue makes a token for audience, living TokenLifetime from now.
+// issue makes a token for audience, living wire.TokenLifetime from now.
 func (ts *tokenService) issue(audience string, now time.Time) string {
 	var b [24]byte
 	rand.Read(b[:])
@@ -156,7 +123,7 @@ func (ts *tokenService) issue(audience string, now time.Time) string {
 	if ts.tokens == nil {
 		ts.tokens = map[string]issuedToken{}
 	}
-	ts.tokens[token] = issuedToken{audience: audience, expires: now.Add(TokenLifetime)}
+	ts.tokens[token] = issuedToken{audience: audience, expires: now.Add(wire.TokenLifetime)}
 	return token
 }
 

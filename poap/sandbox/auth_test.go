@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // authClock is a settable clock for the token tests.
@@ -62,8 +63,8 @@ func postToken(t *testing.T, base string, body any) (int, map[string]any) {
 }
 
 // grant is a client-credentials request.
-func grant(client, secret, audience string) tokenRequest {
-	return tokenRequest{ClientID: client, ClientSecret: secret, Audience: audience, GrantType: "client_credentials"}
+func grant(client, secret, audience string) wire.TokenRequest {
+	return wire.TokenRequest{ClientID: client, ClientSecret: secret, Audience: audience, GrantType: "client_credentials"}
 }
 
 func TestServer_Token(t *testing.T) {
@@ -110,7 +111,7 @@ func TestServer_TokenDemoMode(t *testing.T) {
 func TestServer_TokenBan(t *testing.T) {
 	t.Run("FifthInAnHour", func(t *testing.T) {
 		s, base, clock := authServer(t, "bot")
-		for i := range TokenBudget {
+		for i := range wire.TokenBudget {
 			if status, _ := postToken(t, base, grant("bot", "s3cret", DefaultAudience)); status != 200 || s.Banned() {
 				t.Fatalf("request %d = %d, banned %v, want 200 and no ban", i+1, status, s.Banned())
 			}
@@ -125,14 +126,14 @@ func TestServer_TokenBan(t *testing.T) {
 		if status, _ := postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience)); status != 429 {
 			t.Errorf("request once banned = %d, want 429", status)
 		}
-		if n := s.TokensIssued("bot"); n != TokenBudget {
-			t.Errorf("TokensIssued(bot) = %d, want %d", n, TokenBudget)
+		if n := s.TokensIssued("bot"); n != wire.TokenBudget {
+			t.Errorf("TokensIssued(bot) = %d, want %d", n, wire.TokenBudget)
 		}
 	})
 	t.Run("RollingHour", func(t *testing.T) {
 		s, base, clock := authServer(t, "bot")
 		for range 3 {
-			for range TokenBudget {
+			for range wire.TokenBudget {
 				postToken(t, base, grant("bot", "s3cret", DefaultAudience))
 				postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience))
 				clock.Add(16 * time.Minute) // 4 in any hour, per audience
@@ -180,7 +181,7 @@ func TestServer_Bearer(t *testing.T) {
 	if s.TokensIssued("") != 0 || s.TokensIssued("bot") != 1 {
 		t.Errorf("TokensIssued = %d and %d, want IssueToken not counted", s.TokensIssued(""), s.TokensIssued("bot"))
 	}
-	clock.Add(TokenLifetime)
+	clock.Add(wire.TokenLifetime)
 	if status := get("/probe", token); status != 401 {
 		t.Errorf("GET /probe after a day = %d, want 401", status)
 	}

@@ -10,13 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
-)
 
-// compassRequest is the body of a GraphQL call.
-type compassRequest struct {
-	Query     string          `json:"query"`
-	Variables json.RawMessage `json:"variables"`
-}
+	"github.com/poapbot/poapbot/poap/wire"
+)
 
 // momentsVariables are the variables of the moments query.
 type momentsVariables struct {
@@ -51,26 +47,6 @@ type momentOrder struct {
 	desc  bool
 }
 
-// momentRowJSON is a Moment as the query service lists it.
-type momentRowJSON struct {
-	ID          string         `json:"id"`
-	Author      string         `json:"author"`
-	Description *string        `json:"description"`
-	CreatedOn   string         `json:"created_on"`
-	Drops       []dropLinkJSON `json:"drops"`
-}
-
-// dropLinkJSON is a drop a listed Moment belongs to.
-type dropLinkJSON struct {
-	DropID int64 `json:"drop_id"`
-}
-
-// compassError is one entry of a GraphQL errors list.
-type compassError struct {
-	Message    string            `json:"message"`
-	Extensions map[string]string `json:"extensions"`
-}
-
 // graphQL answers POST /v1/graphql, the Moments query service, a Hasura
 // schema in production. The Server is no GraphQL engine: it answers the one
 // query the poap client and the official SDK send, the moments field with
@@ -79,7 +55,7 @@ type compassError struct {
 // gets status 200 with {"errors":[{"message"}]}; a body that is not JSON
 // gets 400. An X-API-Key is accepted and not required.
 func (s *Server) graphQL(w http.ResponseWriter, r *http.Request) {
-	var req compassRequest
+	var req wire.GraphQLRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
 		writeCompassError(w, http.StatusBadRequest, "invalid-json", "the request body is not a JSON object")
 		return
@@ -94,13 +70,13 @@ func (s *Server) graphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rows := s.moments.query(vars, order)
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"moments": rows}})
+	writeJSON(w, http.StatusOK, wire.MomentsAnswer{Data: &wire.MomentsData{Moments: rows}})
 }
 
 // writeCompassError answers with one GraphQL error.
 func writeCompassError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, map[string]any{
-		"errors": []compassError{{Message: message, Extensions: map[string]string{"code": code, "path": "$"}}},
+	writeJSON(w, status, wire.MomentsAnswer{
+		Errors: []wire.GraphQLError{{Message: message, Extensions: map[string]string{"code": code, "path": "$"}}},
 	})
 }
 
@@ -167,7 +143,7 @@ func parseOrderBy(raw json.RawMessage) ([]momentOrder, error) {
 }
 
 // query selects, sorts and pages the Moments as v and order say.
-func (st *momentStore) query(v momentsVariables, order []momentOrder) []momentRowJSON {
+func (st *momentStore) query(v momentsVariables, order []momentOrder) []wire.MomentRow {
 	st.mu.Lock()
 	var selected []Moment
 	for _, m := range st.moments {
@@ -179,7 +155,7 @@ func (st *momentStore) query(v momentsVariables, order []momentOrder) []momentRo
 	slices.SortStableFunc(selected, func(a, b Moment) int { return compareMoments(a, b, order) })
 	start := min(max(v.Offset, 0), len(selected))
 	end := min(start+max(*v.Limit, 0), len(selected))
-	rows := make([]momentRowJSON, 0, end-start)
+	rows := make([]wire.MomentRow, 0, end-start)
 	for _, m := range selected[start:end] {
 		rows = append(rows, toMomentRow(m))
 	}
@@ -261,17 +237,17 @@ func likeMatch(pattern, s string) bool {
 
 // toMomentRow converts a Moment to the query's row, its time written as
 // Hasura writes a timestamptz.
-func toMomentRow(m Moment) momentRowJSON {
-	row := momentRowJSON{
+func toMomentRow(m Moment) wire.MomentRow {
+	row := wire.MomentRow{
 		ID: m.ID, Author: m.Author,
 		CreatedOn: m.CreatedOn.UTC().Format("2006-01-02T15:04:05.999999-07:00"),
-		Drops:     make([]dropLinkJSON, len(m.DropIDs)),
+		Drops:     make([]wire.MomentDrop, len(m.DropIDs)),
 	}
 	if m.Description != "" {
 		row.Description = &m.Description
 	}
 	for i, id := range m.DropIDs {
-		row.Drops[i] = dropLinkJSON{DropID: id}
+		row.Drops[i] = wire.MomentDrop{DropID: id}
 	}
 	return row
 }

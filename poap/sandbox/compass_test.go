@@ -10,12 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// momentsQuery is the query the poap client and the official SDK send.
-const momentsQuery = `query PaginatedMoments($limit: Int!, $offset: Int!, $orderBy: [moments_order_by!], $where: moments_bool_exp) {
-  moments(limit: $limit, offset: $offset, order_by: $orderBy, where: $where) { id author description created_on drops { drop_id } }
-}`
 
 // graphQL posts a GraphQL call without an API key and returns the status
 // and the decoded body.
@@ -76,7 +72,7 @@ func TestServer_MomentsQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := e.graphQL(t, momentsQuery, tc.vars)
+			status, body := e.graphQL(t, wire.MomentsQuery, tc.vars)
 			data, _ := body["data"].(map[string]any)
 			rows, _ := data["moments"].([]any)
 			got := []string{}
@@ -93,7 +89,7 @@ func TestServer_MomentsQuery(t *testing.T) {
 func TestServer_MomentsQueryRow(t *testing.T) {
 	e := startMoments(t, 0)
 	ids, other := seedMoments(t, e)
-	_, body := e.graphQL(t, momentsQuery, map[string]any{"limit": 2, "offset": 0, "orderBy": []any{map[string]string{"created_on": "desc"}}})
+	_, body := e.graphQL(t, wire.MomentsQuery, map[string]any{"limit": 2, "offset": 0, "orderBy": []any{map[string]string{"created_on": "desc"}}})
 	want := map[string]any{"data": map[string]any{"moments": []any{
 		map[string]any{"id": ids[2], "author": author, "description": "third", "created_on": "2025-06-01T12:02:00+00:00",
 			"drops": []any{map[string]any{"drop_id": float64(e.dropID)}, map[string]any{"drop_id": float64(other)}}},
@@ -114,10 +110,10 @@ func TestServer_MomentsQueryErrors(t *testing.T) {
 	}{
 		{"UnknownField", "query { drops(limit: 1) { id } }", map[string]any{}},
 		{"NoQuery", "", nil},
-		{"NoLimit", momentsQuery, map[string]any{"offset": 0}},
-		{"UnknownWhereField", momentsQuery, map[string]any{"limit": 1, "where": map[string]any{"title": map[string]any{"_eq": "x"}}}},
-		{"UnknownOrderField", momentsQuery, map[string]any{"limit": 1, "orderBy": []any{map[string]string{"title": "asc"}}}},
-		{"BadDirection", momentsQuery, map[string]any{"limit": 1, "orderBy": []any{map[string]string{"created_on": "sideways"}}}},
+		{"NoLimit", wire.MomentsQuery, map[string]any{"offset": 0}},
+		{"UnknownWhereField", wire.MomentsQuery, map[string]any{"limit": 1, "where": map[string]any{"title": map[string]any{"_eq": "x"}}}},
+		{"UnknownOrderField", wire.MomentsQuery, map[string]any{"limit": 1, "orderBy": []any{map[string]string{"title": "asc"}}}},
+		{"BadDirection", wire.MomentsQuery, map[string]any{"limit": 1, "orderBy": []any{map[string]string{"created_on": "sideways"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,7 +128,7 @@ func TestServer_MomentsQueryErrors(t *testing.T) {
 	if status != http.StatusBadRequest || !strings.Contains(string(b), `"errors"`) {
 		t.Errorf("POST /v1/graphql with a body not JSON = %d %s, want 400 with errors", status, b)
 	}
-	if got := e.s.Requests(sandbox.OpMomentsQuery); got != len(tests)+1 {
+	if got := e.s.Requests(wire.OpMomentsQuery); got != len(tests)+1 {
 		t.Errorf("Requests(OpMomentsQuery) = %d, want %d", got, len(tests)+1)
 	}
 }

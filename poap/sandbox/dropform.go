@@ -6,14 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-)
 
-// Limits of a drop, from the interface (§2.1, §8) and the OAS.
-const (
-	maxDescription   = 1500
-	maxTextField     = 256
-	maxImageBytes    = 4 << 20
-	maxRequestedCode = 50000
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // textRule is how one text field of a drop is checked.
@@ -37,10 +31,10 @@ type dateRule struct {
 // a 400 refusal naming the field.
 func applyDropFields(f form, d *Drop, create bool) error {
 	texts := []textRule{
-		{"name", &d.Name, maxTextField, create, true},
-		{"description", &d.Description, maxDescription, create, false},
-		{"city", &d.City, maxTextField, false, true},
-		{"country", &d.Country, maxTextField, false, true},
+		{"name", &d.Name, wire.MaxDropText, create, true},
+		{"description", &d.Description, wire.MaxDropDescription, create, false},
+		{"city", &d.City, wire.MaxDropText, false, true},
+		{"country", &d.Country, wire.MaxDropText, false, true},
 		{"event_url", &d.EventURL, 0, false, true},
 		{"timezone", &d.Timezone, 64, false, true},
 	}
@@ -170,7 +164,7 @@ func checkCreateOnly(f form) (requested int, err error) {
 	if err := checkImage(f); err != nil {
 		return 0, err
 	}
-	requested, _, err = f.intField("requested_codes", 0, maxRequestedCode)
+	requested, _, err = f.intField("requested_codes", 0, wire.MaxRequestedCodes)
 	return requested, err
 }
 
@@ -180,7 +174,7 @@ func checkImage(f form) error {
 	switch {
 	case !f.hasImage || len(f.image) == 0:
 		return badRequest("image is required")
-	case len(f.image) >= maxImageBytes:
+	case len(f.image) >= wire.MaxDropImage:
 		return badRequest("image must be under 4 MB")
 	}
 	if t := http.DetectContentType(f.image); t != "image/png" && t != "image/gif" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 func TestCreateDrop_Invalid(t *testing.T) {
@@ -64,7 +65,7 @@ func TestCreateDrop_Invalid(t *testing.T) {
 			}
 		})
 	}
-	if got := h.Requests(sandbox.OpCreateDrop); got != len(tests) {
+	if got := h.Requests(wire.OpCreateDrop); got != len(tests) {
 		t.Errorf("Requests(OpCreateDrop) = %d, want %d", got, len(tests))
 	}
 }

@@ -23,7 +23,7 @@ type failPlan struct {
 	n, status int
 }
 
-// FailNextOp makes the next n requests of operation op (OpMint...) answer
+// FailNextOp makes the next n requests of operation op (wire.OpMint...) answer
 // status with a gateway body, as FailNext does for every route. It applies
 // to the operations of the issuing service other than the scans, and is
 // answered after the credentials are checked.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // post sends a JSON POST with client and returns the status, or 0 when the
@@ -100,7 +101,7 @@ func TestDropMintResponses(t *testing.T) {
 func TestFailNextOp(t *testing.T) {
 	h := newHarness(t, sandbox.Options{})
 	_, _, links := linksDrop(t, h, 1)
-	h.FailNextOp(sandbox.OpMint, 2, http.StatusServiceUnavailable)
+	h.FailNextOp(wire.OpMint, 2, http.StatusServiceUnavailable)
 	for range 2 {
 		r := h.call(t, "POST", "/actions/claim-qr", mintBody(links[0], wallet(1)))
 		if diff := cmp.Diff(map[string]any{"message": "Service Unavailable"}, r.body); r.status != 503 || diff != "" {
@@ -113,7 +114,7 @@ func TestFailNextOp(t *testing.T) {
 	if r := h.call(t, "POST", "/actions/claim-qr", mintBody(links[0], wallet(1))); r.status != 200 {
 		t.Errorf("third mint = %d, want 200", r.status)
 	}
-	if got := h.Requests(sandbox.OpMint); got != 3 {
+	if got := h.Requests(wire.OpMint); got != 3 {
 		t.Errorf("Requests(OpMint) = %d, want 3", got)
 	}
 }

@@ -11,14 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
-)
 
-// Media states, as GET /media/{key} reports them.
-const (
-	MediaInProcess = "IN_PROCESS"
-	MediaProcessed = "PROCESSED"
-	MediaInvalid   = "INVALID"
-	MediaFailed    = "FAILED"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Media is an uploaded file as the Server keeps it: what it learnt while the
@@ -48,30 +42,14 @@ type mediaRecord struct {
 	final string
 }
 
-// mediaJSON is a media status answer.
-type mediaJSON struct {
-	Key      string             `json:"key"`
-	Status   string             `json:"status"`
-	MimeType string             `json:"mimeType"`
-	Hash     string             `json:"hash,omitempty"`
-	Location string             `json:"location,omitempty"`
-	Gateways []mediaGatewayJSON `json:"gateways,omitempty"`
-}
-
-// mediaGatewayJSON is a download address of a processed file.
-type mediaGatewayJSON struct {
-	Type string `json:"type"`
-	URL  string `json:"url"`
-}
-
 // mediaUploadURL answers POST /moments/media-upload-url with a new key and a
 // signed upload address on the Server's own host.
 func (s *Server) mediaUploadURL(w http.ResponseWriter, r *http.Request) {
 	key := momentUUID()
 	sig := s.moments.issue(key)
-	writeJSON(w, http.StatusOK, map[string]string{
-		"url": requestBase(r) + "/uploads/" + key + "?signature=" + sig,
-		"key": key,
+	writeJSON(w, http.StatusOK, wire.UploadAddress{
+		URL: requestBase(r) + "/uploads/" + key + "?signature=" + sig,
+		Key: key,
 	})
 }
 
@@ -113,11 +91,11 @@ func (s *Server) mediaStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Media not found")
 		return
 	}
-	body := mediaJSON{Key: m.Key, Status: m.Status, MimeType: m.DeclaredType}
-	if m.Status == MediaProcessed {
+	body := wire.Media{Key: m.Key, Status: m.Status, MimeType: m.DeclaredType}
+	if m.Status == wire.MediaProcessed {
 		body.Hash = m.Hash
 		body.Location = "poap://media/" + m.Key
-		body.Gateways = []mediaGatewayJSON{{Type: m.DeclaredType, URL: "https://gateway.sandbox.invalid/ipfs/" + m.Hash}}
+		body.Gateways = []wire.MediaGateway{{Type: m.DeclaredType, URL: "https://gateway.sandbox.invalid/ipfs/" + m.Hash}}
 	}
 	writeJSON(w, http.StatusOK, body)
 }
@@ -149,13 +127,13 @@ func digestUpload(body io.Reader) (Media, error) {
 func judgeMedia(m Media) string {
 	switch {
 	case m.Size == 0:
-		return MediaFailed
+		return wire.MediaFailed
 	case m.DeclaredType != m.SniffedType:
-		return MediaInvalid
+		return wire.MediaInvalid
 	case !strings.HasPrefix(m.DeclaredType, "image/") && !strings.HasPrefix(m.DeclaredType, "video/"):
-		return MediaInvalid
+		return wire.MediaInvalid
 	}
-	return MediaProcessed
+	return wire.MediaProcessed
 }
 
 // baseMediaType is the lower-case type and subtype of a Content-Type, without

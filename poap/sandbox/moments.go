@@ -12,25 +12,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-)
 
-// Operation names of Moments and of its query service; they match the poap
-// client's names for the same calls.
-const (
-	// OpMediaUploadURL is POST /moments/media-upload-url.
-	OpMediaUploadURL = "media_upload_url"
-	// OpMediaUpload is PUT /uploads/{key}, the signed upload address.
-	OpMediaUpload = "media_upload"
-	// OpMediaStatus is GET /media/{key}.
-	OpMediaStatus = "media_status"
-	// OpCreateMoment is POST /moments.
-	OpCreateMoment = "create_moment"
-	// OpMomentsQuery is POST /v1/graphql, the Moments query service.
-	OpMomentsQuery = "moments_query"
+	"github.com/poapbot/poapbot/poap/wire"
 )
-
-// maxMomentDescription is the most characters a Moment's description has.
-const maxMomentDescription = 600
 
 // Moment is a Moment the Server published.
 type Moment struct {
@@ -41,31 +25,7 @@ type Moment struct {
 	DropIDs     []int64
 	Description string
 	MediaKeys   []string
-	UserTags    []UserTag
-}
-
-// UserTag is a collector a Moment mentions.
-type UserTag struct {
-	Address string `json:"address,omitempty"`
-	ENS     string `json:"ens,omitempty"`
-}
-
-// momentInput is the body of POST /moments.
-type momentInput struct {
-	Author      string    `json:"author"`
-	MediaKeys   []string  `json:"mediaKeys"`
-	DropIDs     []int64   `json:"dropIds"`
-	Description string    `json:"description"`
-	UserTags    []UserTag `json:"userTags"`
-}
-
-// momentJSON is a created Moment as the service answers it.
-type momentJSON struct {
-	ID          string  `json:"id"`
-	Author      string  `json:"author"`
-	CreatedOn   string  `json:"createdOn"`
-	DropIDs     []int64 `json:"dropIds"`
-	Description string  `json:"description,omitempty"`
+	UserTags    []wire.UserTag
 }
 
 // momentStore holds media and Moments, guarded by its own mutex.
@@ -87,11 +47,11 @@ func newMomentStore(delay time.Duration) *momentStore {
 // momentsRoutes registers Moments and the Moments query service.
 func (s *Server) momentsRoutes() {
 	s.moments = newMomentStore(s.opts.MediaDelay)
-	s.handle(OpMediaUploadURL, "POST /moments/media-upload-url", bearerOnly, s.mediaUploadURL)
-	s.handle(OpMediaUpload, "PUT /uploads/{key}", open, s.uploadMedia)
-	s.handle(OpMediaStatus, "GET /media/{key}", open, s.mediaStatus)
-	s.handle(OpCreateMoment, "POST /moments", bearerOnly, s.createMoment)
-	s.handle(OpMomentsQuery, "POST /v1/graphql", open, s.graphQL)
+	s.handle(wire.OpMediaUploadURL, "POST /moments/media-upload-url", bearerOnly, s.mediaUploadURL)
+	s.handle(wire.OpMediaUpload, "PUT /uploads/{key}", open, s.uploadMedia)
+	s.handle(wire.OpMediaStatus, "GET /media/{key}", open, s.mediaStatus)
+	s.handle(wire.OpCreateMoment, "POST /moments", bearerOnly, s.createMoment)
+	s.handle(wire.OpMomentsQuery, "POST /v1/graphql", open, s.graphQL)
 }
 
 // createMoment answers POST /moments: 400 for a bad author, description or
@@ -99,7 +59,7 @@ func (s *Server) momentsRoutes() {
 // unknown, not processed, invalid or attached already; 201 with the Moment
 // otherwise (production's success status is not documented).
 func (s *Server) createMoment(w http.ResponseWriter, r *http.Request) {
-	var in momentInput
+	var in wire.MomentInput
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil {
 		writeError(w, http.StatusBadRequest, "body must be a JSON object")
 		return
@@ -116,7 +76,7 @@ func (s *Server) createMoment(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, msg)
 		return
 	}
-	writeJSON(w, http.StatusCreated, momentJSON{
+	writeJSON(w, http.StatusCreated, wire.Moment{
 		ID: m.ID, Author: m.Author, CreatedOn: m.CreatedOn.Format("2006-01-02T15:04:05.000Z07:00"),
 		DropIDs: m.DropIDs, Description: m.Description,
 	})
@@ -124,12 +84,12 @@ func (s *Server) createMoment(w http.ResponseWriter, r *http.Request) {
 
 // checkMoment applies the creation rules that do not involve media and
 // returns the error status and message, or 0.
-func (s *Server) checkMoment(in momentInput) (int, string) {
+func (s *Server) checkMoment(in wire.MomentInput) (int, string) {
 	switch {
 	case !isHexAddress(strings.ToLower(in.Author)):
 		return http.StatusBadRequest, "body/author must be an Ethereum address"
-	case utf8.RuneCountInString(in.Description) > maxMomentDescription:
-		return http.StatusBadRequest, fmt.Sprintf("body/description must NOT have more than %d characters", maxMomentDescription)
+	case utf8.RuneCountInString(in.Description) > wire.MaxMomentDescription:
+		return http.StatusBadRequest, fmt.Sprintf("body/description must NOT have more than %d characters", wire.MaxMomentDescription)
 	case len(in.DropIDs) == 0:
 		return http.StatusBadRequest, "body/dropIds must NOT have fewer than 1 items"
 	}
@@ -185,7 +145,7 @@ func (rec *mediaRecord) status(now time.Time, delay time.Duration) string {
 	case elapsed < delay/2:
 		return ""
 	case elapsed < delay:
-		return MediaInProcess
+		return wire.MediaInProcess
 	}
 	return rec.final
 }
@@ -221,9 +181,9 @@ func (st *momentStore) attach(m Moment, keys []string, now time.Time) string {
 			return "Media " + k + " not found"
 		case rec.MomentID != "" || seen[k]:
 			return "Media " + k + " is already attached to a moment"
-		case status == MediaInProcess:
+		case status == wire.MediaInProcess:
 			return "Media " + k + " is not processed yet"
-		case status != MediaProcessed:
+		case status != wire.MediaProcessed:
 			return "Media " + k + " has invalid status " + status
 		}
 		seen[k] = true
@@ -269,6 +229,6 @@ func (s *Server) Media(key string) (Media, bool) {
 		return Media{}, false
 	}
 	m := rec.Media
-	m.Status = cmp.Or(rec.status(s.now(), st.delay), MediaInProcess)
+	m.Status = cmp.Or(rec.status(s.now(), st.delay), wire.MediaInProcess)
 	return m, true
 }

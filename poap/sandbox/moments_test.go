@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // author is the 0x address the test Moments are posted by.
@@ -241,7 +242,7 @@ func TestServer_UploadErrors(t *testing.T) {
 			}
 		})
 	}
-	if got := e.s.Requests(sandbox.OpMediaUpload); got != len(tests) {
+	if got := e.s.Requests(wire.OpMediaUpload); got != len(tests) {
 		t.Errorf("Requests(OpMediaUpload) = %d, want %d", got, len(tests))
 	}
 }

@@ -5,29 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
-// defaultChainID is the network a drop mints on unless set: Gnosis.
-const defaultChainID = 100
-
-// chains names each supported chain id as scans name its network.
-var chains = map[int]string{
-	100:   "xdai",
-	137:   "matic",
-	130:   "unichain",
-	5000:  "mantle",
-	8453:  "base",
-	33139: "apechain",
-	42161: "arbitrum-one",
-	42220: "celo",
-	59144: "linea",
-	88888: "chiliz",
-}
-
-// chainName names the network of chain id, zero being the default.
+// chainName names the network of chain id as scans do, zero being the
+// default.
 func chainName(id int) string {
-	return chains[cmp.Or(id, defaultChainID)]
+	return wire.Chains[int64(cmp.Or(id, wire.DefaultChain))].Network
 }
 
 // mintingConfigInput is the body of POST and PATCH
@@ -81,7 +66,7 @@ func (s *Server) applyNetwork(id int64, in mintingConfigInput) (mintingConfigJSO
 		d.ChainID = chain
 		s.drops[id] = d
 	}
-	return mintingConfigJSON{DropID: id, SupportedMintBlockchains: []int{cmp.Or(d.ChainID, defaultChainID)}}, nil
+	return mintingConfigJSON{DropID: id, SupportedMintBlockchains: []int{cmp.Or(d.ChainID, wire.DefaultChain)}}, nil
 }
 
 // parseChains reads supported_mint_blockchains: one supported chain id, or
@@ -92,23 +77,13 @@ func parseChains(raw json.RawMessage) (int, error) {
 		return 0, badRequest("supported_mint_blockchains must be an array of chain ids")
 	}
 	if ids == nil {
-		return defaultChainID, nil
+		return wire.DefaultChain, nil
 	}
 	if len(ids) != 1 {
 		return 0, badRequest("supported_mint_blockchains must hold exactly one chain id: a drop mints on one network")
 	}
-	if _, ok := chains[ids[0]]; !ok {
-		return 0, badRequest("chain id %d is not supported; use one of %v", ids[0], supportedChains())
+	if _, ok := wire.Chains[int64(ids[0])]; !ok {
+		return 0, badRequest("chain id %d is not supported; use one of %v", ids[0], wire.ChainIDs())
 	}
 	return ids[0], nil
-}
-
-// supportedChains lists the supported chain ids in order.
-func supportedChains() []int {
-	ids := make([]int, 0, len(chains))
-	for id := range chains {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Distribution methods, as redeem_type names them.
@@ -165,8 +167,8 @@ func checkRedeem(in redeemInput) error {
 		return badRequest("event_id is required")
 	case !validRedeemType(in.RedeemType):
 		return badRequest("redeem_type must be qr_code, secret_website or secret_word")
-	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > maxRequestedCode:
-		return badRequest("requested_codes must be a whole number from 1 to %d", maxRequestedCode)
+	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > wire.MaxRequestedCodes:
+		return badRequest("requested_codes must be a whole number from 1 to %d", wire.MaxRequestedCodes)
 	}
 	return nil
 }

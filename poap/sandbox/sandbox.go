@@ -14,18 +14,13 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
-// Operation names the Server counts requests under; they match the poap
-// client's names for the same calls.
-const (
-	// OpScan is GET /actions/scan/{address}.
-	OpScan = "scan"
-	// OpScanEvent is GET /actions/scan/{address}/{eventId}.
-	OpScanEvent = "scan_event"
-	// OpUnknown counts requests to routes the service does not have.
-	OpUnknown = "unknown"
-)
+// OpUnknown counts the requests to routes the service does not have; the
+// Server counts the others under the operation names of wire (wire.OpScan...).
+const OpUnknown = "unknown"
 
 // Options configures a Server.
 type Options struct {
@@ -134,8 +129,8 @@ func New(opts Options) *Server {
 		s.now = time.Now
 	}
 	s.mux = http.NewServeMux()
-	s.handle(OpScan, "GET /actions/scan/{address}", keyOnly, s.scan)
-	s.handle(OpScanEvent, "GET /actions/scan/{address}/{eventId}", keyOnly, s.scanEvent)
+	s.handle(wire.OpScan, "GET /actions/scan/{address}", keyOnly, s.scan)
+	s.handle(wire.OpScanEvent, "GET /actions/scan/{address}/{eventId}", keyOnly, s.scanEvent)
 	s.authRoutes()
 	s.issuingRoutes()
 	s.momentsRoutes()
@@ -208,7 +203,7 @@ func wait(r *http.Request, d time.Duration) bool {
 	}
 }
 
-// Requests returns how many requests for operation (OpScan...) the Server
+// Requests returns how many requests for operation (wire.OpScan...) the Server
 // received, whatever their answer.
 func (s *Server) Requests(operation string) int {
 	s.mu.Lock()

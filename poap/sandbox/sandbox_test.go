@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 const key = "sandbox-key"
@@ -156,7 +157,7 @@ func TestServer_Knobs(t *testing.T) {
 	}
 	get(t, base+"/actions/scan/"+sandbox.DemoWallet+"/1", true)
 	get(t, base+"/elsewhere", true)
-	for op, want := range map[string]int{sandbox.OpScan: 3, sandbox.OpScanEvent: 1, sandbox.OpUnknown: 1} {
+	for op, want := range map[string]int{wire.OpScan: 3, wire.OpScanEvent: 1, sandbox.OpUnknown: 1} {
 		if got := s.Requests(op); got != want {
 			t.Errorf("Requests(%q) = %d, want %d", op, got, want)
 		}

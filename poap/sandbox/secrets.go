@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Kinds of secret claims, as secret_type and GET /secret name them.
@@ -107,8 +109,8 @@ func (s *Server) fileSecret(in secretInput, now time.Time) (int64, error) {
 		return 0, err
 	}
 	switch {
-	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > maxRequestedCode:
-		return 0, badRequest("requested_codes must be a whole number from 1 to %d", maxRequestedCode)
+	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > wire.MaxRequestedCodes:
+		return 0, badRequest("requested_codes must be a whole number from 1 to %d", wire.MaxRequestedCodes)
 	case s.pendingOf(d.ID, redeemTypeOf(kind)) != nil:
 		return 0, badRequest("a %s request for this drop is already pending review; only one per method is allowed", redeemTypeOf(kind))
 	case s.secretClaimOf(d.ID, kind) != nil:
@@ -170,8 +172,8 @@ func (s *Server) editSecret(in secretInput, now time.Time) (int64, error) {
 		edited.active = *in.Active
 	}
 	if in.AcceptedRedeems.Set {
-		if in.AcceptedRedeems.V < int64(sc.claimed) || in.AcceptedRedeems.V > maxRequestedCode {
-			return 0, badRequest("accepted_redeems must be from the %d already claimed to %d", sc.claimed, maxRequestedCode)
+		if in.AcceptedRedeems.V < int64(sc.claimed) || in.AcceptedRedeems.V > wire.MaxRequestedCodes {
+			return 0, badRequest("accepted_redeems must be from the %d already claimed to %d", sc.claimed, wire.MaxRequestedCodes)
 		}
 		edited.total = int(in.AcceptedRedeems.V)
 	}

@@ -1,10 +1,12 @@
-package poap
+package wire
 
-// Operation names of the issuing service's calls beyond the scans (OpScan,
-// OpScanEvent), as the Observer, the debug log and APIError.Operation see
-// them. They are metric labels: stable, snake_case, one per upstream
-// operation.
+// Operations of the issuing service (https://api.poap.tech). The names in
+// parentheses are the poap.Client methods that make the call.
 const (
+	// OpScan is GET /actions/scan/{address} (Scan).
+	OpScan = "scan"
+	// OpScanEvent is GET /actions/scan/{address}/{eventId} (ScanEvent).
+	OpScanEvent = "scan_event"
 	// OpCreateDrop is POST /events (CreateDrop).
 	OpCreateDrop = "create_drop"
 	// OpEditDrop is PUT /events/{fancyId} (EditDrop).
@@ -15,7 +17,11 @@ const (
 	OpDropByFancyID = "drop_by_fancy_id"
 	// OpDrops is GET /paginated-events (Drops).
 	OpDrops = "drops"
-	// OpTokenInfo is GET /token/{tokenId} (TokenInfo).
+	// OpEvents is GET /events, the deprecated list of every drop; the
+	// client does not call it.
+	OpEvents = "events"
+	// OpTokenInfo is GET /token/{tokenId} (TokenInfo). Not to be confused
+	// with OpAccessToken.
 	OpTokenInfo = "token"
 	// OpHolders is GET /event/{id}/poaps (HoldersPage, Holders).
 	OpHolders = "holders"
@@ -28,6 +34,12 @@ const (
 	OpClaimStatus = "claim_status"
 	// OpMint is POST /actions/claim-qr (Mint, MintWithSecret).
 	OpMint = "mint"
+	// OpTransactions is GET /transactions?qr_hash=, the official SDK's
+	// mint-progress read; the client does not call it.
+	OpTransactions = "transactions"
+	// OpTransactionRequest is GET /transaction-requests/{id}
+	// (TransactionRequest).
+	OpTransactionRequest = "transaction_request"
 	// OpRequestMintLinks is POST /redeem-requests (RequestMintLinks).
 	OpRequestMintLinks = "request_mint_links"
 	// OpPendingRequests is GET /redeem-requests/active/count
@@ -51,7 +63,29 @@ const (
 	// OpSetMintingNetwork is PATCH /drops/{dropId}/minting-config
 	// (SetMintingNetwork).
 	OpSetMintingNetwork = "set_minting_network"
-	// OpTransactionRequest is GET /transaction-requests/{id}
-	// (TransactionRequest).
-	OpTransactionRequest = "transaction_request"
+	// OpHealthCheck is GET /health-check; the client does not call it.
+	OpHealthCheck = "health_check"
+)
+
+// OpAccessToken is POST /oauth/token on the token service
+// (https://auth.accounts.poap.xyz), the client-credentials grant that
+// poap/auth makes.
+const OpAccessToken = "access_token"
+
+// Operations of Moments (https://moments.poap.tech) and of its query
+// service, Compass.
+const (
+	// OpMediaUploadURL is POST /moments/media-upload-url (UploadMedia's
+	// first step).
+	OpMediaUploadURL = "media_upload_url"
+	// OpMediaUpload is the PUT of a file to the signed upload address
+	// OpMediaUploadURL answers with (UploadMedia's second step).
+	OpMediaUpload = "media_upload"
+	// OpMediaStatus is GET /media/{key} (Media, WaitForMedia).
+	OpMediaStatus = "media_status"
+	// OpCreateMoment is POST /moments (CreateMoment).
+	OpCreateMoment = "create_moment"
+	// OpMomentsQuery is the GraphQL moments query, POST /v1/graphql on
+	// Compass (Moments).
+	OpMomentsQuery = "moments_query"
 )

@@ -1,12 +1,15 @@
-package poap
+package auth
 
 import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
 )
 
@@ -25,7 +28,7 @@ const audience = sandbox.DefaultAudience
 type tokenEnv struct {
 	sb    *sandbox.Server
 	url   string
-	clock *testClock
+	clock *coretest.Clock
 	logs  *testlog.Buffer
 }
 
@@ -34,7 +37,7 @@ type tokenEnv struct {
 // not hold the client secret.
 func newTokenEnv(t *testing.T) *tokenEnv {
 	t.Helper()
-	clock := newTestClock()
+	clock := newClock()
 	sb := sandbox.New(sandbox.Options{ClientID: testClientID, ClientSecret: testClientSecret, Now: clock.Now})
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
@@ -52,7 +55,7 @@ func newTokenEnv(t *testing.T) *tokenEnv {
 
 // newTokens returns Tokens for the env's token service on store, with the
 // options opts sets.
-func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions) *Tokens {
+func (e *tokenEnv) newTokens(t *testing.T, store Store, opts Options) *Tokens {
 	t.Helper()
 	opts.AuthURL = e.url
 	opts.ClientID = testClientID
@@ -62,7 +65,7 @@ func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions)
 	opts.Store = store
 	opts.Now = e.clock.Now
 	opts.Logger = e.logs.Logger()
-	tk, err := NewTokens(opts)
+	tk, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func (e *tokenEnv) newTokens(t *testing.T, store TokenStore, opts TokensOptions)
 
 // tokenRequests is how many requests the token service got.
 func (e *tokenEnv) tokenRequests() int {
-	return e.sb.Requests(sandbox.OpAccessToken)
+	return e.sb.Requests(wire.OpAccessToken)
 }
 
 // openStore opens the database at databaseURL with a test key and closes
@@ -84,4 +87,10 @@ func openStore(t *testing.T, databaseURL string) *storage.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// newClock returns a hand-moved clock set to the real time, so deadlines of
+// real contexts still compare sensibly with it.
+func newClock() *coretest.Clock {
+	return coretest.NewClock(time.Now().UTC().Truncate(time.Second))
 }

@@ -1,11 +1,11 @@
-package poap
+package transport
 
 import (
 	"testing"
 	"time"
 )
 
-func TestParseRetryAfter(t *testing.T) {
+func TestRetryAfter(t *testing.T) {
 	now := time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		in   string
@@ -22,8 +22,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"later", 0},
 	}
 	for _, tc := range tests {
-		if got := parseRetryAfter(tc.in, now); got != tc.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
+		if got := RetryAfter(tc.in, now); got != tc.want {
+			t.Errorf("RetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
@@ -40,8 +40,8 @@ func TestTruncate(t *testing.T) {
 		{"ééééé", 2, "éé…"},
 	}
 	for _, tc := range tests {
-		if got := truncate(tc.in, tc.n); got != tc.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		if got := Truncate(tc.in, tc.n); got != tc.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }

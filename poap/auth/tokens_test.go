@@ -1,4 +1,4 @@
-package poap
+package auth
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -20,7 +21,7 @@ func TestTokens_Restarts(t *testing.T) {
 		var first core.Secret
 		for i := range 5 {
 			db := openStore(t, databaseURL)
-			got, err := e.newTokens(t, db, TokensOptions{}).Token(t.Context(), audience)
+			got, err := e.newTokens(t, db, Options{}).Token(t.Context(), audience)
 			if err != nil {
 				t.Fatalf("run %d: Token() = %v", i, err)
 			}
@@ -48,8 +49,8 @@ func TestTokens_Concurrent(t *testing.T) {
 		databaseURL := newURL()
 		// Two handles on one database, as two replicas.
 		replicas := []*Tokens{
-			e.newTokens(t, openStore(t, databaseURL), TokensOptions{}),
-			e.newTokens(t, openStore(t, databaseURL), TokensOptions{}),
+			e.newTokens(t, openStore(t, databaseURL), Options{}),
+			e.newTokens(t, openStore(t, databaseURL), Options{}),
 		}
 		start := make(chan struct{})
 		got := make([]core.Secret, 50)
@@ -87,9 +88,9 @@ func TestTokens_Budget(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tk := e.newTokens(t, db, TokensOptions{})
-		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, ErrTokenBudget) {
-			t.Errorf("Token() with the budget spent = %v, want %v", err, ErrTokenBudget)
+		tk := e.newTokens(t, db, Options{})
+		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, poap.ErrTokenBudget) {
+			t.Errorf("Token() with the budget spent = %v, want %v", err, poap.ErrTokenBudget)
 		}
 		if n := e.tokenRequests(); n != 0 {
 			t.Errorf("%d token requests reached the service, want 0", n)
@@ -105,7 +106,7 @@ func TestTokens_Budget(t *testing.T) {
 	})
 	t.Run("FifthRenewal", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
 		token, err := tk.Token(t.Context(), audience)
 		if err != nil {
 			t.Fatalf("Token() = %v", err)
@@ -116,11 +117,11 @@ func TestTokens_Budget(t *testing.T) {
 				t.Fatalf("Renew() = %v", err)
 			}
 		}
-		if _, err := tk.Renew(t.Context(), audience, token); !errors.Is(err, ErrTokenBudget) {
-			t.Errorf("fifth token within an hour = %v, want %v", err, ErrTokenBudget)
+		if _, err := tk.Renew(t.Context(), audience, token); !errors.Is(err, poap.ErrTokenBudget) {
+			t.Errorf("fifth token within an hour = %v, want %v", err, poap.ErrTokenBudget)
 		}
-		if n := e.tokenRequests(); n != DefaultTokenBudget {
-			t.Errorf("%d token requests, want %d", n, DefaultTokenBudget)
+		if n := e.tokenRequests(); n != DefaultBudget {
+			t.Errorf("%d token requests, want %d", n, DefaultBudget)
 		}
 	})
 }
@@ -129,7 +130,7 @@ func TestTokens_RenewAhead(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
 	db := openStore(t, storagetest.SQLiteURL(t))
-	tk := e.newTokens(t, db, TokensOptions{})
+	tk := e.newTokens(t, db, Options{})
 	first, err := tk.Token(t.Context(), audience)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestTokens_RenewAhead(t *testing.T) {
 		t.Fatalf("Token() past the renewal point = %v, %d requests, want a new token and 2", err, e.tokenRequests())
 	}
 	// A restart finds the renewed token in the store.
-	if got, err := e.newTokens(t, db, TokensOptions{}).Token(t.Context(), audience); got != second || err != nil {
+	if got, err := e.newTokens(t, db, Options{}).Token(t.Context(), audience); got != second || err != nil {
 		t.Errorf("Token() after a restart = %v, want the renewed token", err)
 	}
 }
@@ -153,7 +154,7 @@ func TestTokens_RenewFailure(t *testing.T) {
 	t.Parallel()
 	t.Run("KeepsWorkingToken", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
 		first, _ := tk.Token(t.Context(), audience)
 		e.clock.Add(sandboxLifetime - time.Hour)
 		e.sb.FailNext(1, 503)
@@ -174,12 +175,12 @@ func TestTokens_RenewFailure(t *testing.T) {
 	})
 	t.Run("ExpiredToken", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
 		tk.Token(t.Context(), audience)
 		e.clock.Add(sandboxLifetime)
 		e.sb.FailNext(1, 503)
-		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, ErrUnavailable) {
-			t.Errorf("Token() with an expired token and renewal failing = %v, want %v", err, ErrUnavailable)
+		if _, err := tk.Token(t.Context(), audience); !errors.Is(err, poap.ErrUnavailable) {
+			t.Errorf("Token() with an expired token and renewal failing = %v, want %v", err, poap.ErrUnavailable)
 		}
 	})
 }
@@ -187,7 +188,7 @@ func TestTokens_RenewFailure(t *testing.T) {
 func TestTokens_Renew(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
 	first, _ := tk.Token(t.Context(), audience)
 	second, err := tk.Renew(t.Context(), audience, first)
 	if err != nil || second == first || e.tokenRequests() != 2 {
@@ -220,7 +221,7 @@ const sandboxLifetime = 24 * time.Hour
 func TestTokens_ContextDone(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), TokensOptions{})
+	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := tk.Token(ctx, audience); !errors.Is(err, context.Canceled) {

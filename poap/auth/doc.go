@@ -1,0 +1,26 @@
+// Package auth is the poap client's access-token manager. Tokens gets
+// access tokens from the POAP token service with the client credentials
+// (the OAuth client-credentials grant), keeps them in memory and, through a
+// Store (storage.DB), for restarts and other replicas, renews them ahead of
+// expiry and when the service refuses one, requests them one at a time per
+// audience across every process sharing the store, and never more often
+// than the service's budget of 4 an hour allows. *Tokens is the
+// poap.TokenSource a poap.Client is built with in production.
+//
+// How an access token is obtained, stored, renewed and attached to a
+// request is in three files:
+//
+//   - poap/auth/tokens.go, the manager: memory, then the store, then the
+//     token service; renewal ahead of expiry and after a 401; the budget;
+//     one request at a time (Options and New are in options.go);
+//   - poap/auth/oauth.go, the token service call, POST
+//     {AuthURL}/oauth/token, and how its answers and failures become
+//     errors;
+//   - poap/request.go, where the client puts the token in the
+//     Authorization header and asks for another after a 401.
+//
+// The errors are the client's, so that a caller of the client tests them
+// against one package: poap.ErrTokenBudget, poap.ErrUnauthorized,
+// poap.ErrRateLimited, poap.ErrUnavailable, carried by *poap.APIError when
+// the token service answered.
+package auth
