@@ -124,6 +124,9 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	if !allowed(cmd.Access, req.Caller) {
 		return b.finish(req, Reply{}, core.ErrForbidden)
 	}
+	if err := checkOptions(cmd, req.Options); err != nil {
+		return b.finish(req, Reply{}, err)
+	}
 	reply, err := cmd.Handler(ctx, req)
 	return b.finish(req, reply, err)
 }
@@ -137,6 +140,9 @@ func (b *Bot) HandleLine(ctx context.Context, req *Request, line, botName string
 		return Reply{}, false
 	case err != nil:
 		req.Command = commandWord(line)
+		if cmd != nil {
+			req.Command = cmd.Name
+		}
 		return b.finish(req, Reply{}, err), true
 	}
 	req.Command, req.Options = cmd.Name, opts

@@ -15,7 +15,7 @@ func (b *Bot) claimCommand() *Command {
 		Access:      Members,
 		Options: []Option{
 			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
-			{Name: "codeword", Type: String, Description: "the drop's codeword, when it has one"},
+			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},
 		},
 		Handler: b.claim,
 	}

@@ -26,6 +26,10 @@ const (
 	Role
 	Channel
 	Attachment
+	// DateTime is a date and time as members type it: 2026-12-01 18:00
+	// (UTC), or RFC 3339 with a zone. Typed, its time may follow the date
+	// as a word of its own; platforms without a type for it take text.
+	DateTime
 )
 
 func (t OptionType) String() string {
@@ -42,6 +46,8 @@ func (t OptionType) String() string {
 		return "channel"
 	case Attachment:
 		return "attachment"
+	case DateTime:
+		return "date and time"
 	}
 	return "text"
 }
@@ -57,6 +63,35 @@ type Option struct {
 	// Hidden options are not rendered as platform options (Discord) nor
 	// listed by /help; they carry state such as a page number for buttons.
 	Hidden bool
+	// MaxLen is the most characters the option takes; zero is its type's
+	// (see MaxLen).
+	MaxLen int
+	// Secret options carry a credential (a drop's edit code): no reply
+	// repeats them, and adapters remove, where they can, the message
+	// that carried one.
+	Secret bool
+}
+
+// Limits of what members type, in characters, for options that set no
+// MaxLen of their own. Whatever is stored is within them, on every
+// database alike.
+const (
+	MaxTextLen   = 256
+	MaxNumberLen = 20
+	MaxIDLen     = 100
+)
+
+// Limit returns the most characters the option takes.
+func (o *Option) Limit() int {
+	switch {
+	case o.MaxLen > 0:
+		return o.MaxLen
+	case o.Type == Integer:
+		return MaxNumberLen
+	case o.Type == Member || o.Type == Role || o.Type == Channel || o.Type == Attachment:
+		return MaxIDLen
+	}
+	return MaxTextLen
 }
 
 // Access says who may run a command.

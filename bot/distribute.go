@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -22,7 +21,7 @@ func (b *Bot) distributeCommand() *Command {
 		Options: []Option{
 			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
 			{Name: "channel", Type: Channel, Description: "where to post it (default: here)"},
-			{Name: "message", Type: String, Description: fmt.Sprintf("your words above the count (up to %d characters)", maxPostMessage)},
+			{Name: "message", Type: String, MaxLen: maxPostMessage, Description: fmt.Sprintf("your words above the count (up to %d characters)", maxPostMessage)},
 		},
 		Handler: b.distribute,
 	}
@@ -39,9 +38,6 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	intro := strings.TrimSpace(req.Text("message"))
-	if utf8.RuneCountInString(intro) > maxPostMessage {
-		return Reply{}, &OptionError{Option: "message", Reason: fmt.Sprintf("is too long: at most %d characters", maxPostMessage)}
-	}
 	dist, err := b.drops.Distribute(ctx, member(req), place(req), id)
 	if err != nil {
 		return Reply{}, err

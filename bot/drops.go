@@ -13,6 +13,13 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
+// Limits of the drop options, in characters.
+const (
+	// MaxCodeword is the longest codeword a drop may have.
+	MaxCodeword = 64
+	maxDateTime = 40
+)
+
 // dropOption is the drop id option of the /drop subcommands.
 var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description: "the drop's id (see /drop list)"}
 
@@ -22,12 +29,12 @@ func (b *Bot) dropCommands() []*Command {
 			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops,
 			Options: []Option{
 				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
-				{Name: "edit_code", Type: String, Required: true, Description: "the drop's 6-digit edit code"},
+				{Name: "edit_code", Type: String, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
 				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint"},
 					Description: "auto: mint to a linked wallet, else a link (default); link; mint"},
-				{Name: "starts", Type: String, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
-				{Name: "ends", Type: String, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
-				{Name: "codeword", Type: String, Description: "a word members must give to claim"},
+				{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
+				{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
+				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "a word members must give to claim"},
 				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
 				{Name: "low_stock", Type: Integer, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
 			},

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -55,19 +57,49 @@ func (b *Bot) lookup(words []string, botName string) (*Command, []string) {
 	return b.byName[first], words[1:]
 }
 
-// bindWords assigns words to the command's options.
+// optionName is what a word must start with, before a colon, to name an
+// option: "codeword:sesame", not "18:00" nor "https://...".
+var optionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// clock is the time part of a date and time typed as a word of its own.
+var clock = regexp.MustCompile(`^\d{1,2}:\d{2}(:\d{2})?$`)
+
+// bindWords assigns words to the command's options: "name:value" by name,
+// the others in declared order. The time of a date-and-time option may
+// follow its date as a word of its own.
 func bindWords(cmd *Command, words []string) (map[string]string, error) {
 	opts := map[string]string{}
 	var positional []string
-	for _, w := range words {
-		if name, value, ok := strings.Cut(w, ":"); ok {
-			if o := cmd.Option(strings.ToLower(name)); o != nil {
-				opts[o.Name] = value
-				continue
-			}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		name, value, ok := strings.Cut(w, ":")
+		if !ok || !optionName.MatchString(name) || strings.HasPrefix(value, "//") {
+			positional = append(positional, w)
+			continue
 		}
-		positional = append(positional, w)
+		o := cmd.Option(strings.ToLower(name))
+		switch {
+		case o == nil && value == "":
+			positional = append(positional, w) // "Note:" in a message
+			continue
+		case o == nil:
+			return nil, unknownOption(cmd, name)
+		case value == "":
+			return nil, &OptionError{Option: o.Name, Reason: "needs a value after " + codeSpan(o.Name+":")}
+		}
+		if o.Type == DateTime && i+1 < len(words) && clock.MatchString(words[i+1]) {
+			value += " " + words[i+1]
+			i++
+		}
+		opts[o.Name] = value
 	}
+	return opts, bindPositional(cmd, opts, positional)
+}
+
+// bindPositional gives the words not bound by name to the options not
+// given, in declared order; words left over join the last one when it is
+// text.
+func bindPositional(cmd *Command, opts map[string]string, positional []string) error {
 	var last *Option
 	for i := range cmd.Options {
 		o := &cmd.Options[i]
@@ -81,15 +113,38 @@ func bindWords(cmd *Command, words []string) (map[string]string, error) {
 			break
 		}
 		opts[o.Name], positional = positional[0], positional[1:]
+		if o.Type == DateTime && len(positional) > 0 && clock.MatchString(positional[0]) {
+			opts[o.Name] += " " + positional[0]
+			positional = positional[1:]
+		}
 		last = o
 	}
-	if len(positional) > 0 {
-		if last == nil || last.Type != String {
-			return nil, &OptionError{Option: "", Reason: "too many words: " + strings.Join(positional, " ")}
-		}
-		opts[last.Name] += " " + strings.Join(positional, " ")
+	if len(positional) == 0 {
+		return nil
 	}
-	return opts, nil
+	if last == nil || last.Type != String {
+		// The words are not repeated: one of them may be a secret typed
+		// in the wrong place.
+		return &OptionError{Reason: fmt.Sprintf("too many words: %d more than the command takes (put text with spaces in double quotes)", len(positional))}
+	}
+	opts[last.Name] += " " + strings.Join(positional, " ")
+	return nil
+}
+
+// unknownOption is the error of a "name:value" word that names no option
+// of the command.
+func unknownOption(cmd *Command, name string) error {
+	var names []string
+	for _, o := range cmd.Options {
+		if !o.Hidden {
+			names = append(names, codeSpan(o.Name))
+		}
+	}
+	reason := "there is no option " + codeSpan(strings.ToLower(name)) + " for " + codeSpan("/"+cmd.Name)
+	if len(names) == 0 {
+		return &OptionError{Reason: reason + ": it takes none"}
+	}
+	return &OptionError{Reason: reason + "; its options are " + strings.Join(names, ", ")}
 }
 
 // splitWords splits on spaces, keeping double-quoted text together.
@@ -123,4 +178,55 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// editCodeShape is a word shaped like a drop's edit code: six digits.
+var editCodeShape = regexp.MustCompile(`^\d{6}$`)
+
+// MayCarrySecret reports whether a typed command line may carry a drop's
+// edit code, for adapters that must remove such a line from where others
+// read it (a Telegram group): a moderator command with a Secret option,
+// or one with a six-digit word anywhere but in a whole-number option (a
+// drop's id, a count). A line that names no command carries none.
+func (b *Bot) MayCarrySecret(line, botName string) bool {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return false
+	}
+	words, err := splitWords(line[1:])
+	if err != nil || len(words) == 0 {
+		return false
+	}
+	cmd, rest := b.lookup(words, botName)
+	if cmd == nil || (cmd.Access != ManageDrops && cmd.Access != ManageRoles) {
+		return false
+	}
+	for _, o := range cmd.Options {
+		if o.Secret {
+			return true
+		}
+	}
+	opts, _ := bindWords(cmd, rest)
+	numbers := map[string]int{}
+	for name, v := range opts {
+		if o := cmd.Option(name); o != nil && o.Type == Integer {
+			numbers[v]++
+		}
+	}
+	for _, w := range rest {
+		if _, v, ok := strings.Cut(w, ":"); ok {
+			w = v
+		}
+		for _, part := range strings.Fields(w) {
+			if !editCodeShape.MatchString(part) {
+				continue
+			}
+			if numbers[part] > 0 {
+				numbers[part]--
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,13 @@ func TestBot_ParseLine(t *testing.T) {
 		{Name: "edit_code", Type: String, Required: true},
 		{Name: "codeword", Type: String},
 	}})
+	b.register(&Command{Name: "plan", Options: []Option{
+		{Name: "event", Type: Integer},
+		{Name: "starts", Type: DateTime},
+		{Name: "ends", Type: DateTime},
+		{Name: "note", Type: String},
+	}})
+	b.register(&Command{Name: "say", Options: []Option{{Name: "message", Type: String}}})
 	tests := []struct {
 		line     string
 		wantCmd  string
@@ -29,6 +36,13 @@ func TestBot_ParseLine(t *testing.T) {
 		{`/drop add 123 654321 "open sesame"`, "drop add", map[string]string{"event": "123", "edit_code": "654321", "codeword": "open sesame"}},
 		{"/drop add 123 654321 open sesame", "drop add", map[string]string{"event": "123", "edit_code": "654321", "codeword": "open sesame"}},
 		{`/drop add event:7 edit_code:"111 222"`, "drop add", map[string]string{"event": "7", "edit_code": "111 222"}},
+		// The README's own example: the time follows the date unquoted.
+		{"/plan 7 starts:2026-12-01 18:00 ends:2026-12-02 18:30:15", "plan",
+			map[string]string{"event": "7", "starts": "2026-12-01 18:00", "ends": "2026-12-02 18:30:15"}},
+		{"/plan 7 2026-12-01 18:00 2026-12-02T09:00:00Z at the venue", "plan",
+			map[string]string{"event": "7", "starts": "2026-12-01 18:00", "ends": "2026-12-02T09:00:00Z", "note": "at the venue"}},
+		// Words of a message that only look like options stay text.
+		{"/say Note: doors at 18:00, see https://x.test/a", "say", map[string]string{"message": "Note: doors at 18:00, see https://x.test/a"}},
 	}
 	for _, tt := range tests {
 		cmd, opts, err := b.ParseLine(tt.line, "mybot")
@@ -55,6 +69,11 @@ func TestBot_ParseLine_Errors(t *testing.T) {
 		{"/poaps@OtherBot 0xabc", func(err error) bool { return errors.Is(err, ErrUnknownCommand) }},
 		{`/poaps "0xabc`, func(err error) bool { return errors.As(err, &optErr) }},
 		{"/help extra words", func(err error) bool { return errors.As(err, &optErr) }},
+		{"/poaps colour:red", func(err error) bool {
+			return errors.As(err, &optErr) && optErr.Reason == "there is no option `colour` for `/poaps`; its options are `wallet`, `member`"
+		}},
+		{"/poaps wallet:", func(err error) bool { return errors.As(err, &optErr) && optErr.Option == "wallet" }},
+		{"/drop topup 7 count:", func(err error) bool { return errors.As(err, &optErr) && optErr.Option == "count" }},
 	}
 	for _, tt := range tests {
 		_, _, err := b.ParseLine(tt.line, "mybot")
@@ -87,5 +106,31 @@ func TestRenderMentions(t *testing.T) {
 	}
 	if got, want := PlainText("with "+RoleMention("42")), "with the role or group 42"; got != want {
 		t.Errorf("PlainText(role mention) = %q, want %q", got, want)
+	}
+}
+
+func TestBot_MayCarrySecret(t *testing.T) {
+	b, _ := newTestBot(nil)
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"/drop add 197001 123456", true},
+		{"/drop@MyBot add", true},
+		{"/drop info 197001 123456", true},
+		{"/drop info 123456", false},
+		{"/drop topup 197001 count:50", false},
+		{"/distribute 197001", false},
+		{`/distribute 197001 message:"the code is 123456"`, true},
+		{"/drop refresh edit_code:123456", true},
+		{"/claim 197001 123456", false},
+		{"/poaps 123456", false},
+		{"hello 123456", false},
+		{"/nosuch 123456", false},
+	}
+	for _, tt := range tests {
+		if got := b.MayCarrySecret(tt.line, "mybot"); got != tt.want {
+			t.Errorf("MayCarrySecret(%q) = %v, want %v", tt.line, got, tt.want)
+		}
 	}
 }

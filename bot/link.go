@@ -8,6 +8,10 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
+// maxSignature is the longest signature /verify takes: 0x and 130 hex
+// digits, with room for spaces around.
+const maxSignature = 140
+
 func (b *Bot) linkCommand() *Command {
 	return &Command{
 		Name:        "link",
@@ -26,7 +30,7 @@ func (b *Bot) verifyCommand() *Command {
 		Description: "Prove you own the wallet you linked, with the signature of its challenge",
 		Access:      Members,
 		Options: []Option{
-			{Name: "signature", Type: String, Required: true, Description: "the signature your wallet app made (0x…)"},
+			{Name: "signature", Type: String, Required: true, MaxLen: maxSignature, Description: "the signature your wallet app made (0x…)"},
 		},
 		Handler: b.verify,
 	}

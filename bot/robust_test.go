@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
@@ -57,6 +59,55 @@ func TestBot_BadInput(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBot_SameAnswer types, as a moderator, the inputs that once reached
+// the database and answered differently on PostgreSQL (the apology) and
+// SQLite (stored): each is refused with its own clear answer before any
+// store sees it, and every database gives the same answers.
+func TestBot_SameAnswer(t *testing.T) {
+	email := strings.Repeat("a", 3000) + "@example.org"
+	tests := []struct{ line, want string }{
+		{"/link a\x00b@example.org", "The option `wallet` has an invisible control character (U+0000)"},
+		{"/link " + email, "The option `wallet` is too long: at most 256 characters"},
+		{"/link " + strings.Repeat("a", 243) + "@example.org", "an e-mail address is at most 254 characters"},
+		{"/claim 197001 open\x00sesame", "The option `codeword` has an invisible control character (U+0000)"},
+		{"/claim 197001 " + strings.Repeat("s", 65), "The option `codeword` is too long: at most 64 characters"},
+		{"/claim 197001 codeword:", "The option `codeword` needs a value after `codeword:`"},
+		{"/drop add 197001 123456 codeword:a\u202eb", "The option `codeword` has an invisible control character (U+202E)"},
+		{"/drop add 197001 123456 colour:red", "There is no option `colour` for `/drop add`; its options are `event`, `edit_code`"},
+		{"/drop info abc", "The option `drop` must be a whole number. Type /help to see how to use `/drop info`."},
+		{"/drop info 197001 123456", "Too many words: 1 more than the command takes"},
+		{"/distribute 197001 message:" + strings.Repeat("x", 501), "The option `message` is too long: at most 500 characters"},
+		{"/drop add 197001 123456 delivery:link starts:2026-12-01 18:00", "Claims: from 2026-12-01 at 18:00 UTC."},
+	}
+	answers := map[string][]string{}
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		e := newDropEnv(t, openStore(t, newURL()))
+		var got []string
+		for _, tt := range tests {
+			r := e.mod(t, tt.line)
+			text := shown(r)
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("%.60q = %q, want it to contain %q", tt.line, text, tt.want)
+			}
+			if strings.Contains(tt.line, "123456") && strings.Contains(text, "123456") {
+				t.Errorf("%.60q: the answer repeats the edit code: %q", tt.line, text)
+			}
+			got = append(got, text)
+		}
+		answers[t.Name()] = got
+	})
+	var first []string
+	for name, got := range answers {
+		if first == nil {
+			first = got
+			continue
+		}
+		if diff := cmp.Diff(first, got); diff != "" {
+			t.Errorf("%s answers differently (-one +other):\n%s", name, diff)
+		}
+	}
 }
 
 // FuzzBot_HandleLine: whatever a member types, the bot answers without

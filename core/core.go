@@ -41,6 +41,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Platform names the chat platform a member or tenant lives on.
@@ -97,9 +98,22 @@ type Member struct {
 	Name       string
 }
 
+// MaxNameLen is the most characters of a display name (a member's, a
+// place's) that is stored: the platforms give names of their own choosing,
+// so longer ones are cut, never refused.
+const MaxNameLen = 128
+
 // user is the member as a User to upsert.
 func (m Member) user() User {
-	return User{Platform: m.Platform, ExternalID: m.ExternalID, Name: m.Name}
+	return User{Platform: m.Platform, ExternalID: m.ExternalID, Name: clip(m.Name, MaxNameLen)}
+}
+
+// clip cuts s to at most n characters.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 // Place is where a command runs, in the platform's terms: a Discord server,
@@ -112,7 +126,7 @@ type Place struct {
 
 // tenant is the place as a Tenant to upsert.
 func (p Place) tenant() Tenant {
-	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: p.Name}
+	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
 }
 
 // AuditEntry is one line of the audit log: who did what, where, and when.

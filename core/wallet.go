@@ -2,10 +2,12 @@ package core
 
 import (
 	"encoding/hex"
+	"fmt"
 	"net/mail"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/sha3"
 )
@@ -149,9 +151,19 @@ func parseENS(s string) (string, error) {
 	return name, nil
 }
 
-// parseEmail checks an e-mail address: one plain addr-spec, no display name,
-// a domain with a dot.
+// MaxEmailLen is the longest e-mail address a member can link: the 254
+// octets of a path in SMTP (RFC 5321, 4.5.3.1.3).
+const MaxEmailLen = 254
+
+// parseEmail checks an e-mail address: valid UTF-8, at most MaxEmailLen
+// octets, one plain addr-spec, no display name, a domain with a dot.
 func parseEmail(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", &WalletError{Input: s, Reason: "this is not a valid e-mail address"}
+	}
+	if len(s) > MaxEmailLen {
+		return "", &WalletError{Input: s, Reason: fmt.Sprintf("an e-mail address is at most %d characters", MaxEmailLen)}
+	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Name != "" || a.Address != s {
 		return "", &WalletError{Input: s, Reason: "this is not a valid e-mail address"}

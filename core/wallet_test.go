@@ -51,6 +51,8 @@ func TestParseWallet_Invalid(t *testing.T) {
 		"alice@",
 		"alice@localhost",
 		"Alice <alice@example.org>",
+		strings.Repeat("a", 243) + "@example.org", // 255 octets: over SMTP's 254
+		"al\xffice@example.org",                   // not UTF-8
 	} {
 		_, _, err := core.ParseWallet(in)
 		var werr *core.WalletError

@@ -128,3 +128,16 @@ func TestWalletService_Verify_ENS(t *testing.T) {
 		}
 	})
 }
+
+// TestWalletService_Link_LongName: a display name longer than any platform
+// gives is stored cut to core.MaxNameLen on every database, not refused.
+func TestWalletService_Link_LongName(t *testing.T) {
+	t.Parallel()
+	eachService(t, func(t *testing.T, s *core.WalletService, _ *coretest.Clock) {
+		m := core.Member{Platform: core.Console, ExternalID: "long", Name: strings.Repeat("é", 5000)}
+		res, err := s.Link(t.Context(), m, "long@example.org")
+		if err != nil || res.Wallet.Value != "long@example.org" {
+			t.Fatalf("Link(member with a 5000-character name) = %+v, %v; want it linked", res, err)
+		}
+	})
+}

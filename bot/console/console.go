@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core"
@@ -110,9 +112,17 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	return true
 }
 
+// maxMemberName is the longest name /as takes: the console's member id,
+// stored like a platform's.
+const maxMemberName = 64
+
 func (c *Console) switchMember(name string) {
 	if name == "" || strings.ContainsAny(name, " \t") {
 		c.printf("Give one name: /as alice\n")
+		return
+	}
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxMemberName || strings.ContainsFunc(name, unicode.IsControl) {
+		c.printf("Give a shorter name, at most %d letters or digits: /as alice\n", maxMemberName)
 		return
 	}
 	c.member = name

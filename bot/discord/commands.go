@@ -17,6 +17,9 @@ const (
 	maxDescription = 100
 	maxOptions     = 25 // options of a command, subcommands of a group
 	maxChoices     = 25
+	// maxStringOption is the longest text option Discord lets a command
+	// declare (max_length).
+	maxStringOption = 6000
 )
 
 // commandName is what Discord accepts as a command, subcommand or option
@@ -31,6 +34,7 @@ var optionTypes = map[bot.OptionType]discordgo.ApplicationCommandOptionType{
 	bot.Role:       discordgo.ApplicationCommandOptionRole,
 	bot.Channel:    discordgo.ApplicationCommandOptionChannel,
 	bot.Attachment: discordgo.ApplicationCommandOptionAttachment,
+	bot.DateTime:   discordgo.ApplicationCommandOptionString,
 }
 
 // entry is one top-level slash command being built.
@@ -157,6 +161,10 @@ func renderOption(o bot.Option) (*discordgo.ApplicationCommandOption, error) {
 		return nil, fmt.Errorf("not a valid option name")
 	}
 	opt := &discordgo.ApplicationCommandOption{Type: t, Name: o.Name, Description: describe(o.Description, o.Name), Required: o.Required}
+	if t == discordgo.ApplicationCommandOptionString {
+		// Discord keeps longer text out before it is sent.
+		opt.MaxLength = min(o.Limit(), maxStringOption)
+	}
 	if len(o.Choices) > maxChoices {
 		return nil, fmt.Errorf("more than %d choices", maxChoices)
 	}

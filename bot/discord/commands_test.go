@@ -14,7 +14,7 @@ func TestRenderCommands(t *testing.T) {
 	table := []*bot.Command{
 		{Name: "help", Description: "What the bot does", Access: bot.Anyone},
 		{Name: "drop add", Description: strings.Repeat("d", 150), Access: bot.ManageDrops, Options: []bot.Option{
-			{Name: "codeword", Type: bot.String, Description: "secret word"},
+			{Name: "codeword", Type: bot.String, MaxLen: 64, Description: "secret word"},
 			{Name: "event", Type: bot.Integer, Required: true, Description: "drop id"},
 			{Name: "delivery", Type: bot.String, Choices: []string{"auto", "link"}},
 			{Name: "page", Type: bot.Integer, Hidden: true},
@@ -40,8 +40,8 @@ func TestRenderCommands(t *testing.T) {
 			Options: []*discordgo.ApplicationCommandOption{
 				{Type: discordgo.ApplicationCommandOptionSubCommand, Name: "add", Description: strings.Repeat("d", 99) + "…", Options: []*discordgo.ApplicationCommandOption{
 					{Type: discordgo.ApplicationCommandOptionInteger, Name: "event", Description: "drop id", Required: true},
-					{Type: discordgo.ApplicationCommandOptionString, Name: "codeword", Description: "secret word"},
-					{Type: discordgo.ApplicationCommandOptionString, Name: "delivery", Description: "delivery", Choices: []*discordgo.ApplicationCommandOptionChoice{
+					{Type: discordgo.ApplicationCommandOptionString, Name: "codeword", Description: "secret word", MaxLength: 64},
+					{Type: discordgo.ApplicationCommandOptionString, Name: "delivery", Description: "delivery", MaxLength: bot.MaxTextLen, Choices: []*discordgo.ApplicationCommandOptionChoice{
 						{Name: "auto", Value: "auto"}, {Name: "link", Value: "link"},
 					}},
 				}},

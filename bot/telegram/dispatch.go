@@ -73,8 +73,8 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	case o.command == "start":
 		a.send(ctx, o, a.start(ctx, o, payload))
 		return
-	case !o.private() && isDropAdd(text):
-		a.dropAddInGroup(ctx, o, m.MessageID, text)
+	case !o.private() && a.bot.MayCarrySecret(text, a.username):
+		a.secretInGroup(ctx, o, m.MessageID, text)
 		return
 	case o.private() && o.command == "claim":
 		if reply, ok := a.privateClaim(ctx, o, text); ok {

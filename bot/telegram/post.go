@@ -172,7 +172,7 @@ func words(err error) string {
 	case errors.Is(err, errPlaceLookup), errors.Is(err, errGroupCheck):
 		return "I could not check which of your groups hand this drop out just now. Please send the command again in a minute."
 	case errors.Is(err, errNotDeleted):
-		return "⚠️ I could not delete your message in the group, and it shows the drop's edit code: delete it yourself now. " +
+		return "⚠️ I could not delete your message in the group, and it may show a drop's edit code: delete it yourself now. " +
 			"So that I can do it next time, make me an administrator of the group with the right to delete messages."
 	case errors.Is(err, errNotInGroup):
 		return "This button is for the members of the group it was posted in. Join that group, then press the button again."

@@ -9,29 +9,9 @@ import (
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 )
 
-func TestIsDropAdd(t *testing.T) {
-	tests := []struct {
-		line string
-		want bool
-	}{
-		{"/drop add 1 123456", true},
-		{"/drop@TestBot add 1 123456", true},
-		{"/DROP   ADD 1", true},
-		{"/drop add", true},
-		{"/drop list", false},
-		{"/drop", false},
-		{"/dropadd 1", false},
-		{"/claim add", false},
-	}
-	for _, tt := range tests {
-		if got := isDropAdd(tt.line); got != tt.want {
-			t.Errorf("isDropAdd(%q) = %v, want %v", tt.line, got, tt.want)
-		}
-	}
-}
-
 // TestAdapter_DropAddInGroup: a /drop add typed in a group, which carries
-// the edit code, is deleted at once and answered in the private chat; when
+// the edit code, or any moderator command with a six-digit word where no
+// drop id goes, is deleted at once and answered in the private chat; when
 // it cannot be deleted, the answer says to delete it by hand.
 func TestAdapter_DropAddInGroup(t *testing.T) {
 	mod := alice
@@ -42,6 +22,7 @@ func TestAdapter_DropAddInGroup(t *testing.T) {
 		name        string
 		from        telegramtest.User
 		event       int
+		line        string
 		failDelete  bool
 		wantReply   string
 		wantDeleted bool
@@ -49,6 +30,7 @@ func TestAdapter_DropAddInGroup(t *testing.T) {
 		{name: "Deleted", from: mod, event: 601, wantReply: "is set up here", wantDeleted: true},
 		{name: "NotDeleted", from: mod, event: 602, failDelete: true, wantReply: "delete it yourself", wantDeleted: false},
 		{name: "NotModerator", from: bob, event: 603, wantReply: "Only moderators", wantDeleted: true},
+		{name: "CodeInAnotherCommand", from: mod, line: "/drop info 605 " + testEditCode, wantReply: "Too many words", wantDeleted: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,12 +40,16 @@ func TestAdapter_DropAddInGroup(t *testing.T) {
 				e.tg.Fail("deleteMessage", telegramtest.Failure{Code: 400, Description: "Bad Request: message can't be deleted"})
 			}
 			e.run(t)
-			e.tg.SendText(group, tt.from, add(tt.event))
+			line := tt.line
+			if line == "" {
+				line = add(tt.event)
+			}
+			e.tg.SendText(group, tt.from, line)
 			reply := e.waitMessage(t, telegramtest.To(tt.from.ID))
 			if !strings.Contains(reply.Text, tt.wantReply) {
 				t.Errorf("private reply = %q, want it to contain %q", reply.Text, tt.wantReply)
 			}
-			if tt.failDelete && !strings.Contains(reply.Text, "is set up here") {
+			if tt.failDelete && !strings.Contains(reply.Text, tt.wantReply) {
 				t.Errorf("private reply = %q, want the confirmation with the warning", reply.Text)
 			}
 			ms := e.stopped(t)
