@@ -19,7 +19,7 @@ func newBot() *bot.Bot {
 }
 
 func TestConsole_Run(t *testing.T) {
-	in := strings.NewReader("/help\n\nhello\n/poaps 0x12\n/as alice\n/as two words\n/as "+strings.Repeat("x", 65)+"\n/poaps 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed")
+	in := strings.NewReader("/help\n\nhello\n/poaps 0x12\n/as alice\n/as two words\n/as " + strings.Repeat("x", 65) + "\n/poaps 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed")
 	var out strings.Builder
 	if err := console.New(newBot(), in, &out, false).Run(context.Background()); err != nil {
 		t.Fatalf("Run() = %v, want nil at end of input", err)
