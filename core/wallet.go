@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/sha3"
+	"golang.org/x/net/idna"
 )
 
 // WalletKind says what a linked wallet identifier is.
@@ -62,7 +64,7 @@ func ParseWallet(input string) (WalletKind, string, error) {
 			return "", "", err
 		}
 		return KindEmail, email, nil
-	case strings.Contains(s, "."):
+	case strings.ContainsAny(s, ensDots):
 		name, err := parseENS(s)
 		if err != nil {
 			return "", "", err
@@ -119,30 +121,52 @@ func checksum(lower string) string {
 	return string(out)
 }
 
-// parseENS checks the syntax of an ENS name: dot-separated labels of
-// letters, digits and hyphens (or non-ASCII letters), none empty, at most 63
-// bytes each, and a top-level label of letters.
+// ensProfile normalises ENS names as UTS #46 does, which ENSIP-15 builds
+// on: case folded, full-width and compatibility forms mapped (ｖｉｔａｌｉｋ
+// is vitalik), NFC, the bidi rule and the joiner rules checked, labels with
+// hyphens in the third and fourth place refused.
+var ensProfile = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.BidiRule(),
+	idna.CheckJoiners(true), idna.CheckHyphens(true), idna.StrictDomainName(false))
+
+// ensDots are the full stops UTS #46 maps to ".": a name typed with one of
+// them is an ENS name too.
+const ensDots = ".\uFF0E\u3002\uFF61"
+
+// parseENS normalises an ENS name and checks it, or says why it is refused:
+// invisible characters (zero-width spaces and joiners, direction marks, the
+// soft hyphen) are refused rather than dropped, so that a name that reads
+// like another is never linked as a third; characters ENS does not allow,
+// empty parts, parts over 63 bytes, hyphens at the ends of a part, an
+// underscore anywhere but at the start of a part, ACE ("xn--") parts and a
+// name without a suffix are refused too. The name returned is the
+// normalised one, which is what is stored and shown.
+//
+// ENSIP-15 refines UTS #46 with its own tables (emoji sequences, whole-script
+// confusables); the maintained implementation of them for Go is not
+// available to this build, so emoji joined by U+200D and mixed-script
+// look-alikes that UTS #46 allows are not told apart here.
 func parseENS(s string) (string, error) {
-	name := strings.ToLower(s)
-	if len(name) > 255 {
+	if len(s) > 255 {
 		return "", &WalletError{Input: s, Reason: "an ENS name is at most 255 characters"}
+	}
+	for _, r := range s {
+		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+			return "", &WalletError{Input: s, Reason: fmt.Sprintf("an ENS name has no invisible characters, and this one has U+%04X", r)}
+		}
+	}
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(ensDots, r) }) {
+		if len(l) >= 4 && l[2:4] == "--" {
+			return "", &WalletError{Input: s, Reason: "a part of an ENS name has no hyphens in its third and fourth place (as in xn--)"}
+		}
+	}
+	name, err := ensProfile.ToUnicode(s)
+	if err != nil {
+		return "", &WalletError{Input: s, Reason: "this is not a valid ENS name: it has characters ENS does not allow"}
 	}
 	labels := strings.Split(name, ".")
 	for _, l := range labels {
-		if l == "" {
-			return "", &WalletError{Input: s, Reason: "an ENS name has no empty parts between dots"}
-		}
-		if len(l) > 63 {
-			return "", &WalletError{Input: s, Reason: "each part of an ENS name is at most 63 characters"}
-		}
-		if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
-			return "", &WalletError{Input: s, Reason: "a part of an ENS name does not start or end with a hyphen"}
-		}
-		for _, r := range l {
-			if r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 0x7f && r != 0xfffd {
-				continue
-			}
-			return "", &WalletError{Input: s, Reason: "an ENS name has only letters, digits, hyphens and dots"}
+		if err := checkLabel(l); err != "" {
+			return "", &WalletError{Input: s, Reason: err}
 		}
 	}
 	if len(labels) < 2 {
@@ -151,15 +175,46 @@ func parseENS(s string) (string, error) {
 	return name, nil
 }
 
+// checkLabel says what is wrong with one normalised label of an ENS name,
+// or "".
+func checkLabel(l string) string {
+	switch {
+	case l == "":
+		return "an ENS name has no empty parts between dots"
+	case len(l) > 63:
+		return "each part of an ENS name is at most 63 characters"
+	case strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-"):
+		return "a part of an ENS name does not start or end with a hyphen"
+	}
+	lead := true
+	for _, r := range l {
+		switch {
+		case r == '_' && lead:
+			continue
+		case r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 0x7f && r != 0xfffd:
+			lead = false
+			continue
+		}
+		return "an ENS name has only letters, digits, hyphens and dots (and underscores at the start of a part)"
+	}
+	return ""
+}
+
 // MaxEmailLen is the longest e-mail address a member can link: the 254
 // octets of a path in SMTP (RFC 5321, 4.5.3.1.3).
 const MaxEmailLen = 254
 
-// parseEmail checks an e-mail address: valid UTF-8, at most MaxEmailLen
-// octets, one plain addr-spec, no display name, a domain with a dot.
+// parseEmail checks an e-mail address: valid UTF-8 without invisible
+// characters, at most MaxEmailLen octets, one plain addr-spec, no display
+// name, a domain with a dot.
 func parseEmail(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", &WalletError{Input: s, Reason: "this is not a valid e-mail address"}
+	}
+	for _, r := range s {
+		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+			return "", &WalletError{Input: s, Reason: fmt.Sprintf("an e-mail address has no invisible characters, and this one has U+%04X", r)}
+		}
 	}
 	if len(s) > MaxEmailLen {
 		return "", &WalletError{Input: s, Reason: fmt.Sprintf("an e-mail address is at most %d characters", MaxEmailLen)}

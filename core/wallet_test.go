@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -26,6 +27,12 @@ func TestParseWallet(t *testing.T) {
 		{"  0x27b1fdb04752bbc536007a920d24acb045561c26 ", core.KindAddress, "0x27b1fdb04752bbc536007a920d24acb045561c26"},
 		{"Vitalik.ETH", core.KindENS, "vitalik.eth"},
 		{"sub.name-1.eth", core.KindENS, "sub.name-1.eth"},
+		// Normalised as ENS does: full-width letters and stops, case.
+		{"ｖｉｔａｌｉｋ.eth", core.KindENS, "vitalik.eth"},
+		{"Vitalik．ETH", core.KindENS, "vitalik.eth"},
+		{"_dao.eth", core.KindENS, "_dao.eth"},
+		{"straße.eth", core.KindENS, "straße.eth"},
+		{"😀.eth", core.KindENS, "😀.eth"},
 		{"Alice@Example.org", core.KindEmail, "alice@example.org"},
 		{"a.b+poap@mail.example.co.uk", core.KindEmail, "a.b+poap@mail.example.co.uk"},
 	}
@@ -51,6 +58,9 @@ func TestParseWallet_Invalid(t *testing.T) {
 		"alice@",
 		"alice@localhost",
 		"Alice <alice@example.org>",
+		// Look-alikes: invisible, direction-reversing, ACE and misplaced marks.
+		"vitalik\u200b.eth", "vit\u200dalik.eth", "vitalik\u00ad.eth", "\ufeffvitalik.eth",
+		"vit\u202ealik.eth", "xn--80ak6aa92e.eth", "ab--c.eth", "a_b.eth",
 		strings.Repeat("a", 243) + "@example.org", // 255 octets: over SMTP's 254
 		"al\xffice@example.org",                   // not UTF-8
 	} {
@@ -97,4 +107,36 @@ func TestSecret_RedactsInStructsAndLogs(t *testing.T) {
 	if strings.Contains(buf.String(), "hunter2") {
 		t.Errorf("secret leaked: %s", buf.String())
 	}
+}
+
+// FuzzParseWallet: whatever is typed, ParseWallet does not panic, and what
+// it accepts is normalised: parsing the value again gives the same kind
+// and value, and it carries no invisible character.
+// go test -run '^$' -fuzz FuzzParseWallet -fuzztime 60s ./core/
+func FuzzParseWallet(f *testing.F) {
+	for _, s := range []string{
+		"vitalik.eth", "Vitalik.ETH", "ｖｉｔａｌｉｋ.eth", "vitalik\u200b.eth", "vit\u202ealik.eth", "_dao.eth",
+		"xn--80ak6aa92e.eth", "😀.eth", "straße.eth", "alice@example.org", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+		"0x12", "a@b", "", "a..b", "ﬀ.eth", "Ⅻ.eth", "a\u0301.eth",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		kind, value, err := core.ParseWallet(in)
+		if err != nil {
+			if !errors.Is(err, core.ErrInvalidWallet) {
+				t.Fatalf("ParseWallet(%q) error = %v, want ErrInvalidWallet", in, err)
+			}
+			return
+		}
+		for _, r := range value {
+			if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+				t.Fatalf("ParseWallet(%q) = %q, which has the invisible U+%04X", in, value, r)
+			}
+		}
+		kind2, value2, err := core.ParseWallet(value)
+		if err != nil || kind2 != kind || value2 != value {
+			t.Fatalf("ParseWallet(%q) = %s %q, but that parses as %s %q, %v: not normalised", in, kind, value, kind2, value2, err)
+		}
+	})
 }
