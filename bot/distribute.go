@@ -70,7 +70,7 @@ func claimPost(channel, intro string, d core.Drop, s core.Stock) Post {
 // defaultIntro is the intro of a claim message without the moderator's
 // words.
 func defaultIntro(d core.Drop) string {
-	name := strings.ReplaceAll(d.Name, "*", "")
+	name := Escape(d.Name)
 	if name == "" {
 		name = fmt.Sprintf("Drop %d", d.EventID)
 	}

@@ -265,7 +265,7 @@ func dropTitle(d core.Drop) string {
 	if name == "" {
 		name = "Drop"
 	}
-	return fmt.Sprintf("**%s** (drop %s)", strings.ReplaceAll(name, "*", ""), codeSpan(strconv.FormatInt(d.EventID, 10)))
+	return fmt.Sprintf("**%s** (drop %s)", Escape(name), codeSpan(strconv.FormatInt(d.EventID, 10)))
 }
 
 // when writes an instant as members read it: 2026-12-01 at 18:00 UTC.

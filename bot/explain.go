@@ -234,9 +234,6 @@ func optionText(req *Request, e *OptionError) string {
 	return b.String()
 }
 
-// codeSpan marks text as inline code, dropping backquotes inside it.
-func codeSpan(s string) string { return "`" + strings.ReplaceAll(s, "`", "") + "`" }
-
 // commandWord returns the command word of a line, without slash or bot name.
 func commandWord(line string) string {
 	w, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")

@@ -17,7 +17,7 @@ func (b *Bot) helpCommand() *Command {
 // help lists the commands the caller may run here, with their usage.
 func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
-	s.WriteString("**" + b.name + "** brings POAPs into this chat.\n\n")
+	s.WriteString("**" + Escape(b.name) + "** brings POAPs into this chat.\n\n")
 	s.WriteString("**Start here:** link your wallet with " + codeSpan("/link <wallet>") + " (a 0x address, an ENS name or an e-mail), " +
 		"then prove it's yours with " + codeSpan("/verify") + ". " + codeSpan("/poaps") + " shows the POAPs you hold.\n\n")
 	s.WriteString("**Commands**\n")

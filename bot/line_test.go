@@ -134,3 +134,54 @@ func TestBot_MayCarrySecret(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkup: what a member or the issuing service chose is shown exactly,
+// markup characters included, on every renderer of the subset.
+func TestMarkup(t *testing.T) {
+	tests := []struct{ name, md, plain string }{
+		{"BackquotesInCode", "Linked " + codeSpan("`id`@x.org") + ".", "Linked `id`@x.org."},
+		{"PaddedCode", codeSpan("`"), "`"},
+		{"PlainCode", codeSpan("0xabc"), "0xabc"},
+		{"EscapedName", "**" + Escape(`a*b_c\d[e]`) + "** won", `a*b_c\d[e] won`},
+		{"UnclosedBackquote", "a ` b", "a ` b"},
+		{"EscapedBackquote", Escape("a`b") + " " + codeSpan("c"), "a`b c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PlainText(tt.md); got != tt.plain {
+				t.Errorf("PlainText(%q) = %q, want %q", tt.md, got, tt.plain)
+			}
+		})
+	}
+	if got, want := SplitCode("`` a`b `` and `c`"), []Segment{{Code: true, Text: "a`b"}, {Text: " and "}, {Code: true, Text: "c"}}; !cmp.Equal(got, want) {
+		t.Errorf("SplitCode() = %+v, want %+v", got, want)
+	}
+}
+
+// FuzzBot_ParseLine: whatever is typed, the option binder does not panic,
+// binds only options the command declares, and the checks every option
+// goes through before a command runs do not panic either.
+// go test -run '^$' -fuzz FuzzBot_ParseLine -fuzztime 60s ./bot/
+func FuzzBot_ParseLine(f *testing.F) {
+	for _, s := range []string{
+		"/drop add 197001 123456 starts:2026-12-01 18:00 ends:2026-12-02", "/poaps wallet: page:2",
+		`/distribute 1 "Note: doors at 18:00" colour:red`, "/claim@bot 1 codeword:\x00", "/drop info 1 2 3",
+		"/link ｖｉｔａｌｉｋ.eth", "/poaps \"unterminated", "/drop topup 1 count:",
+	} {
+		f.Add(s)
+	}
+	b, _ := newTestBot(nil)
+	f.Fuzz(func(t *testing.T, line string) {
+		cmd, opts, err := b.ParseLine(line, "bot")
+		b.MayCarrySecret(line, "bot")
+		if err != nil {
+			return
+		}
+		for name := range opts {
+			if cmd.Option(name) == nil {
+				t.Fatalf("ParseLine(%q) bound %q, which /%s does not declare", line, name, cmd.Name)
+			}
+		}
+		_ = checkOptions(cmd, opts)
+	})
+}

@@ -159,6 +159,24 @@ func TestBot_Link_ENS(t *testing.T) {
 	})
 }
 
+// TestBot_Link_Exact: what a member sees of a wallet is exactly what is
+// stored, markup characters included, on the console and in Telegram's
+// rendering alike; look-alike ENS names are refused.
+func TestBot_Link_Exact(t *testing.T) {
+	t.Parallel()
+	eachLinkEnv(t, Options{}, func(t *testing.T, e *linkEnv) {
+		r := e.as(t, "alice", "/link `id`@x.org")
+		if got := PlainText(r.Text); !strings.Contains(got, "`id`@x.org") {
+			t.Errorf("/link `id`@x.org shows %q, want the address with its backquotes", got)
+		}
+		if got := PlainText(e.as(t, "alice", "/wallet").Text); !strings.Contains(got, "`id`@x.org") {
+			t.Errorf("/wallet shows %q, want the address with its backquotes", got)
+		}
+		wantText(t, e.as(t, "bob", "/link vitalik\u200b.eth"), "an ENS name has no invisible characters, and this one has U+200B")
+		wantText(t, e.as(t, "bob", "/link ｖｉｔａｌｉｋ.eth"), "`vitalik.eth`")
+	})
+}
+
 // TestBot_Link_Move verifies one address from two members: it moves, and
 // neither sees the other's wallets.
 func TestBot_Link_Move(t *testing.T) {

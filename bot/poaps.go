@@ -84,7 +84,7 @@ func holdingLine(h core.Holding) string {
 	if name == "" {
 		name = "Drop " + strconv.FormatInt(h.DropID, 10)
 	}
-	parts := []string{"**" + strings.ReplaceAll(name, "*", "") + "**", "drop #" + strconv.FormatInt(h.DropID, 10), chainName(h.Chain)}
+	parts := []string{"**" + Escape(name) + "**", "drop #" + strconv.FormatInt(h.DropID, 10), chainName(h.Chain)}
 	if h.MintedAt.IsZero() {
 		parts = append(parts, "mint date unknown")
 	} else {

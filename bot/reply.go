@@ -77,16 +77,14 @@ type Button struct {
 	Command string
 }
 
-var (
-	mdLink = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^)\s]+)\)`)
-	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-)
+var mdLink = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^)\s]+)\)`)
 
 // PlainText renders Markdown-subset text for a plain terminal: mentions as
-// Mention.Plain says, links become "label <url>", bold and inline-code
-// marks are dropped, and the lines of a code block are kept exactly as they
-// are (no indent: a challenge message copied from the terminal must be the
-// exact text), with blank lines around.
+// Mention.Plain says, links become "label <url>", bold marks and code-span
+// fences are dropped, escaped characters are shown as they are, and the
+// lines of a code block are kept exactly as they are (no indent: a
+// challenge message copied from the terminal must be the exact text), with
+// blank lines around.
 func PlainText(s string) string {
 	s = RenderMentions(s, Mention.Plain)
 	var out []string
@@ -100,11 +98,25 @@ func PlainText(s string) string {
 			continue
 		}
 		if !inFence {
-			line = mdLink.ReplaceAllString(line, "$1 <$2>")
-			line = mdBold.ReplaceAllString(line, "$1")
-			line = strings.ReplaceAll(line, "`", "")
+			line = plainLine(line)
 		}
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// plainLine renders one line outside code blocks for PlainText.
+func plainLine(line string) string {
+	var b strings.Builder
+	for _, seg := range SplitCode(line) {
+		if seg.Code {
+			b.WriteString(seg.Text)
+			continue
+		}
+		b.WriteString(RenderText(seg.Text, func(t string) string {
+			// Bold marks go, even around a code span.
+			return strings.ReplaceAll(mdLink.ReplaceAllString(t, "$1 <$2>"), "**", "")
+		}, func(r rune) string { return string(r) }))
+	}
+	return b.String()
 }

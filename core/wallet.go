@@ -155,8 +155,8 @@ func parseENS(s string) (string, error) {
 		}
 	}
 	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(ensDots, r) }) {
-		if len(l) >= 4 && l[2:4] == "--" {
-			return "", &WalletError{Input: s, Reason: "a part of an ENS name has no hyphens in its third and fourth place (as in xn--)"}
+		if err := checkHyphens(l); err != "" {
+			return "", &WalletError{Input: s, Reason: err}
 		}
 	}
 	name, err := ensProfile.ToUnicode(s)
@@ -175,6 +175,18 @@ func parseENS(s string) (string, error) {
 	return name, nil
 }
 
+// checkHyphens says what is wrong with the hyphens of a label as typed,
+// before normalisation would refuse it with a less precise reason, or "".
+func checkHyphens(l string) string {
+	switch {
+	case strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-"):
+		return "a part of an ENS name does not start or end with a hyphen"
+	case len(l) >= 4 && l[2:4] == "--":
+		return "a part of an ENS name has no hyphens in its third and fourth place (as in xn--)"
+	}
+	return ""
+}
+
 // checkLabel says what is wrong with one normalised label of an ENS name,
 // or "".
 func checkLabel(l string) string {
@@ -183,8 +195,8 @@ func checkLabel(l string) string {
 		return "an ENS name has no empty parts between dots"
 	case len(l) > 63:
 		return "each part of an ENS name is at most 63 characters"
-	case strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-"):
-		return "a part of an ENS name does not start or end with a hyphen"
+	case checkHyphens(l) != "":
+		return checkHyphens(l)
 	}
 	lead := true
 	for _, r := range l {

@@ -194,7 +194,7 @@ func groupList(names []string) string {
 	var titled []string
 	for _, n := range names {
 		if n = strings.TrimSpace(n); n != "" {
-			titled = append(titled, n)
+			titled = append(titled, bot.Escape(n))
 		}
 	}
 	if len(titled) == 0 {

@@ -58,27 +58,27 @@ func renderHTML(md string) string {
 func isFence(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "```") }
 
 // renderLine renders one line outside fences: code spans verbatim, links
-// and bold elsewhere. An unpaired backquote stays a backquote.
+// and bold elsewhere, escaped characters as plain ones. A backquote that
+// opens no code span stays a backquote.
 func renderLine(line string) string {
-	parts := strings.Split(line, "`")
-	if len(parts)%2 == 0 {
-		last := len(parts) - 1
-		parts[last-1] += "`" + parts[last]
-		parts = parts[:last]
-	}
 	var b strings.Builder
-	for i, p := range parts {
-		if i%2 == 1 {
-			b.WriteString("<code>" + escapeHTML(p) + "</code>")
+	for _, seg := range bot.SplitCode(line) {
+		if seg.Code {
+			b.WriteString("<code>" + escapeHTML(seg.Text) + "</code>")
 			continue
 		}
-		p = htmlLink.ReplaceAllStringFunc(escapeHTML(p), func(m string) string {
-			sub := htmlLink.FindStringSubmatch(m)
-			return `<a href="` + strings.ReplaceAll(sub[2], `"`, "&quot;") + `">` + sub[1] + "</a>"
-		})
-		b.WriteString(htmlBold.ReplaceAllString(p, "<b>$1</b>"))
+		b.WriteString(bot.RenderText(seg.Text, renderMarkup, func(r rune) string { return escapeHTML(string(r)) }))
 	}
 	return b.String()
+}
+
+// renderMarkup renders links and bold in text outside code spans.
+func renderMarkup(text string) string {
+	text = htmlLink.ReplaceAllStringFunc(escapeHTML(text), func(m string) string {
+		sub := htmlLink.FindStringSubmatch(m)
+		return `<a href="` + strings.ReplaceAll(sub[2], `"`, "&quot;") + `">` + sub[1] + "</a>"
+	})
+	return htmlBold.ReplaceAllString(text, "<b>$1</b>")
 }
 
 // chunks splits Markdown text at line boundaries into parts whose HTML
