@@ -386,3 +386,65 @@ func TestDropService_Claim_Audit(t *testing.T) {
 		t.Errorf("audit actions = %q, want %q", actions, want)
 	}
 }
+
+// TestDropService_Claim_DoubtNewWallet: a mint to wallet A times out and
+// reads as unclaimed, the member makes wallet B primary, the late mint to A
+// lands, and the member claims again: their claim settles the mint in doubt
+// first, tells them it went to A, and mints nothing to B. With the status
+// still unclaimed, the link is minted to B, and a mint to A that lands
+// meanwhile still counts as theirs: one POAP per member either way.
+func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
+	t.Parallel()
+	a, b := wallet(1), wallet(2)
+	setup := func(t *testing.T) (*dropTest, core.Member) {
+		dt := newDropTest(t)
+		dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		alice := dt.member(t, "alice", a)
+		dt.issuer.set(func(f *dropIssuer) { f.late = 1 })
+		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
+			t.Fatalf("Claim() with a mint timing out = %v, want ErrIssuerUnavailable", err)
+		}
+		u, _ := dt.store.FindUser(t.Context(), alice.Platform, alice.ExternalID)
+		if _, err := dt.store.AddWallet(t.Context(), core.Wallet{UserID: u.ID, Kind: core.KindAddress, Value: b}); err != nil {
+			t.Fatal(err)
+		}
+		dt.store.SetPrimary(t.Context(), u.ID, b)
+		return dt, alice
+	}
+	t.Run("LandedLate", func(t *testing.T) {
+		dt, alice := setup(t)
+		dt.issuer.applyLate()
+		res, err := dt.claim(t, alice, core.ClaimOptions{})
+		if err != nil || !res.Minted || res.Wallet != a {
+			t.Errorf("Claim() after the late mint = %+v, %v; want minted to %s", res, err, a)
+		}
+		if n := dt.issuer.holders(eventID, a, b); n != 1 {
+			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
+		}
+		dt.issuer.checkNoBlindRetry(t)
+	})
+	t.Run("LandsDuringTheNewMint", func(t *testing.T) {
+		dt, alice := setup(t)
+		// The status read says unclaimed; the late mint lands before the
+		// new one, which the service then refuses as already claimed.
+		dt.issuer.set(func(f *dropIssuer) { f.failStatus = 0 })
+		res, err := dt.claimAfterStatus(t, alice, dt.issuer.applyLate)
+		if err != nil || !res.Minted {
+			t.Errorf("Claim() = %+v, %v; want minted", res, err)
+		}
+		if n := dt.issuer.holders(eventID, a, b); n != 1 {
+			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
+		}
+	})
+	t.Run("NeverLanded", func(t *testing.T) {
+		dt, alice := setup(t)
+		dt.issuer.set(func(f *dropIssuer) { f.delayed = nil })
+		res, err := dt.claim(t, alice, core.ClaimOptions{})
+		if err != nil || !res.Minted || res.Wallet != b {
+			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, b)
+		}
+		if n := dt.issuer.holders(eventID, a, b); n != 1 {
+			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
+		}
+	})
+}

@@ -32,7 +32,41 @@ type dropIssuer struct {
 	failMints int
 	// failStatus status reads fail with ErrIssuerUnavailable.
 	failStatus int
-	tx         int
+	// late mints time out before the service applies them; applyLate
+	// applies them afterwards, as a queue that catches up would.
+	late    int
+	delayed []delayedMint
+	// afterStatus runs once, after the next status read is answered.
+	afterStatus func()
+	tx          int
+}
+
+// delayedMint is a mint the service applies late.
+type delayedMint struct{ hash, wallet string }
+
+// applyLate applies the mints that timed out earlier.
+func (f *dropIssuer) applyLate() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.delayed {
+		f.links[m.hash].claimed, f.links[m.hash].beneficiary = true, m.wallet
+	}
+	f.delayed = nil
+}
+
+// holders counts the links of event id claimed for any of wallets.
+func (f *dropIssuer) holders(id int64, wallets ...string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, l := range f.links {
+		for _, w := range wallets {
+			if l.event == id && l.claimed && strings.EqualFold(l.beneficiary, w) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 type issuedEvent struct {
@@ -151,7 +185,19 @@ func (f *dropIssuer) MintLinks(_ context.Context, id int64, code core.Secret) ([
 	return out, nil
 }
 
-func (f *dropIssuer) ClaimStatus(_ context.Context, hash string) (core.MintLinkStatus, error) {
+func (f *dropIssuer) ClaimStatus(ctx context.Context, hash string) (core.MintLinkStatus, error) {
+	st, err := f.status(hash)
+	f.mu.Lock()
+	after := f.afterStatus
+	f.afterStatus = nil
+	f.mu.Unlock()
+	if after != nil {
+		after()
+	}
+	return st, err
+}
+
+func (f *dropIssuer) status(hash string) (core.MintLinkStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failStatus > 0 {
@@ -183,6 +229,11 @@ func (f *dropIssuer) Mint(_ context.Context, hash, wallet string) (string, error
 	if f.failMints > 0 {
 		f.failMints--
 		return "", fmt.Errorf("503: %w", core.ErrIssuerUnavailable)
+	}
+	if f.late > 0 {
+		f.late--
+		f.delayed = append(f.delayed, delayedMint{hash, wallet})
+		return "", fmt.Errorf("timeout: %w", core.ErrIssuerUnavailable)
 	}
 	l.claimed, l.beneficiary = true, wallet
 	if f.dropNext > 0 {
@@ -289,6 +340,14 @@ func (dt *dropTest) claim(t *testing.T, m core.Member, opts core.ClaimOptions) (
 		opts.EventID = eventID
 	}
 	return dt.svc.Claim(t.Context(), m, dt.place, opts)
+}
+
+// claimAfterStatus claims eventID as m, running hook right after the
+// claim's first status read is answered.
+func (dt *dropTest) claimAfterStatus(t *testing.T, m core.Member, hook func()) (core.ClaimResult, error) {
+	t.Helper()
+	dt.issuer.set(func(f *dropIssuer) { f.afterStatus = hook })
+	return dt.claim(t, m, core.ClaimOptions{})
 }
 
 // stock reads the stock of the test's drop.

@@ -36,6 +36,8 @@ const (
 	mintNotDone
 	// mintRetry: the link changed under us; claim it again.
 	mintRetry
+	// mintExpired: the link is unclaimed and can no longer be minted.
+	mintExpired
 )
 
 // claimMint mints the drop to wallet through the member's link.
@@ -63,13 +65,21 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 			return ClaimResult{}, dropError(d, ErrMintLinkUsed)
 		case MintLinkMinting:
 			out, err = s.settleUnderWay(ctx, d, &link, wallet)
+		case MintLinkHandedOut:
+			if again && link.Wallet != "" {
+				// An earlier mint of this link, to link.Wallet, ended
+				// without a confirmation.
+				out, err = s.settleThenMint(ctx, d, &link, wallet)
+				break
+			}
+			fallthrough
 		default:
-			out, err = s.sendMint(ctx, d, &link, wallet)
+			out, err = s.sendMint(ctx, d, &link, wallet, "")
 		}
 		if err != nil {
 			return ClaimResult{}, err
 		}
-		res := ClaimResult{Drop: d, MintLink: link, Wallet: wallet}
+		res := ClaimResult{Drop: d, MintLink: link, Wallet: mintWallet(link, wallet)}
 		switch out {
 		case mintDone:
 			res.Minted = true
@@ -83,9 +93,65 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 	return ClaimResult{}, dropError(d, fmt.Errorf("%d links in a row were claimed elsewhere or changed: %w", maxMintLinks, ErrIssuerUnavailable))
 }
 
+// settleThenMint handles the member's link whose earlier mint, to
+// link.Wallet, ended without a confirmation (a timeout, a lost answer):
+// that mint may still have gone through, to a wallet the member may since
+// have replaced as primary. Its status is read before anything is sent: a
+// link claimed by that earlier wallet is the member's POAP, and nothing more
+// is minted for them; a link claimed by anyone else was used elsewhere;
+// only an unclaimed link is minted, to wallet, and even then a link found
+// claimed by the earlier wallet afterwards counts as theirs. When the
+// status cannot be read, nothing is sent.
+func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+	earlier := link.Wallet
+	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
+	if err != nil {
+		return 0, dropError(d, fmt.Errorf("the earlier mint of link #%d cannot be checked (%w): %w", link.ID, err, ErrIssuerUnavailable))
+	}
+	switch out := judge(st, earlier); out {
+	case mintDone, mintElsewhere:
+		begun, err := s.mintLinks.BeginMint(ctx, link.ID, earlier, s.clock.Now())
+		if errors.Is(err, ErrConflict) {
+			return mintRetry, nil
+		}
+		if err != nil {
+			return 0, wrap("claim", err)
+		}
+		*link = begun
+		state := MintLinkMinted
+		if out == mintElsewhere {
+			state = MintLinkClaimedElsewhere
+		}
+		s.finish(ctx, d, link, state, "")
+		return out, nil
+	case mintExpired:
+		return 0, dropError(d, ErrDropExpired)
+	}
+	return s.sendMint(ctx, d, link, wallet, earlier)
+}
+
+// judge says what a link's claim status means for a mint of the member's
+// to any of wallets: done, claimed elsewhere, expired, or not done.
+func judge(st MintLinkStatus, wallets ...string) mintOutcome {
+	for _, w := range wallets {
+		if st.ClaimedBy(w) {
+			return mintDone
+		}
+	}
+	switch {
+	case st.Claimed:
+		return mintElsewhere
+	case !st.Active:
+		return mintExpired
+	}
+	return mintNotDone
+}
+
 // sendMint records the mint, sends it, and records its outcome; an outcome
-// the answer does not tell is read from the link's claim status.
-func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+// the answer does not tell is read from the link's claim status, where a
+// claim by earlier, the wallet of an unconfirmed earlier mint of this link,
+// counts as the member's too.
+func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet, earlier string) (mintOutcome, error) {
 	begun, err := s.mintLinks.BeginMint(ctx, link.ID, wallet, s.clock.Now())
 	switch {
 	case errors.Is(err, ErrWalletClaimed):
@@ -118,7 +184,7 @@ func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wall
 	// A timeout, a lost answer, a 5xx, "already claimed": the mint may
 	// have happened; only the link's status tells.
 	s.log.Warn("mint outcome unknown, reading the link's status", "event", d.EventID, "link", link.ID, "err", err)
-	out, err2 := s.settle(ctx, d, link, wallet)
+	out, err2 := s.settle(ctx, d, link, wallet, earlier)
 	if out == mintNotDone && err2 == nil {
 		err2 = dropError(d, fmt.Errorf("the mint did not go through (%w): %w", err, ErrIssuerUnavailable))
 	}
@@ -138,9 +204,10 @@ func (s *DropService) settleUnderWay(ctx context.Context, d Drop, link *MintLink
 		}
 		return mintPending, nil
 	}
-	out, err := s.settle(ctx, d, link, mintWallet(*link, wallet))
+	earlier := mintWallet(*link, wallet)
+	out, err := s.settle(ctx, d, link, earlier)
 	if out == mintNotDone && err == nil {
-		return s.sendMint(ctx, d, link, wallet)
+		return s.sendMint(ctx, d, link, wallet, earlier)
 	}
 	return out, err
 }
@@ -154,23 +221,24 @@ func mintWallet(link MintLink, wallet string) string {
 	return wallet
 }
 
-// settle reads the link's claim status and records what it says. When the
-// status cannot be read, the link stays minting (mintPending).
-func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+// settle reads the link's claim status and records what it says: a claim
+// by any of wallets is the member's. When the status cannot be read, the
+// link stays minting (mintPending).
+func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, wallets ...string) (mintOutcome, error) {
 	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 	if err != nil {
 		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
 		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
 	}
-	switch {
-	case st.ClaimedBy(wallet):
+	switch judge(st, wallets...) {
+	case mintDone:
 		s.finish(ctx, d, link, MintLinkMinted, "")
 		return mintDone, nil
-	case st.Claimed:
+	case mintElsewhere:
 		s.finish(ctx, d, link, MintLinkClaimedElsewhere, "")
 		return mintElsewhere, nil
-	case !st.Active:
+	case mintExpired:
 		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return mintNotDone, dropError(d, ErrDropExpired)
 	}

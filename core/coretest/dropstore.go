@@ -118,6 +118,18 @@ func (s *MemStore) AddWallet(_ context.Context, w core.Wallet) (core.Wallet, err
 	return w, nil
 }
 
+// SetPrimary makes the user's wallet with that value their primary, as a
+// member who links another wallet and unlinks the first would.
+func (s *MemStore) SetPrimary(_ context.Context, userID int64, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.wallets {
+		if w.UserID == userID {
+			s.wallets[i].Primary = w.Value == value
+		}
+	}
+}
+
 // Wallets lists the user's wallets, primary first.
 func (s *MemStore) Wallets(_ context.Context, userID int64) ([]core.Wallet, error) {
 	s.mu.Lock()
