@@ -71,6 +71,10 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 			return personal("The POAP service did not answer, so nothing was minted. Please run "+codeSpan("/claim")+" again in a minute.", OutcomeError)
 		}
 		return personal("The POAP service is not answering right now. Please try again in a minute.", OutcomeError)
+	case errors.Is(err, core.ErrStoreUnavailable):
+		b.log.Warn("storage unavailable", "command", req.Command, "err", err)
+		return personal("My storage is not answering right now, so I could not do that, and nothing was changed. "+
+			"Please try again in a minute.", OutcomeError)
 	case errors.Is(err, context.DeadlineExceeded):
 		b.log.Warn("command timed out", "command", req.Command, "err", err)
 		return personal("That took too long and was stopped. Please try again in a minute.", OutcomeError)

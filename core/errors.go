@@ -15,6 +15,11 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict means a write would break a uniqueness rule.
 	ErrConflict = errors.New("conflict")
+	// ErrStoreUnavailable means stored state cannot be read or written
+	// just now: the database is down, refuses connections, dropped the
+	// connection, or its file is locked or full. Nothing was changed; the
+	// same step may be tried again later.
+	ErrStoreUnavailable = errors.New("storage unavailable")
 	// ErrMissingDependency means a service was constructed without one of
 	// the dependencies it needs: a wiring mistake, refused at once.
 	ErrMissingDependency = errors.New("missing dependency")

@@ -1,9 +1,14 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 
 	gosqlite "github.com/glebarez/go-sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,6 +37,12 @@ const (
 	pgForeignKeyViolation = "23503"
 )
 
+// pgUnavailable are the SQLSTATE codes (or classes, two characters) of a
+// server that cannot serve now: connection exceptions, a shutdown or a
+// restart that ended the session, too many connections, a database that
+// accepts none.
+var pgUnavailable = []string{"08", "57P01", "57P02", "57P03", "53300", "55000"}
+
 // violation is the kind of integrity rule a failed write broke.
 type violation int
 
@@ -43,11 +54,18 @@ const (
 
 // translate is the one place where gorm and driver errors become core
 // sentinels, prefixed by the operation op:
+//
 //   - no row: core.ErrNotFound;
+//
 //   - unique or primary key violation: core.ErrConflict;
+//
 //   - foreign key violation: core.ErrConflict as well, because for a caller
 //     it means the same thing: the write contradicts rows that exist (or no
 //     longer exist), and retrying it unchanged will fail again.
+//
+//   - a database that cannot serve now (unreachable, refusing
+//     connections, shut down, out of connections, locked or full):
+//     core.ErrStoreUnavailable.
 //
 // Other errors are wrapped unchanged.
 func translate(op string, err error) error {
@@ -56,6 +74,9 @@ func translate(op string, err error) error {
 	}
 	if errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%s: %w", op, core.ErrNotFound)
+	}
+	if unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", op, err, core.ErrStoreUnavailable)
 	}
 	switch classify(err) {
 	case uniqueViolation, foreignKeyViolation:
@@ -93,4 +114,37 @@ func classify(err error) violation {
 		}
 	}
 	return noViolation
+}
+
+// unavailable reports whether err says the database cannot serve now,
+// rather than that the statement was wrong: every later step would fail
+// alike until it is back. The caller's own deadline or cancellation is not
+// the database's failure.
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var (
+		connectErr *pgconn.ConnectError
+		pgErr      *pgconn.PgError
+		netErr     net.Error
+		liteErr    *gosqlite.Error
+	)
+	switch {
+	case errors.As(err, &connectErr), errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &netErr), pgconn.Timeout(err):
+		return true
+	case errors.As(err, &pgErr):
+		for _, code := range pgUnavailable {
+			if strings.HasPrefix(pgErr.Code, code) {
+				return true
+			}
+		}
+	case errors.As(err, &liteErr):
+		switch liteErr.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL:
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,14 @@
 package storage
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -57,4 +63,30 @@ func TestTranslate_Other(t *testing.T) {
 func execErr(db *DB, statement string) error {
 	_, err := db.sql.Exec(statement)
 	return err
+}
+
+// TestTranslate_Unavailable: a database that cannot serve (out of reach,
+// shut down, refusing connections, a dropped connection) is
+// core.ErrStoreUnavailable, keeping the original error; the caller's own
+// deadline is not. TestMain_DatabaseOutage takes a real PostgreSQL
+// database away.
+func TestTranslate_Unavailable(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		&pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"},
+		&pgconn.PgError{Code: "08006", Message: "connection failure"},
+		&pgconn.PgError{Code: "55000", Message: `database "x" is not currently accepting connections`},
+		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")},
+		driver.ErrBadConn,
+		io.ErrUnexpectedEOF,
+	} {
+		if got := translate("op", err); !errors.Is(got, core.ErrStoreUnavailable) || !errors.Is(got, err) {
+			t.Errorf("translate(%v) = %v, want ErrStoreUnavailable wrapping it", err, got)
+		}
+	}
+	for _, err := range []error{context.DeadlineExceeded, context.Canceled, &pgconn.PgError{Code: "22021"}} {
+		if got := translate("op", err); errors.Is(got, core.ErrStoreUnavailable) {
+			t.Errorf("translate(%v) = %v, want not ErrStoreUnavailable", err, got)
+		}
+	}
 }

@@ -144,6 +144,7 @@ var problems = []struct {
 	err error
 	p   problem
 }{
+	{core.ErrStoreUnavailable, problem{http.StatusServiceUnavailable, "The bot's storage is not answering right now", "Nothing was changed. Please try again in a minute."}},
 	{errBadNonce, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
 	{core.ErrNotFound, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
 	{core.ErrNoChallenge, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},

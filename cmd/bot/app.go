@@ -48,6 +48,9 @@ type Main struct {
 	// PostInterval is how often published posts are brought up to date;
 	// zero means postInterval. Tests shorten it.
 	PostInterval time.Duration
+	// CommandTimeout bounds one command; zero is the bot's default.
+	// Tests shorten it to hold the bot to a deadline.
+	CommandTimeout time.Duration
 
 	// Set by Run.
 	DB         *storage.DB
@@ -131,7 +134,8 @@ func (m *Main) open(ctx context.Context) error {
 	}
 	services := m.services(client)
 	m.drops = services.Drops
-	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, Observer: m.Metrics, Logger: m.Logger})
+	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
+		Observer: m.Metrics, Logger: m.Logger})
 	if m.Config.PublicURL != "" {
 		m.Web.HandleVerification(services.Wallets, m.Config.PublicURL)
 	}
