@@ -70,9 +70,11 @@ func (s *Server) scanItems(address string) (items []scanJSON, ok bool) {
 	if k == kindInvalid {
 		return nil, false
 	}
-	items = []scanJSON{}
-	for _, t := range s.held(holder) {
-		supply := s.supply(t.EventID)
+	held := s.held(holder)
+	supplies := s.supplies()
+	items = make([]scanJSON, 0, len(held))
+	for _, t := range held {
+		supply := supplies[t.EventID]
 		items = append(items, scanJSON{
 			Event:    s.eventJSON(t.EventID, &supply),
 			TokenID:  tokenID(t),

@@ -228,6 +228,16 @@ func (st *state) supply(eventID int64) int {
 	return n
 }
 
+// supplies counts the POAPs issued for each drop, in one pass, for answers
+// that show the supply of many drops. The caller holds s.mu.
+func (st *state) supplies() map[int64]int {
+	n := map[int64]int{}
+	for _, t := range st.tokens {
+		n[t.EventID]++
+	}
+	return n
+}
+
 // slug turns a name into a fancy id: lower-case words joined by hyphens.
 func slug(s string) string {
 	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
