@@ -6,7 +6,10 @@
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a
 // TokenSource; waits for the client's rate limiter; bounds each attempt with
-// a timeout and the size of what it reads; retries idempotent requests after
+// a timeout and the size of what it reads (8 MiB, except for the list scan
+// and the pages of holders, which grow with the data and are decoded as they
+// arrive, element by element, each element and their number bounded);
+// retries idempotent requests after
 // transient failures with jittered exponential backoff (honouring
 // Retry-After); renews a refused token once; reports every attempt to an
 // Observer; and turns failures into errors the caller can test with
