@@ -16,9 +16,12 @@
 // errors.Is: ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrInvalidAddress,
 // ErrUnavailable, ErrQRClaimed, ErrQRExpired, ErrAlreadyMinted,
 // ErrInvalidEditCode, ErrLimitExceeded, ErrEventExpired, ErrMediaInvalid,
-// ErrInvalidInput and ErrTokenBudget, carried by *APIError when the service
-// answered and by *FieldError when the client refused an input before
-// sending it.
+// ErrRequestPending, ErrInvalidInput and ErrTokenBudget, carried by
+// *APIError when the service answered and by *FieldError when the client
+// refused an input before sending it. A refusal is read by its status and
+// code, never by wording only the sandbox uses: where the service documents
+// no code (a second request while one is pending), the client confirms the
+// refusal with a read of the service's state.
 //
 // A mint (POST /actions/claim-qr) is never retried after a failure that may
 // have reached the service: callers read the link's claim status first.

@@ -62,6 +62,14 @@ var (
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).
 	ErrMediaInvalid = errors.New("media invalid")
+	// ErrRequestPending means the service refused a distribution request
+	// (RequestMintLinks, CreateSecretRequest) because one of the same
+	// method is still pending review: only one may be. The service
+	// documents neither the status nor a code of this refusal, so the
+	// client does not read its wording: a 400 or 409 that means nothing
+	// else, while GET /redeem-requests/active/count shows a request of the
+	// method pending, is this refusal.
+	ErrRequestPending = errors.New("a request of this method is already pending review")
 )
 
 // addressOperations are the operations whose only input the service can

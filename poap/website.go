@@ -50,8 +50,9 @@ type SecretRequest struct {
 // review: POST /secret-requests, an open, rate-limited write, sent with
 // timezone 0, captcha and active true as the interface asks. It returns the
 // request's id. Errors: a *FieldError (ErrInvalidInput, ErrInvalidEditCode)
-// before sending; from the service ErrInvalidEditCode, ErrRateLimited,
-// ErrUnauthorized, ErrUnavailable and other answers as *APIError.
+// before sending; from the service ErrRequestPending, ErrInvalidEditCode,
+// ErrRateLimited, ErrUnauthorized, ErrUnavailable and other answers as
+// *APIError.
 func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (string, error) {
 	const op = wire.OpCreateSecretRequest
 	if err := in.validate(op); err != nil {
@@ -70,9 +71,18 @@ func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (str
 	var id idJSON
 	r := request{op: op, method: http.MethodPost, path: "/secret-requests", body: body, contentType: "application/json"}
 	if err := c.do(ctx, r, &id); err != nil {
-		return "", err
+		return "", c.pendingRefusal(ctx, err, in.EventID, in.redeemType())
 	}
 	return string(id), nil
+}
+
+// redeemType is the distribution method of the request, as redeem requests
+// and the pending count name it.
+func (in SecretRequest) redeemType() string {
+	if in.Type == SecretTypeWebsite {
+		return RedeemSecretWebsite
+	}
+	return RedeemSecretWord
 }
 
 // EditSecretRequest changes the secret request of in.EventID named

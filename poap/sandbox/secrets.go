@@ -112,7 +112,7 @@ func (s *Server) fileSecret(in secretInput, now time.Time) (int64, error) {
 	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > wire.MaxRequestedCodes:
 		return 0, badRequest("requested_codes must be a whole number from 1 to %d", wire.MaxRequestedCodes)
 	case s.pendingOf(d.ID, redeemTypeOf(kind)) != nil:
-		return 0, badRequest("a %s request for this drop is already pending review; only one per method is allowed", redeemTypeOf(kind))
+		return 0, pendingRefusal(redeemTypeOf(kind))
 	case s.secretClaimOf(d.ID, kind) != nil:
 		return 0, badRequest("the drop already has a %s claim; change it with PUT /secret-requests", kind)
 	}
