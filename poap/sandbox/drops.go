@@ -13,7 +13,8 @@ import (
 
 // createDrop answers POST /events: a multipart form checked by the rules
 // of §2.1, answered with the drop. requested_codes above zero files a
-// mint-link request, pending review like any other.
+// mint-link request, pending review like any other. The artwork is kept and
+// served at the drop's image_url, on the Server's own host (artwork.go).
 func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 	f, err := readForm(w, r)
 	if err != nil {
@@ -34,7 +35,8 @@ func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 	d.EditCode, d.Email, d.Created = f.get("secret_code"), strings.TrimSpace(f.get("email")), now
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d = s.createDropLocked(d, path.Ext(f.imageName), now)
+	d = s.createDropLocked(d, requestBase(r)+"/assets", path.Ext(f.imageName), now)
+	s.keepArtwork(d, f.image)
 	if requested > 0 {
 		s.fileRequest(d.ID, redeemQR, requested, now, nil)
 	}
@@ -42,15 +44,15 @@ func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 }
 
 // createDropLocked stores a new drop with a unique fancy id and an image
-// address with extension ext. The caller holds s.mu.
-func (st *state) createDropLocked(d Drop, ext string, now time.Time) Drop {
+// address below assets with extension ext. The caller holds s.mu.
+func (st *state) createDropLocked(d Drop, assets, ext string, now time.Time) Drop {
 	d.ID = 0
 	fancy := slug(d.Name + " " + strconv.Itoa(d.Year))
 	d.FancyID = fancy
 	for n := 2; st.dropByFancy(d.FancyID) != nil; n++ {
 		d.FancyID = fmt.Sprintf("%s-%d", fancy, n)
 	}
-	d.ImageURL = fmt.Sprintf("https://assets.poap.xyz/%s-%d%s", d.FancyID, now.UnixMilli(), cmp.Or(ext, ".png"))
+	d.ImageURL = fmt.Sprintf("%s/%s-%d%s", assets, d.FancyID, now.UnixMilli(), cmp.Or(ext, ".png"))
 	return st.addDrop(d)
 }
 

@@ -133,6 +133,7 @@ func New(opts Options) *Server {
 	s.handle(wire.OpScanEvent, "GET /actions/scan/{address}/{eventId}", keyOnly, s.scanEvent)
 	s.authRoutes()
 	s.issuingRoutes()
+	s.artworkRoutes()
 	s.momentsRoutes()
 	s.handle(OpUnknown, "/", keyOnly, notFound)
 	return s

@@ -81,6 +81,7 @@ type state struct {
 	holds     map[holding]bool  // who holds a POAP of which drop
 	nextDrop  int64
 	nextToken int64
+	artworks  map[string]artwork // by file name, as /assets/{file} serves them
 	ledger
 	knobs
 }
@@ -96,6 +97,7 @@ func newState() state {
 		drops:     map[int64]Drop{},
 		names:     map[string]string{},
 		holds:     map[holding]bool{},
+		artworks:  map[string]artwork{},
 		nextDrop:  firstDropID,
 		nextToken: firstTokenID,
 		ledger:    newLedger(),
