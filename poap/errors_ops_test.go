@@ -151,9 +151,13 @@ func TestClient_Idempotency(t *testing.T) {
 		}},
 		opCall{name: "EditDrop", op: wire.OpEditDrop, call: func(ctx context.Context, c *poap.Client) error {
 			in := testDropInput(img)
+			// Complete, so that EditDrop reads nothing first and the PUT
+			// is the one request.
 			return c.EditDrop(ctx, "poapbot-test-drop-2-of-3-2025", poap.DropEdit{
 				Name: in.Name, Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate,
 				ExpiryDate: in.ExpiryDate, EditCode: editCode,
+				VirtualEvent: ptr(false), PrivateEvent: ptr(true), EventTemplateID: ptr(int64(0)),
+				Image: bytes.NewReader(img), ImageName: "art.png",
 			})
 		}})
 	writes[wire.OpCreateDrop], writes[wire.OpEditDrop] = true, true

@@ -52,6 +52,8 @@ type request struct {
 	audience string
 	// body returns a fresh reader for each attempt; nil sends no body.
 	body func() (io.Reader, error)
+	// accept is the Accept header; empty means application/json.
+	accept string
 	// contentType and contentLength describe body; a length of 0 with a
 	// body means unknown.
 	contentType   string
@@ -197,7 +199,7 @@ func (c *Client) newRequest(ctx context.Context, r request, token core.Secret) (
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", cmp.Or(r.accept, "application/json"))
 	req.Header.Set("User-Agent", c.userAgent)
 	if (r.access == keyOnly || r.access == keyAndBearer) && !c.key.IsZero() {
 		req.Header.Set("X-API-Key", c.key.Reveal())
