@@ -45,8 +45,9 @@ var (
 	// already claimed" from a delivery claim.
 	ErrAlreadyMinted = errors.New("already minted this drop")
 	// ErrInvalidEditCode means the drop's 6-digit edit code (secret_code)
-	// was refused: a 400 INVALID_SECRET_CODE or "Invalid edit code", or a
-	// code that is not 6 digits, refused before sending.
+	// was refused: a 400 INVALID_SECRET_CODE, SECRET_CODE_MISSING or
+	// "Invalid edit code", or a code that is not 6 digits, refused before
+	// sending.
 	ErrInvalidEditCode = errors.New("invalid edit code")
 	// ErrLimitExceeded means a website claim has no mints left (400
 	// LIMIT_EXCEEDED).
@@ -143,8 +144,8 @@ func (e *APIError) badRequest() error {
 	switch {
 	case strings.Contains(msg, "address is not valid"):
 		return ErrInvalidAddress
-	case e.mentions("INVALID_SECRET_CODE") || strings.Contains(msg, "invalid edit code") ||
-		strings.Contains(msg, "invalid secret code"):
+	case e.mentions("INVALID_SECRET_CODE") || e.mentions("SECRET_CODE_MISSING") ||
+		strings.Contains(msg, "invalid edit code") || strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
 	case strings.Contains(msg, "already minted") || strings.Contains(msg, "claimed a code for this event") ||
 		e.Operation == wire.OpClaimDelivery && strings.Contains(msg, "already claimed"):

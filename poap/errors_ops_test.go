@@ -122,6 +122,8 @@ func TestAPIError_Is_Wording(t *testing.T) {
 		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Message: "This drop has expired"}, poap.ErrEventExpired},
 		{poap.APIError{Operation: wire.OpDrop, Status: 400, Message: "expired"}, nil},
 		{poap.APIError{Operation: wire.OpMintLinks, Status: 400, Message: "Invalid secret code"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpValidateEditCode, Status: 400, Message: "SECRET_CODE_MISSING: secret_code is required"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpEditDrop, Status: 400, Code: "SECRET_CODE_MISSING"}, poap.ErrInvalidEditCode},
 		{poap.APIError{Operation: wire.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
 		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
 	}
