@@ -145,7 +145,7 @@ func TestEditDrop(t *testing.T) {
 		wantStatus int
 		wantMsg    string
 	}{
-		{"NoCode", editFields(map[string]string{"secret_code": ""}), false, 400, "secret_code is required"},
+		{"NoCode", editFields(map[string]string{"secret_code": ""}), false, 400, "SECRET_CODE_MISSING: secret_code is required"},
 		{"WrongCode", editFields(map[string]string{"secret_code": "111111"}), false, 400, "Invalid edit code"},
 		{"NoImage", editFields(nil), true, 400, "image is required"},
 		{"OnlyTheChange", map[string]string{"name": "New", "secret_code": "654321"}, false, 400, "description is required"},
