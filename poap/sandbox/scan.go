@@ -32,7 +32,10 @@ type eventJSON struct {
 	Timezone    string `json:"timezone"`
 }
 
-// scanJSON is one item of GET /actions/scan/{address}.
+// scanJSON is one item of GET /actions/scan/{address}. migrated is null
+// until a token moves network: the OAS types it as a string, not nullable,
+// but production writes null ([LIVE-NOTES] in poap-api-facts §3.1, §4), and
+// so do the holder pages.
 type scanJSON struct {
 	Event    eventJSON `json:"event"`
 	TokenID  string    `json:"tokenId"`
