@@ -153,7 +153,10 @@ func TestClient_Scan_CutShort(t *testing.T) {
 
 // BenchmarkScan scans collections of 5,000 and 20,000 POAPs, answered from
 // a body rendered once by the sandbox, so that only the client's work
-// counts.
+// counts, and reports the body's size and the peak growth of the heap (the
+// result included):
+//
+//	go test -run '^$' -bench BenchmarkScan -benchtime 10x -count 3 ./poap/
 func BenchmarkScan(b *testing.B) {
 	for _, n := range []int{5000, bigCollection} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
