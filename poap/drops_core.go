@@ -122,9 +122,11 @@ func (d DropIssuer) PendingMintLinkRequests(ctx context.Context, eventID int64) 
 
 // coreError translates a client error of the drop calls into the core's
 // sentinels, keeping the original reachable: the refusals each have their
-// own (a pending request is core.ErrTopUpPending), an unknown drop (or an id below 1) is core.ErrUnknownEvent, a refused key is core.ErrIssuerRejected, a cancelled ctx stays
-// context.Canceled only, and every other failure (rate limiting, 5xx,
-// timeouts, lost answers, unknown answers) is core.ErrIssuerUnavailable.
+// own (a pending request is core.ErrTopUpPending), an unknown drop (or an
+// id below 1) is core.ErrUnknownEvent, a refused key is
+// core.ErrIssuerRejected, a cancelled ctx stays context.Canceled only, and
+// every other failure (rate limiting, 5xx, timeouts, lost answers, unknown
+// answers) is core.ErrIssuerUnavailable.
 func coreError(err error) error {
 	var target error
 	switch {

@@ -95,8 +95,9 @@ type outcome struct {
 }
 
 // do sends r with the client's headers and credentials and decodes a 2xx
-// JSON body into out (unless out is nil, or r streams it). Each attempt waits for the rate
-// limiter, gets its own timeout within ctx and is reported to the Observer.
+// JSON body into out (unless out is nil, or r streams it). Each attempt
+// waits for the rate limiter, gets its own timeout within ctx and is
+// reported to the Observer.
 // An idempotent request is retried after a transient failure (see
 // RetryPolicy); any request with an access token that the service answers
 // 401 is sent once more with a renewed token. A non-2xx answer becomes an
