@@ -159,18 +159,21 @@ func TestClient_Observer(t *testing.T) {
 	}
 }
 
+// TestClient_BodyLimit checks that the answers read whole (all but Scan and
+// HoldersPage, which stream) keep their 8 MiB cap.
 func TestClient_BodyLimit(t *testing.T) {
 	c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("["))
-		chunk := bytes.Repeat([]byte(`{"tokenId":"1"},`), 4096)
+		w.Write([]byte(`{"tokenId":"1","event":{"description":"`))
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
 		for written := 0; written <= 9<<20; written += len(chunk) {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
 		}
+		w.Write([]byte(`"}}`))
 	}), poap.Options{})
-	if _, err := c.Scan(context.Background(), holder); !errors.Is(err, poap.ErrUnavailable) {
-		t.Errorf("Scan() error = %v, want ErrUnavailable for a body over the limit", err)
+	if _, err := c.ScanEvent(context.Background(), holder, 1); !errors.Is(err, poap.ErrUnavailable) {
+		t.Errorf("ScanEvent() error = %v, want ErrUnavailable for a body over the limit", err)
 	}
 }
 

@@ -96,8 +96,9 @@ func (cf *conformance) createDrop(t *testing.T) poap.Drop {
 	if err := cf.c.EditDrop(cf.ctx, drop.FancyID, edit); err != nil {
 		t.Errorf("EditDrop() = %v", err)
 	}
-	if got, _ := cf.c.Drop(cf.ctx, drop.ID); got.Name != edit.Name {
-		t.Errorf("after EditDrop, name = %q, want %q", got.Name, edit.Name)
+	if got, _ := cf.c.Drop(cf.ctx, drop.ID); got.Name != edit.Name || !got.PrivateEvent || got.VirtualEvent {
+		t.Errorf("after EditDrop, name = %q, private %v, virtual %v, want %q, still private and not virtual",
+			got.Name, got.PrivateEvent, got.VirtualEvent, edit.Name)
 	}
 	return drop
 }

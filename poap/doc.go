@@ -6,16 +6,22 @@
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a
 // TokenSource; waits for the client's rate limiter; bounds each attempt with
-// a timeout and the size of what it reads; retries idempotent requests after
+// a timeout and the size of what it reads (8 MiB, except for the list scan
+// and the pages of holders, which grow with the data and are decoded as they
+// arrive, element by element, each element and their number bounded);
+// retries idempotent requests after
 // transient failures with jittered exponential backoff (honouring
 // Retry-After); renews a refused token once; reports every attempt to an
 // Observer; and turns failures into errors the caller can test with
 // errors.Is: ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrInvalidAddress,
 // ErrUnavailable, ErrQRClaimed, ErrQRExpired, ErrAlreadyMinted,
 // ErrInvalidEditCode, ErrLimitExceeded, ErrEventExpired, ErrMediaInvalid,
-// ErrInvalidInput and ErrTokenBudget, carried by *APIError when the service
-// answered and by *FieldError when the client refused an input before
-// sending it.
+// ErrRequestPending, ErrInvalidInput and ErrTokenBudget, carried by
+// *APIError when the service answered and by *FieldError when the client
+// refused an input before sending it. A refusal is read by its status and
+// code, never by wording only the sandbox uses: where the service documents
+// no code (a second request while one is pending), the client confirms the
+// refusal with a read of the service's state.
 //
 // A mint (POST /actions/claim-qr) is never retried after a failure that may
 // have reached the service: callers read the link's claim status first.

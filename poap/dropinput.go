@@ -61,23 +61,6 @@ type DropInput struct {
 	PrivateEvent bool
 }
 
-// DropEdit is the new content of an existing drop, the fields PUT
-// /events/{fancyId} can change. The image, the drop's ids and its on-chain
-// values cannot change. Every field is sent, so unchanged ones must carry
-// their current value.
-type DropEdit struct {
-	Name        string
-	Description string
-	City        string
-	Country     string
-	EventURL    string
-	StartDate   Date
-	EndDate     Date
-	ExpiryDate  Date
-	// EditCode is the drop's 6-digit secret_code.
-	EditCode core.Secret
-}
-
 // CreateDrop creates a drop: POST /events, as multipart/form-data. The
 // service e-mails the edit code to in.Email and, after review, the mint
 // links. It returns the new drop, whose ID is what later calls need.
@@ -116,25 +99,6 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 		return Drop{}, err
 	}
 	return d, nil
-}
-
-// EditDrop replaces the changeable fields of the drop fancyID: PUT
-// /events/{fancyId}, as multipart/form-data. The service allows edits only
-// within 30 days of the drop's start. Errors: a *FieldError
-// (ErrInvalidInput) before sending; from the service ErrInvalidEditCode,
-// ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrUnavailable and other
-// answers as *APIError.
-func (c *Client) EditDrop(ctx context.Context, fancyID string, in DropEdit) error {
-	if err := firstError(checkRequired(wire.OpEditDrop, "fancy_id", fancyID), in.validate(wire.OpEditDrop)); err != nil {
-		return err
-	}
-	body, contentType, err := multipartBody(in.fields(), nil)
-	if err != nil {
-		return fieldError(wire.OpEditDrop, "body", "%v", err)
-	}
-	r := request{op: wire.OpEditDrop, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
-		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
-	return c.do(ctx, r, nil)
 }
 
 // edit returns the fields in shares with DropEdit.

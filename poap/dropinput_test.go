@@ -183,13 +183,18 @@ func TestClient_CreateDrop_Refused(t *testing.T) {
 	}
 }
 
+// TestClient_EditDrop edits with everything given: no read comes first.
+// TestClient_EditDrop_AsItIs edits with the drop's own flags and artwork.
 func TestClient_EditDrop(t *testing.T) {
 	var seen multipartSeen
-	c, _ := opsClient(t, multipartFake(t, http.StatusNoContent, "scan_empty.json", &seen))
+	c, rec := opsClient(t, multipartFake(t, http.StatusNoContent, "scan_empty.json", &seen))
+	img := gifImage(t)
 	in := poap.DropEdit{
 		Name: "poapbot test drop 2 of 3 (renamed)", Description: "New text.", City: "", Country: "",
 		EventURL: "https://poapbot.example.org/test2", StartDate: day(2025, 3, 8), EndDate: day(2025, 3, 8),
 		ExpiryDate: day(2025, 4, 30), EditCode: editCode,
+		VirtualEvent: ptr(false), PrivateEvent: ptr(true), EventTemplateID: ptr(int64(7)),
+		Image: bytes.NewReader(img), ImageName: "dir/art.png",
 	}
 	if err := c.EditDrop(context.Background(), "poapbot-test-drop-2-of-3-2025", in); err != nil {
 		t.Fatalf("EditDrop() error = %v", err)
@@ -198,15 +203,20 @@ func TestClient_EditDrop(t *testing.T) {
 		"name": in.Name, "description": "New text.", "city": "", "country": "",
 		"event_url": "https://poapbot.example.org/test2", "start_date": "2025-03-08", "end_date": "2025-03-08",
 		"expiry_date": "2025-04-30", "secret_code": "123456",
+		"virtual_event": "false", "private_event": "true", "event_template_id": "7",
 	}
-	if seen.method != "PUT /events/poapbot-test-drop-2-of-3-2025" {
-		t.Errorf("request = %s, want PUT /events/poapbot-test-drop-2-of-3-2025", seen.method)
+	if seen.method != "PUT /events/poapbot-test-drop-2-of-3-2025" || len(rec.all()) != 1 {
+		t.Errorf("requests = %d, the last %s, want PUT /events/poapbot-test-drop-2-of-3-2025 only", len(rec.all()), seen.method)
 	}
 	if diff := cmp.Diff(want, seen.fields); diff != "" {
 		t.Errorf("form fields mismatch (-want +got):\n%s", diff)
 	}
+	if seen.fileName != "art.png" || seen.fileType != "image/gif" || !bytes.Equal(seen.file, img) {
+		t.Errorf("image part = %q (%s), %d bytes, want art.png, the GIF given", seen.fileName, seen.fileType, len(seen.file))
+	}
 	t.Run("ErrInvalidEditCode", func(t *testing.T) {
 		c, _ := opsClient(t, serveFixture(t, http.StatusBadRequest, "error_invalid_secret_code.json"))
+		in.Image = bytes.NewReader(img)
 		if err := c.EditDrop(context.Background(), "x", in); !errors.Is(err, poap.ErrInvalidEditCode) {
 			t.Errorf("EditDrop() error = %v, want ErrInvalidEditCode", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -102,16 +101,10 @@ func (d DropIssuer) Mint(ctx context.Context, qrHash, wallet string) (string, er
 }
 
 // RequestMintLinks asks for count more mint links (POST /redeem-requests).
-// Errors: core.ErrTopUpPending when the service says one is pending,
+// Errors: core.ErrTopUpPending when one is pending already (ErrRequestPending),
 // core.ErrWrongEditCode, and those of coreError.
 func (d DropIssuer) RequestMintLinks(ctx context.Context, eventID int64, code core.Secret, count int) error {
-	_, err := d.c.RequestMintLinks(ctx, RedeemRequest{EventID: eventID, Count: count, EditCode: code})
-	var apiErr *APIError
-	if errors.As(err, &apiErr) && apiErr.Status == http.StatusBadRequest &&
-		strings.Contains(strings.ToLower(apiErr.Message), "pending") {
-		return fmt.Errorf("%w: %w", core.ErrTopUpPending, err)
-	}
-	if err != nil {
+	if _, err := d.c.RequestMintLinks(ctx, RedeemRequest{EventID: eventID, Count: count, EditCode: code}); err != nil {
 		return coreError(err)
 	}
 	return nil
@@ -129,14 +122,18 @@ func (d DropIssuer) PendingMintLinkRequests(ctx context.Context, eventID int64) 
 
 // coreError translates a client error of the drop calls into the core's
 // sentinels, keeping the original reachable: the refusals each have their
-// own, an unknown drop (or an id below 1) is core.ErrUnknownEvent, a refused key is core.ErrIssuerRejected, a cancelled ctx stays
-// context.Canceled only, and every other failure (rate limiting, 5xx,
-// timeouts, lost answers, unknown answers) is core.ErrIssuerUnavailable.
+// own (a pending request is core.ErrTopUpPending), an unknown drop (or an
+// id below 1) is core.ErrUnknownEvent, a refused key is
+// core.ErrIssuerRejected, a cancelled ctx stays context.Canceled only, and
+// every other failure (rate limiting, 5xx, timeouts, lost answers, unknown
+// answers) is core.ErrIssuerUnavailable.
 func coreError(err error) error {
 	var target error
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
+	case errors.Is(err, ErrRequestPending):
+		target = core.ErrTopUpPending
 	case errors.Is(err, ErrInvalidEditCode):
 		target = core.ErrWrongEditCode
 	case errors.Is(err, ErrQRClaimed):

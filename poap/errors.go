@@ -45,8 +45,9 @@ var (
 	// already claimed" from a delivery claim.
 	ErrAlreadyMinted = errors.New("already minted this drop")
 	// ErrInvalidEditCode means the drop's 6-digit edit code (secret_code)
-	// was refused: a 400 INVALID_SECRET_CODE or "Invalid edit code", or a
-	// code that is not 6 digits, refused before sending.
+	// was refused: a 400 INVALID_SECRET_CODE, SECRET_CODE_MISSING or
+	// "Invalid edit code", or a code that is not 6 digits, refused before
+	// sending.
 	ErrInvalidEditCode = errors.New("invalid edit code")
 	// ErrLimitExceeded means a website claim has no mints left (400
 	// LIMIT_EXCEEDED).
@@ -62,6 +63,14 @@ var (
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).
 	ErrMediaInvalid = errors.New("media invalid")
+	// ErrRequestPending means the service refused a distribution request
+	// (RequestMintLinks, CreateSecretRequest) because one of the same
+	// method is still pending review: only one may be. The service
+	// documents neither the status nor a code of this refusal, so the
+	// client does not read its wording: a 400 or 409 that means nothing
+	// else, while GET /redeem-requests/active/count shows a request of the
+	// method pending, is this refusal.
+	ErrRequestPending = errors.New("a request of this method is already pending review")
 )
 
 // addressOperations are the operations whose only input the service can
@@ -135,8 +144,8 @@ func (e *APIError) badRequest() error {
 	switch {
 	case strings.Contains(msg, "address is not valid"):
 		return ErrInvalidAddress
-	case e.mentions("INVALID_SECRET_CODE") || strings.Contains(msg, "invalid edit code") ||
-		strings.Contains(msg, "invalid secret code"):
+	case e.mentions("INVALID_SECRET_CODE") || e.mentions("SECRET_CODE_MISSING") ||
+		strings.Contains(msg, "invalid edit code") || strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
 	case strings.Contains(msg, "already minted") || strings.Contains(msg, "claimed a code for this event") ||
 		e.Operation == wire.OpClaimDelivery && strings.Contains(msg, "already claimed"):

@@ -122,6 +122,8 @@ func TestAPIError_Is_Wording(t *testing.T) {
 		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Message: "This drop has expired"}, poap.ErrEventExpired},
 		{poap.APIError{Operation: wire.OpDrop, Status: 400, Message: "expired"}, nil},
 		{poap.APIError{Operation: wire.OpMintLinks, Status: 400, Message: "Invalid secret code"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpValidateEditCode, Status: 400, Message: "SECRET_CODE_MISSING: secret_code is required"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpEditDrop, Status: 400, Code: "SECRET_CODE_MISSING"}, poap.ErrInvalidEditCode},
 		{poap.APIError{Operation: wire.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
 		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
 	}
@@ -151,9 +153,13 @@ func TestClient_Idempotency(t *testing.T) {
 		}},
 		opCall{name: "EditDrop", op: wire.OpEditDrop, call: func(ctx context.Context, c *poap.Client) error {
 			in := testDropInput(img)
+			// Complete, so that EditDrop reads nothing first and the PUT
+			// is the one request.
 			return c.EditDrop(ctx, "poapbot-test-drop-2-of-3-2025", poap.DropEdit{
 				Name: in.Name, Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate,
 				ExpiryDate: in.ExpiryDate, EditCode: editCode,
+				VirtualEvent: ptr(false), PrivateEvent: ptr(true), EventTemplateID: ptr(int64(0)),
+				Image: bytes.NewReader(img), ImageName: "art.png",
 			})
 		}})
 	writes[wire.OpCreateDrop], writes[wire.OpEditDrop] = true, true

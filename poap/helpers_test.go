@@ -46,7 +46,7 @@ func serveFixture(t *testing.T, status int, name string, header ...string) http.
 
 // newClient serves h on loopback and returns a client for it, sending
 // testKey unless opts names another key.
-func newClient(t *testing.T, h http.Handler, opts poap.Options) *poap.Client {
+func newClient(t testing.TB, h http.Handler, opts poap.Options) *poap.Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -3,6 +3,7 @@ package poap
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -78,9 +79,12 @@ type HolderPage struct {
 
 // HoldersPage returns limit holders of drop eventID from offset: GET
 // /event/{id}/poaps (the interface's "/event/{id}/items"). A limit of 0 or
-// over MaxHoldersPage asks for MaxHoldersPage. Errors: ErrInvalidInput for
-// an id below 1 or a negative offset, ErrNotFound, ErrUnauthorized,
-// ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
+// over MaxHoldersPage asks for MaxHoldersPage. The page is decoded as it
+// arrives, with no bound on its size but at most MaxHoldersPage holders of
+// at most 64 KiB each. Errors: ErrInvalidInput for an id below 1 or a
+// negative offset, ErrNotFound, ErrUnauthorized, ErrRateLimited,
+// ErrUnavailable (also for a page over those bounds); answers of the service
+// come as *APIError.
 func (c *Client) HoldersPage(ctx context.Context, eventID int64, offset, limit int) (HolderPage, error) {
 	if err := checkID(wire.OpHolders, "id", eventID); err != nil {
 		return HolderPage{}, err
@@ -98,8 +102,12 @@ func (c *Client) HoldersPage(ctx context.Context, eventID int64, offset, limit i
 		path:       "/event/" + strconv.FormatInt(eventID, 10) + "/poaps",
 		query:      url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}},
 		idempotent: true,
+		stream: func(body io.Reader) error {
+			page = HolderPage{}
+			return decodeHolderPage(body, &page)
+		},
 	}
-	if err := c.do(ctx, r, &page); err != nil {
+	if err := c.do(ctx, r, nil); err != nil {
 		return HolderPage{}, err
 	}
 	return page, nil

@@ -125,12 +125,12 @@ func opCalls() []opCall {
 			return err
 		}, wire.OpCreateSecretRequest, "POST", "/secret-requests", "", false,
 			`{"event_id":175300,"requested_codes":10,"secret_code":"123456","claim_name":"increase-group-student",
-			"from":"18:00","to":"18:10","timezone":0,"captcha":true,"active":true,"secret_type":"website"}`},
+			"from":"2025-03-07T18:00:00Z","to":"2025-03-07T18:10:00Z","timezone":0,"captcha":true,"active":true,"secret_type":"website"}`},
 		{"EditSecretRequest", "secret_request.json", func(ctx context.Context, c *poap.Client) error {
 			return c.EditSecretRequest(ctx, websiteRequest(), false)
 		}, wire.OpEditSecretRequest, "PUT", "/secret-requests", "", false,
 			`{"event_id":175300,"accepted_redeems":10,"secret_code":"123456","claim_name":"increase-group-student",
-			"from":"18:00","to":"18:10","timezone":0,"active":false,"secret_type":"website"}`},
+			"from":"2025-03-07T18:00:00Z","to":"2025-03-07T18:10:00Z","timezone":0,"active":false,"secret_type":"website"}`},
 		{"WebsiteClaim", "website_claim.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.WebsiteClaim(ctx, "increase-group-student", alice)
 			return err
@@ -185,7 +185,7 @@ func checkBody(t *testing.T, got received, want string) {
 func websiteRequest() poap.SecretRequest {
 	return poap.SecretRequest{
 		EventID: 175300, EditCode: editCode, ClaimName: "increase-group-student", Type: poap.SecretTypeWebsite,
-		From: "18:00", To: "18:10", Count: 10,
+		From: "2025-03-07T18:00:00Z", To: "2025-03-07T18:10:00Z", Count: 10,
 	}
 }
 

@@ -52,6 +52,8 @@ type request struct {
 	audience string
 	// body returns a fresh reader for each attempt; nil sends no body.
 	body func() (io.Reader, error)
+	// accept is the Accept header; empty means application/json.
+	accept string
 	// contentType and contentLength describe body; a length of 0 with a
 	// body means unknown.
 	contentType   string
@@ -65,6 +67,11 @@ type request struct {
 	// emptyOK accepts a 2xx answer without a body (writes that answer 204
 	// or an empty 200).
 	emptyOK bool
+	// stream, when set, reads a 2xx body as it arrives, instead of do
+	// decoding it into out once read whole under transport.MaxBodySize; it
+	// is for the answers that grow with the data, and bounds what it
+	// keeps itself. It runs again on each attempt, so it starts afresh.
+	stream func(io.Reader) error
 }
 
 // jsonBody returns a request body that encodes v as JSON.
@@ -88,8 +95,9 @@ type outcome struct {
 }
 
 // do sends r with the client's headers and credentials and decodes a 2xx
-// JSON body into out (unless out is nil). Each attempt waits for the rate
-// limiter, gets its own timeout within ctx and is reported to the Observer.
+// JSON body into out (unless out is nil, or r streams it). Each attempt
+// waits for the rate limiter, gets its own timeout within ctx and is
+// reported to the Observer.
 // An idempotent request is retried after a transient failure (see
 // RetryPolicy); any request with an access token that the service answers
 // 401 is sent once more with a renewed token. A non-2xx answer becomes an
@@ -104,6 +112,9 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	renewed := false
 	for attempt := 1; ; attempt++ {
 		o := c.attempt(ctx, r, token)
+		if o.err == nil && r.stream != nil {
+			return nil
+		}
 		if o.err == nil {
 			return decode(r, o.res.Body, out)
 		}
@@ -140,7 +151,12 @@ func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outc
 		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err)}
 	}
 	start := time.Now()
-	res, err := transport.Send(c.http, req)
+	res, err := transport.Stream(c.http, req, r.stream)
+	var bodyErr *transport.BodyError
+	if errors.As(err, &bodyErr) {
+		c.observe(ctx, r.op, strconv.Itoa(res.Status), time.Since(start))
+		return outcome{err: fmt.Errorf("poap: %s: %w: malformed response: %w", r.op, ErrUnavailable, bodyErr.Err)}
+	}
 	if err != nil {
 		status, err := transport.Failure(ctx, r.op, err, ErrUnavailable)
 		c.observe(ctx, r.op, status, time.Since(start))
@@ -184,7 +200,7 @@ func (c *Client) newRequest(ctx context.Context, r request, token core.Secret) (
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", cmp.Or(r.accept, "application/json"))
 	req.Header.Set("User-Agent", c.userAgent)
 	if (r.access == keyOnly || r.access == keyAndBearer) && !c.key.IsZero() {
 		req.Header.Set("X-API-Key", c.key.Reveal())

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -43,9 +45,9 @@ type RedeemRequest struct {
 // RequestMintLinks submits a request for mint links: POST /redeem-requests,
 // a protected write. It returns the request's id, for reference. Errors: a
 // *FieldError (ErrInvalidInput, ErrInvalidEditCode) before sending; from the
-// service ErrInvalidEditCode, ErrNotFound, ErrUnauthorized (also without
-// client credentials), ErrRateLimited, ErrUnavailable and other answers as
-// *APIError.
+// service ErrRequestPending, ErrInvalidEditCode, ErrNotFound,
+// ErrUnauthorized (also without client credentials), ErrRateLimited,
+// ErrUnavailable and other answers as *APIError.
 func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string, error) {
 	if in.Type == "" {
 		in.Type = RedeemQRCode
@@ -69,9 +71,26 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
 	}
 	if err := c.do(ctx, r, &id); err != nil {
-		return "", err
+		return "", c.pendingRefusal(ctx, err, in.EventID, in.Type)
 	}
 	return string(id), nil
+}
+
+// pendingRefusal returns err, the failure of a distribution request of
+// method redeemType for drop eventID, as ErrRequestPending when it is that
+// refusal: a 400 or 409 that matches no other sentinel, while the drop has
+// a request of the method pending. The pending count is asked only then; if
+// it fails, err is returned as it is.
+func (c *Client) pendingRefusal(ctx context.Context, err error, eventID int64, redeemType string) error {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.badRequest() != nil ||
+		apiErr.Status != http.StatusBadRequest && apiErr.Status != http.StatusConflict {
+		return err
+	}
+	if n, countErr := c.PendingRequests(ctx, eventID, redeemType); countErr != nil || n == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, ErrRequestPending)
 }
 
 // validate checks a redeem request before anything is sent.

@@ -3,6 +3,7 @@ package poap
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,17 +14,25 @@ import (
 // Scan lists the POAPs held by address, a 0x address, an ENS name or an
 // e-mail: GET /actions/scan/{address}
 // (https://documentation.poap.tech/reference/getactionsscan). An address
-// holding none gives an empty list and no error. Errors: ErrInvalidAddress
-// when the service refuses the address (or it is empty), ErrUnauthorized for
-// a refused key, ErrRateLimited, ErrUnavailable for failures and timeouts;
-// answers from the service come as *APIError.
+// holding none gives an empty list and no error. The answer is decoded as it
+// arrives, with no bound on its size but at most MaxScanTokens POAPs of at
+// most 64 KiB each. Errors: ErrInvalidAddress when the service refuses the
+// address (or it is empty), ErrUnauthorized for a refused key,
+// ErrRateLimited, ErrUnavailable for failures, timeouts and answers over
+// those bounds; answers from the service come as *APIError.
 func (c *Client) Scan(ctx context.Context, address string) ([]Token, error) {
 	if strings.TrimSpace(address) == "" {
 		return nil, fmt.Errorf("poap: %s: %w: empty address", wire.OpScan, ErrInvalidAddress)
 	}
 	var tokens []Token
-	r := request{op: wire.OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address), idempotent: true}
-	if err := c.do(ctx, r, &tokens); err != nil {
+	r := request{
+		op: wire.OpScan, method: http.MethodGet, path: "/actions/scan/" + pathSegment(address), idempotent: true,
+		stream: func(body io.Reader) error {
+			tokens = nil
+			return decodeArray(body, MaxScanTokens, func(t Token) { tokens = append(tokens, t) })
+		},
+	}
+	if err := c.do(ctx, r, nil); err != nil {
 		return nil, err
 	}
 	return tokens, nil

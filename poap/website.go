@@ -36,11 +36,19 @@ type SecretRequest struct {
 	ClaimName string
 	// Type is SecretTypeWebsite or SecretTypeWord.
 	Type string
-	// From and To bound the distribution window, as hh:mm (the
-	// interface's format); an ISO date-time such as 2022-07-18T00:01:00
-	// (the OpenAPI definition's) is sent as given too.
+	// From and To bound the distribution window, as the member gave them:
+	// hh:mm (the interface's format), on the drop's start day for From and
+	// its end day for To; a date and time without a zone, such as
+	// 2022-07-18T00:01, 2022-07-18T00:01:00.000 (the OpenAPI definition's
+	// example) or 2022-07-18 00:01; or an RFC 3339 date-time with its
+	// offset. They are sent as RFC 3339 date-times in UTC, as the OpenAPI
+	// definition asks (see window).
 	From string
 	To   string
+	// Location is the zone of bounds given without one (hh:mm and
+	// zone-less date-times); nil means UTC, which the timezone 0 sent with
+	// every request has always meant.
+	Location *time.Location
 	// Count is the number of tokens planned (requested_codes); on an edit,
 	// when above zero, the number accepted (accepted_redeems).
 	Count int
@@ -48,9 +56,12 @@ type SecretRequest struct {
 
 // CreateSecretRequest submits a secret-word or website distribution for
 // review: POST /secret-requests, an open, rate-limited write, sent with
-// timezone 0, captcha and active true as the interface asks. It returns the
-// request's id. Errors: a *FieldError (ErrInvalidInput, ErrInvalidEditCode)
-// before sending; from the service ErrInvalidEditCode, ErrRateLimited,
+// timezone 0, captcha and active true as the interface asks. A window given
+// as hh:mm is first placed on the drop's days (GET /events/id/{id}). It
+// returns the request's id. Errors: a *FieldError (ErrInvalidInput,
+// ErrInvalidEditCode) before sending, also for a window whose end is not
+// after its start; from the service ErrRequestPending, ErrInvalidEditCode,
+// ErrNotFound (an unknown drop, for an hh:mm window), ErrRateLimited,
 // ErrUnauthorized, ErrUnavailable and other answers as *APIError.
 func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (string, error) {
 	const op = wire.OpCreateSecretRequest
@@ -60,8 +71,11 @@ func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (str
 	if in.Count < 1 {
 		return "", fieldError(op, "requested_codes", "%d is below 1", in.Count)
 	}
+	payload, err := c.secretPayload(ctx, op, in)
+	if err != nil {
+		return "", err
+	}
 	captcha := true
-	payload := in.payload()
 	payload.RequestedCodes, payload.Captcha, payload.Active = in.Count, &captcha, true
 	body, err := jsonBody(payload)
 	if err != nil {
@@ -70,21 +84,34 @@ func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (str
 	var id idJSON
 	r := request{op: op, method: http.MethodPost, path: "/secret-requests", body: body, contentType: "application/json"}
 	if err := c.do(ctx, r, &id); err != nil {
-		return "", err
+		return "", c.pendingRefusal(ctx, err, in.EventID, in.redeemType())
 	}
 	return string(id), nil
 }
 
+// redeemType is the distribution method of the request, as redeem requests
+// and the pending count name it.
+func (in SecretRequest) redeemType() string {
+	if in.Type == SecretTypeWebsite {
+		return RedeemSecretWebsite
+	}
+	return RedeemSecretWord
+}
+
 // EditSecretRequest changes the secret request of in.EventID named
 // in.ClaimName: PUT /secret-requests, an open, rate-limited write (without
-// captcha, which this operation dropped in 2022). active false pauses the
-// distribution. Errors: those of CreateSecretRequest, and ErrNotFound.
+// captcha, which this operation dropped in 2022), with the whole window, as
+// the OpenAPI definition requires. active false pauses the distribution.
+// Errors: those of CreateSecretRequest.
 func (c *Client) EditSecretRequest(ctx context.Context, in SecretRequest, active bool) error {
 	const op = wire.OpEditSecretRequest
 	if err := in.validate(op); err != nil {
 		return err
 	}
-	payload := in.payload()
+	payload, err := c.secretPayload(ctx, op, in)
+	if err != nil {
+		return err
+	}
 	payload.Active = active
 	if in.Count > 0 {
 		payload.AcceptedRedeems = in.Count
@@ -112,12 +139,17 @@ type secretRequestJSON struct {
 	SecretType      string `json:"secret_type"`
 }
 
-// payload returns the fields both operations send.
-func (in SecretRequest) payload() secretRequestJSON {
+// secretPayload returns the fields both operations send, the window
+// resolved (see window).
+func (c *Client) secretPayload(ctx context.Context, op string, in SecretRequest) (secretRequestJSON, error) {
+	from, to, err := c.window(ctx, op, in)
+	if err != nil {
+		return secretRequestJSON{}, err
+	}
 	return secretRequestJSON{
 		EventID: in.EventID, SecretCode: in.EditCode.Reveal(), ClaimName: strings.TrimSpace(in.ClaimName),
-		From: strings.TrimSpace(in.From), To: strings.TrimSpace(in.To), SecretType: in.Type,
-	}
+		From: from.Format(time.RFC3339), To: to.Format(time.RFC3339), SecretType: in.Type,
+	}, nil
 }
 
 // validate checks a secret request before anything is sent.
@@ -125,8 +157,8 @@ func (in SecretRequest) validate(op string) error {
 	err := firstError(
 		checkID(op, "event_id", in.EventID),
 		checkRequired(op, "claim_name", in.ClaimName),
-		checkWindowTime(op, "from", in.From),
-		checkWindowTime(op, "to", in.To),
+		checkBound(op, "from", in.From),
+		checkBound(op, "to", in.To),
 		checkEditCode(op, "secret_code", in.EditCode))
 	if err != nil {
 		return err
@@ -136,20 +168,6 @@ func (in SecretRequest) validate(op string) error {
 		return nil
 	}
 	return fieldError(op, "secret_type", "%q is not website or word", transport.Truncate(in.Type, 40))
-}
-
-// windowLayouts are the forms From and To may take: hh:mm, or an ISO
-// date-time with or without seconds and offset.
-var windowLayouts = []string{"15:04", "2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339}
-
-// checkWindowTime refuses a window bound in none of windowLayouts.
-func checkWindowTime(op, field, v string) error {
-	for _, layout := range windowLayouts {
-		if _, err := time.Parse(layout, strings.TrimSpace(v)); err == nil {
-			return nil
-		}
-	}
-	return fieldError(op, field, "%q is not hh:mm", transport.Truncate(v, 40))
 }
 
 // WebsiteClaim mints the POAP of the website claim named website to address

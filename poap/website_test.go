@@ -17,16 +17,17 @@ func TestClient_CreateSecretRequest(t *testing.T) {
 	if err != nil || got != "5120" {
 		t.Errorf("CreateSecretRequest() = %q, %v, want \"5120\"", got, err)
 	}
-	t.Run("ISOWindow", func(t *testing.T) {
+	t.Run("ZonelessWindowInLocation", func(t *testing.T) {
 		c, rec := opsClient(t, serveFixture(t, http.StatusOK, "secret_request.json"))
 		in := websiteRequest()
 		in.From, in.To, in.Type = "2025-03-07T18:00:00.000", "2025-03-07T18:10", "secret"
+		in.Location = time.FixedZone("UTC+2", 2*3600)
 		if _, err := c.CreateSecretRequest(context.Background(), in); err != nil {
 			t.Fatalf("CreateSecretRequest() error = %v", err)
 		}
 		body, _ := jsonValue(t, rec.only(t).Body).(map[string]any)
-		if body["from"] != in.From || body["to"] != in.To || body["secret_type"] != "secret" {
-			t.Errorf("body = %v, want the window and type as given", body)
+		if body["from"] != "2025-03-07T16:00:00Z" || body["to"] != "2025-03-07T16:10:00Z" || body["secret_type"] != "secret" {
+			t.Errorf("body = %v, want the window in UTC and the type as given", body)
 		}
 	})
 	tests := []struct {

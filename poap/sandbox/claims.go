@@ -8,17 +8,23 @@ import (
 )
 
 // claimJSON is a claim record as GET /actions/claim-qr and POST
-// /website/claim write it. Fields without a value yet are null or "".
+// /website/claim write it, typed as the OAS types it. A link not claimed
+// yet has "" where the OAS types a string (tx_hash, beneficiary,
+// user_input, signer, tx_status) and no claimed_date, which "" would not be
+// a date-time of; result and event_template, which the OAS marks nullable,
+// are null, and so is the deprecated delegated_signed_message, as in the
+// OAS's own example. (poap-api-facts' fixture of the status read has
+// nulls, from [LEGACY] and [LIVE-NOTES]; the client reads both.)
 type claimJSON struct {
 	ID                     int64       `json:"id"`
 	QRHash                 string      `json:"qr_hash"`
 	TxHash                 string      `json:"tx_hash"`
 	EventID                int64       `json:"event_id"`
-	Beneficiary            *string     `json:"beneficiary"`
-	UserInput              *string     `json:"user_input"`
-	Signer                 *string     `json:"signer"`
+	Beneficiary            string      `json:"beneficiary"`
+	UserInput              string      `json:"user_input"`
+	Signer                 string      `json:"signer"`
 	Claimed                bool        `json:"claimed"`
-	ClaimedDate            *string     `json:"claimed_date"`
+	ClaimedDate            *string     `json:"claimed_date,omitempty"`
 	CreatedDate            *string     `json:"created_date"`
 	IsActive               bool        `json:"is_active"`
 	Secret                 string      `json:"secret"`
@@ -72,7 +78,7 @@ func (st *state) claimJSON(lk *link, now time.Time) claimJSON {
 		return j
 	}
 	j.Claimed, j.ClaimedDate = true, isoTime(c.at)
-	j.Beneficiary, j.UserInput, j.Signer = &c.beneficiary, &c.userInput, &signer
+	j.Beneficiary, j.UserInput, j.Signer = c.beneficiary, c.userInput, signer
 	if c.tx == nil {
 		return j
 	}

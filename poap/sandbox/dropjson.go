@@ -94,7 +94,7 @@ func dropJSONOf(d Drop, withImage bool) dropJSON {
 func dropImageOf(d Drop) *dropImageJSON {
 	id := uuidFor("image", d.ID)
 	ext := path.Ext(d.ImageURL)
-	crop := uuidFor("crop", d.ID) + ext
+	crop := cropFile(d)
 	base := strings.TrimSuffix(d.ImageURL, path.Base(d.ImageURL))
 	return &dropImageJSON{
 		PublicID: id,
@@ -104,6 +104,12 @@ func dropImageOf(d Drop) *dropImageJSON {
 			{ImageID: id, Filename: crop, MimeType: mimeOf(ext), URL: base + crop, Type: "CROP"},
 		},
 	}
+}
+
+// cropFile is the file name of the circle crop of d's artwork, beside the
+// original.
+func cropFile(d Drop) string {
+	return uuidFor("crop", d.ID) + path.Ext(d.ImageURL)
 }
 
 // mimeOf names the image type of a file extension.

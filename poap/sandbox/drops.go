@@ -13,7 +13,8 @@ import (
 
 // createDrop answers POST /events: a multipart form checked by the rules
 // of §2.1, answered with the drop. requested_codes above zero files a
-// mint-link request, pending review like any other.
+// mint-link request, pending review like any other. The artwork is kept and
+// served at the drop's image_url, on the Server's own host (artwork.go).
 func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 	f, err := readForm(w, r)
 	if err != nil {
@@ -34,7 +35,8 @@ func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 	d.EditCode, d.Email, d.Created = f.get("secret_code"), strings.TrimSpace(f.get("email")), now
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d = s.createDropLocked(d, path.Ext(f.imageName), now)
+	d = s.createDropLocked(d, requestBase(r)+"/assets", path.Ext(f.imageName), now)
+	s.keepArtwork(d, f.image)
 	if requested > 0 {
 		s.fileRequest(d.ID, redeemQR, requested, now, nil)
 	}
@@ -42,21 +44,22 @@ func (s *Server) createDrop(w http.ResponseWriter, r *http.Request) {
 }
 
 // createDropLocked stores a new drop with a unique fancy id and an image
-// address with extension ext. The caller holds s.mu.
-func (st *state) createDropLocked(d Drop, ext string, now time.Time) Drop {
+// address below assets with extension ext. The caller holds s.mu.
+func (st *state) createDropLocked(d Drop, assets, ext string, now time.Time) Drop {
 	d.ID = 0
 	fancy := slug(d.Name + " " + strconv.Itoa(d.Year))
 	d.FancyID = fancy
 	for n := 2; st.dropByFancy(d.FancyID) != nil; n++ {
 		d.FancyID = fmt.Sprintf("%s-%d", fancy, n)
 	}
-	d.ImageURL = fmt.Sprintf("https://assets.poap.xyz/%s-%d%s", d.FancyID, now.UnixMilli(), cmp.Or(ext, ".png"))
+	d.ImageURL = fmt.Sprintf("%s/%s-%d%s", assets, d.FancyID, now.UnixMilli(), cmp.Or(ext, ".png"))
 	return st.addDrop(d)
 }
 
-// editDrop answers PUT /events/{fancyId}: the fields given change, once
-// the secret_code matches; 204 without a body, as the OAS says. An image
-// is ignored: it cannot change.
+// editDrop answers PUT /events/{fancyId}: once the secret_code matches,
+// the drop takes the form's content; 204 without a body, as the OAS says.
+// The form is the whole drop, with the fields the OAS requires (checkEdit);
+// the image, required too, is ignored: it cannot change.
 func (s *Server) editDrop(w http.ResponseWriter, r *http.Request) {
 	f, err := readForm(w, r)
 	if err == nil {
@@ -80,11 +83,39 @@ func (s *Server) applyEdit(fancyID string, f form) error {
 	if err := checkEditCode(*d, f.get("secret_code")); err != nil {
 		return err
 	}
+	if err := checkEdit(f); err != nil {
+		return err
+	}
 	edited := *d
+	// [GUESS] A flag left out takes the OAS's default, false, as a
+	// validator that fills in defaults does: an edit that omits
+	// private_event makes a private drop public. The interface does not
+	// say. event_template_id keeps its value when left out: its defaults
+	// disagree (0 in the interface, 1 in the OAS).
+	edited.Virtual, edited.Private = false, false
 	if err := applyDropFields(f, &edited, false); err != nil {
 		return err
 	}
 	s.drops[edited.ID] = edited
+	return nil
+}
+
+// editRequired are the fields of PUT /events/{fancyId} that the OAS
+// requires besides secret_code and image: the whole drop, not only what
+// changes.
+var editRequired = []string{"name", "description", "city", "country", "start_date", "end_date", "expiry_date", "event_url"}
+
+// checkEdit refuses an edit without a field the OAS requires, the image
+// included.
+func checkEdit(f form) error {
+	for _, field := range editRequired {
+		if !f.has(field) {
+			return badRequest("%s is required", field)
+		}
+	}
+	if !f.hasImage || len(f.image) == 0 {
+		return badRequest("image is required")
+	}
 	return nil
 }
 

@@ -115,25 +115,52 @@ func TestCreateDrop_OK(t *testing.T) {
 	}
 }
 
+// editFields are the fields of a valid PUT /events/{fancyId} of the drop
+// dropFields makes, with changes applied; a change to "" removes the field.
+func editFields(changes map[string]string) map[string]string {
+	fields := map[string]string{
+		"name": "Test Drop 1 of 3", "description": "A private test drop, added context here.",
+		"city": "", "country": "", "start_date": "2026-03-10", "end_date": "2026-03-10",
+		"expiry_date": "2026-04-10", "event_url": "https://example.org/test",
+		"virtual_event": "true", "private_event": "true", "secret_code": "654321",
+	}
+	for k, v := range changes {
+		fields[k] = v
+		if v == "" && k != "city" && k != "country" {
+			delete(fields, k)
+		}
+	}
+	return fields
+}
+
 func TestEditDrop(t *testing.T) {
 	h := newHarness(t, sandbox.Options{})
 	id := h.createDrop(t, dropFields())
 	path := "/events/test-drop-1-of-3-2026"
+	img := pngImage(t)
 	tests := []struct {
 		name       string
 		fields     map[string]string
+		noImage    bool
 		wantStatus int
 		wantMsg    string
 	}{
-		{"NoCode", map[string]string{"name": "New"}, 400, "secret_code is required"},
-		{"WrongCode", map[string]string{"name": "New", "secret_code": "111111"}, 400, "Invalid edit code"},
-		{"SpaceCity", map[string]string{"city": "  ", "secret_code": "654321"}, 400, "city must not be only spaces"},
-		{"LongDescription", map[string]string{"description": strings.Repeat("x", 1501), "secret_code": "654321"}, 400, "description must be at most 1500 characters"},
-		{"OK", map[string]string{"name": "Renamed", "city": "Paris", "end_date": "2026-03-11", "secret_code": "654321"}, 204, ""},
+		{"NoCode", editFields(map[string]string{"secret_code": ""}), false, 400, "SECRET_CODE_MISSING: secret_code is required"},
+		{"WrongCode", editFields(map[string]string{"secret_code": "111111"}), false, 400, "Invalid edit code"},
+		{"NoImage", editFields(nil), true, 400, "image is required"},
+		{"OnlyTheChange", map[string]string{"name": "New", "secret_code": "654321"}, false, 400, "description is required"},
+		{"NoEventURL", editFields(map[string]string{"event_url": ""}), false, 400, "event_url is required"},
+		{"SpaceCity", editFields(map[string]string{"city": "  "}), false, 400, "city must not be only spaces"},
+		{"LongDescription", editFields(map[string]string{"description": strings.Repeat("x", 1501)}), false, 400, "description must be at most 1500 characters"},
+		{"OK", editFields(map[string]string{"name": "Renamed", "city": "Paris", "end_date": "2026-03-11"}), false, 204, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.postForm(t, http.MethodPut, path, tc.fields, "", nil)
+			filename := "art.png"
+			if tc.noImage {
+				filename = ""
+			}
+			r := h.postForm(t, http.MethodPut, path, tc.fields, filename, img)
 			if r.status != tc.wantStatus || r.message() != tc.wantMsg {
 				t.Errorf("PUT %s = %d %v, want %d %q", path, r.status, r.body, tc.wantStatus, tc.wantMsg)
 			}
@@ -141,8 +168,15 @@ func TestEditDrop(t *testing.T) {
 	}
 	got := h.call(t, "GET", "/events/id/"+strconv.FormatInt(id, 10), nil)
 	if got.field("name") != "Renamed" || got.field("city") != "Paris" || got.field("end_date") != "11-Mar-2026" ||
-		got.field("fancy_id") != "test-drop-1-of-3-2026" {
-		t.Errorf("after edit: %v, want name, city and end date changed, fancy id kept", got.body)
+		got.field("fancy_id") != "test-drop-1-of-3-2026" || got.field("private_event") != true {
+		t.Errorf("after edit: %v, want name, city and end date changed, fancy id and privacy kept", got.body)
+	}
+	// A form without the flags takes their defaults: the drop turns public.
+	if r := h.postForm(t, http.MethodPut, path, editFields(map[string]string{"private_event": "", "virtual_event": ""}), "art.png", img); r.status != 204 {
+		t.Fatalf("PUT without flags = %d %v, want 204", r.status, r.body)
+	}
+	if got := h.call(t, "GET", "/events/id/"+strconv.FormatInt(id, 10), nil); got.field("private_event") != false || got.field("virtual_event") != false {
+		t.Errorf("after an edit without flags: %v, want private_event and virtual_event false", got.body)
 	}
 	if r := h.call(t, "PUT", "/events/nope", map[string]any{"secret_code": "654321"}); r.status != 404 {
 		t.Errorf("PUT /events/nope = %d, want 404", r.status)

@@ -24,7 +24,7 @@ func (s *Server) CreateDrop(d Drop, links int) (Drop, string) {
 	d.Year = cmp.Or(d.Year, d.StartDate.Year())
 	d.Timezone = cmp.Or(d.Timezone, "UTC")
 	d.Created = cmp.Or(d.Created, now)
-	d = s.createDropLocked(d, ".png", now)
+	d = s.createDropLocked(d, productionAssets, ".png", now)
 	if d.EditCode == "" {
 		n, _ := strconv.ParseUint(digest("edit", d.ID)[:8], 16, 64)
 		d.EditCode = fmt.Sprintf("%06d", n%1000000)

@@ -111,7 +111,10 @@ type validateInput struct {
 }
 
 // validateEditCode answers POST /event/validate with {valid}: whether the
-// code is the drop's edit code. An unknown drop is a 404.
+// code is the drop's edit code. Both members are required (OAS): a missing
+// or empty secret_code is the errors page's 400 SECRET_CODE_MISSING, not
+// {valid:false}. [GUESS] A wrong code is {valid:false}, as the OAS's answer
+// suggests, rather than INVALID_SECRET_CODE. An unknown drop is a 404.
 func (s *Server) validateEditCode(w http.ResponseWriter, r *http.Request) {
 	var in validateInput
 	if err := readJSON(r, &in); err != nil {
@@ -120,6 +123,10 @@ func (s *Server) validateEditCode(w http.ResponseWriter, r *http.Request) {
 	}
 	if !in.EventID.Set {
 		writeError(w, http.StatusBadRequest, "event_id is required")
+		return
+	}
+	if in.SecretCode == "" {
+		writeError(w, http.StatusBadRequest, msgEditCodeMissing)
 		return
 	}
 	s.mu.Lock()

@@ -77,7 +77,7 @@ func TestRedeemRequests_Errors(t *testing.T) {
 		wantMsg    string
 	}{
 		{"WrongCode", map[string]any{"secret_code": "000000"}, 400, "Invalid edit code"},
-		{"NoCode", map[string]any{"secret_code": ""}, 400, "secret_code is required"},
+		{"NoCode", map[string]any{"secret_code": ""}, 400, "SECRET_CODE_MISSING: secret_code is required"},
 		{"NoCodes", map[string]any{"requested_codes": 0}, 400, "requested_codes must be a whole number from 1 to 50000"},
 		{"TooMany", map[string]any{"requested_codes": 50001}, 400, "requested_codes must be a whole number from 1 to 50000"},
 		{"BadType", map[string]any{"redeem_type": "links"}, 400, "redeem_type must be qr_code, secret_website or secret_word"},

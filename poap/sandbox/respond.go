@@ -13,7 +13,8 @@ import (
 
 // Messages the backend writes. Those production is known to write (see
 // poap-api-facts) are kept word for word; the rest are worded to name the
-// field or the rule.
+// field or the rule, led by the documented error code where there is one
+// ([GUESS] the errors page lists the codes, not where a body carries them).
 const (
 	msgInvalidAddress  = "Address is not valid"
 	msgNoToken         = "Address does not have token for this event"
@@ -24,7 +25,7 @@ const (
 	msgAlreadyMinted   = "You already minted a POAP for this drop."
 	msgInvalidSecret   = "Invalid secret"
 	msgInvalidEditCode = "Invalid edit code"
-	msgEditCodeMissing = "secret_code is required"
+	msgEditCodeMissing = "SECRET_CODE_MISSING: secret_code is required"
 	msgEventNotFound   = "Event not found"
 	msgLimitExceeded   = "LIMIT_EXCEEDED"
 	msgDeliveryClaimed = "Delivery already claimed"

@@ -2,10 +2,17 @@
 // tests and for running the bot without credentials. The real service has no
 // test environment; this one answers over HTTP in the shapes production uses
 // (see poap-api-facts), so the real poap client can talk to it unchanged.
+// Where production's behaviour is not known, it follows POAP's OpenAPI
+// definition: the members a request must carry, the types of an answer's
+// fields. What neither source settles is marked [GUESS] where it is decided.
 //
 // A Server is an http.Handler: serve it with httptest.NewServer in tests, or
 // with an http.Server for a demo. State lives in memory; SeedDemo fills it
-// with the demo wallets the README names.
+// with the demo wallets the README names, SeedCollector with a collection of
+// any size. Besides the service's routes it serves, on its own host, what
+// production keeps elsewhere: the signed upload addresses of Moments
+// (/uploads/) and the artwork of the drops made with POST /events
+// (/assets/).
 package sandbox
 
 import (
@@ -133,6 +140,7 @@ func New(opts Options) *Server {
 	s.handle(wire.OpScanEvent, "GET /actions/scan/{address}/{eventId}", keyOnly, s.scanEvent)
 	s.authRoutes()
 	s.issuingRoutes()
+	s.artworkRoutes()
 	s.momentsRoutes()
 	s.handle(OpUnknown, "/", keyOnly, notFound)
 	return s

@@ -32,7 +32,10 @@ type eventJSON struct {
 	Timezone    string `json:"timezone"`
 }
 
-// scanJSON is one item of GET /actions/scan/{address}.
+// scanJSON is one item of GET /actions/scan/{address}. migrated is null
+// until a token moves network: the OAS types it as a string, not nullable,
+// but production writes null ([LIVE-NOTES] in poap-api-facts §3.1, §4), and
+// so do the holder pages.
 type scanJSON struct {
 	Event    eventJSON `json:"event"`
 	TokenID  string    `json:"tokenId"`
@@ -70,9 +73,11 @@ func (s *Server) scanItems(address string) (items []scanJSON, ok bool) {
 	if k == kindInvalid {
 		return nil, false
 	}
-	items = []scanJSON{}
-	for _, t := range s.held(holder) {
-		supply := s.supply(t.EventID)
+	held := s.held(holder)
+	supplies := s.supplies()
+	items = make([]scanJSON, 0, len(held))
+	for _, t := range held {
+		supply := supplies[t.EventID]
 		items = append(items, scanJSON{
 			Event:    s.eventJSON(t.EventID, &supply),
 			TokenID:  tokenID(t),

@@ -98,6 +98,9 @@ func (s *Server) createSecretRequest(w http.ResponseWriter, r *http.Request) {
 
 // fileSecret checks in, creates its claim and files its request.
 func (s *Server) fileSecret(in secretInput, now time.Time) (int64, error) {
+	if err := checkSecretRequired(in, true); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, kind, err := s.secretTarget(in)
@@ -105,14 +108,14 @@ func (s *Server) fileSecret(in secretInput, now time.Time) (int64, error) {
 		return 0, err
 	}
 	sc := &secretClaim{id: s.nextSecret, eventID: d.ID, kind: kind, active: in.Active == nil || *in.Active, created: now}
-	if err := s.applySecret(sc, in, d, now, true); err != nil {
+	if err := s.applySecret(sc, in); err != nil {
 		return 0, err
 	}
 	switch {
 	case in.RequestedCodes.V < 1 || in.RequestedCodes.V > wire.MaxRequestedCodes:
 		return 0, badRequest("requested_codes must be a whole number from 1 to %d", wire.MaxRequestedCodes)
 	case s.pendingOf(d.ID, redeemTypeOf(kind)) != nil:
-		return 0, badRequest("a %s request for this drop is already pending review; only one per method is allowed", redeemTypeOf(kind))
+		return 0, pendingRefusal(redeemTypeOf(kind))
 	case s.secretClaimOf(d.ID, kind) != nil:
 		return 0, badRequest("the drop already has a %s claim; change it with PUT /secret-requests", kind)
 	}
@@ -140,20 +143,24 @@ func (st *state) secretTarget(in secretInput) (Drop, string, error) {
 }
 
 // editSecretRequest answers PUT /secret-requests with the claim's id: it
-// changes the claim name, the window, the active switch or the number of
-// codes (accepted_redeems) of the drop's claim of that secret_type.
+// replaces the claim name, the window and the active switch of the drop's
+// claim of that secret_type, all of which the OAS requires, and changes the
+// number of codes when accepted_redeems is given.
 func (s *Server) editSecretRequest(w http.ResponseWriter, r *http.Request) {
 	var in secretInput
 	err := readJSON(r, &in)
 	var id int64
 	if err == nil {
-		id, err = s.editSecret(in, s.now())
+		id, err = s.editSecret(in)
 	}
 	writeResult(w, id, err)
 }
 
 // editSecret checks in and applies it to the drop's claim.
-func (s *Server) editSecret(in secretInput, now time.Time) (int64, error) {
+func (s *Server) editSecret(in secretInput) (int64, error) {
+	if err := checkSecretRequired(in, false); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, kind, err := s.secretTarget(in)
@@ -165,12 +172,10 @@ func (s *Server) editSecret(in secretInput, now time.Time) (int64, error) {
 		return 0, notFoundError("the drop has no " + kind + " claim; create it with POST /secret-requests")
 	}
 	edited := *sc
-	if err := s.applySecret(&edited, in, d, now, false); err != nil {
+	if err := s.applySecret(&edited, in); err != nil {
 		return 0, err
 	}
-	if in.Active != nil {
-		edited.active = *in.Active
-	}
+	edited.active = *in.Active
 	if in.AcceptedRedeems.Set {
 		if in.AcceptedRedeems.V < int64(sc.claimed) || in.AcceptedRedeems.V > wire.MaxRequestedCodes {
 			return 0, badRequest("accepted_redeems must be from the %d already claimed to %d", sc.claimed, wire.MaxRequestedCodes)
@@ -184,25 +189,46 @@ func (s *Server) editSecret(in secretInput, now time.Time) (int64, error) {
 }
 
 // applySecret checks and copies the name, time zone and window of in to
-// sc; create requires them. The caller holds s.mu.
-func (st *state) applySecret(sc *secretClaim, in secretInput, d Drop, now time.Time, create bool) error {
+// sc. The caller holds s.mu.
+func (st *state) applySecret(sc *secretClaim, in secretInput) error {
 	name := strings.TrimSpace(in.ClaimName)
-	if name != "" || create {
-		if err := checkClaimName(name); err != nil {
-			return err
-		}
-		if other := st.secrets[strings.ToLower(name)]; other != nil && other != st.secrets[strings.ToLower(sc.name)] {
-			return badRequest("claim_name %q is already taken", name)
-		}
-		sc.name = name
+	if err := checkClaimName(name); err != nil {
+		return err
 	}
+	if other := st.secrets[strings.ToLower(name)]; other != nil && other != st.secrets[strings.ToLower(sc.name)] {
+		return badRequest("claim_name %q is already taken", name)
+	}
+	sc.name = name
 	if in.Timezone.Set {
 		if in.Timezone.V < -12 || in.Timezone.V > 12 {
 			return badRequest("timezone must be an offset in hours from -12 to 12")
 		}
 		sc.timezone = int(in.Timezone.V)
 	}
-	return applyWindow(sc, in, d, now, create)
+	return applyWindow(sc, in)
+}
+
+// checkSecretRequired refuses a body of POST (create) or PUT
+// /secret-requests without a member the OAS requires of it; a member given
+// empty counts as missing. Both require the whole window: an edit replaces
+// it. requested_codes, which POST requires, is checked with its range.
+func checkSecretRequired(in secretInput, create bool) error {
+	for _, m := range []struct {
+		field   string
+		missing bool
+	}{
+		{"event_id", !in.EventID.Set},
+		{"claim_name", strings.TrimSpace(in.ClaimName) == ""},
+		{"from", strings.TrimSpace(in.From) == ""},
+		{"to", strings.TrimSpace(in.To) == ""},
+		{"active", !create && in.Active == nil},
+		{"secret_type", strings.TrimSpace(in.SecretType) == ""},
+	} {
+		if m.missing {
+			return badRequest("%s is required", m.field)
+		}
+	}
+	return nil
 }
 
 // checkClaimName refuses an empty claim name or one that cannot be a path

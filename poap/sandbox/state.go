@@ -81,6 +81,7 @@ type state struct {
 	holds     map[holding]bool  // who holds a POAP of which drop
 	nextDrop  int64
 	nextToken int64
+	artworks  map[string]artwork // by file name, as /assets/{file} serves them
 	ledger
 	knobs
 }
@@ -96,6 +97,7 @@ func newState() state {
 		drops:     map[int64]Drop{},
 		names:     map[string]string{},
 		holds:     map[holding]bool{},
+		artworks:  map[string]artwork{},
 		nextDrop:  firstDropID,
 		nextToken: firstTokenID,
 		ledger:    newLedger(),
@@ -224,6 +226,16 @@ func (st *state) supply(eventID int64) int {
 		if t.EventID == eventID {
 			n++
 		}
+	}
+	return n
+}
+
+// supplies counts the POAPs issued for each drop, in one pass, for answers
+// that show the supply of many drops. The caller holds s.mu.
+func (st *state) supplies() map[int64]int {
+	n := map[int64]int{}
+	for _, t := range st.tokens {
+		n[t.EventID]++
 	}
 	return n
 }

@@ -6,59 +6,40 @@ import (
 	"time"
 )
 
-// applyWindow checks and copies from and to. Each is hh:mm, on the drop's
-// start day for from and end day for to, or a full date and time; both are
-// in sc's time zone (an offset in hours) unless they carry their own. The
-// caller holds s.mu.
-func applyWindow(sc *secretClaim, in secretInput, d Drop, now time.Time, create bool) error {
-	startDay, endDay := dayOr(d.StartDate, now), dayOr(d.EndDate, now)
-	for _, f := range []struct {
-		field, value string
-		day          time.Time
-		dst          *time.Time
-	}{{"from", in.From, startDay, &sc.from}, {"to", in.To, endDay, &sc.to}} {
-		v := strings.TrimSpace(f.value)
-		if v == "" && !create {
-			continue
-		}
-		t, ok := parseClock(v, f.day, sc.timezone)
-		if !ok {
-			return badRequest("%s must be hh:mm or a date and time such as 2025-07-18T00:01:00", f.field)
-		}
-		*f.dst = t
+// applyWindow checks and copies from and to: date-times, as the OAS asks
+// (format date-time, "YYYY-MM-DDTHH-MM-SSZ"). One with an offset, such as
+// 2022-07-18T00:01:00Z, is read as it is; one without, such as the OAS's
+// own example 2022-07-18T00:01:00.000, at sc's time zone (an offset in
+// hours). The interface's hh:mm is refused: it is no date-time, and which
+// day it would fall on is not documented.
+func applyWindow(sc *secretClaim, in secretInput) error {
+	from, ok := parseDateTime(in.From, sc.timezone)
+	if !ok {
+		return badRequest("from must be a date-time such as 2022-07-18T00:01:00Z")
 	}
-	if !sc.to.After(sc.from) {
+	to, ok := parseDateTime(in.To, sc.timezone)
+	if !ok {
+		return badRequest("to must be a date-time such as 2022-07-18T00:01:00Z")
+	}
+	if !to.After(from) {
 		return badRequest("to must be after from")
 	}
+	sc.from, sc.to = from, to
 	return nil
 }
 
-// dayOr returns day, or the day of now when day is unset.
-func dayOr(day, now time.Time) time.Time {
-	if day.IsZero() {
-		return now.UTC().Truncate(24 * time.Hour)
-	}
-	return day
-}
-
-// parseClock reads a window bound: hh:mm on day, or a date and time, at
-// offset tz hours from UTC unless it names its own zone; it returns UTC.
-func parseClock(v string, day time.Time, tz int) (time.Time, bool) {
-	zone := time.FixedZone("", tz*3600)
+// parseDateTime reads a window bound as applyWindow says, at offset tz
+// hours from UTC unless it names its own; it returns UTC. Fractional
+// seconds are accepted.
+func parseDateTime(v string, tz int) (time.Time, bool) {
+	v = strings.TrimSpace(v)
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t.UTC(), true
 	}
-	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, v, zone); err == nil {
-			return t.UTC(), true
-		}
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05", v, time.FixedZone("", tz*3600)); err == nil {
+		return t.UTC(), true
 	}
-	clock, err := time.Parse("15:04", v)
-	if err != nil {
-		return time.Time{}, false
-	}
-	t := time.Date(day.Year(), day.Month(), day.Day(), clock.Hour(), clock.Minute(), 0, 0, zone)
-	return t.UTC(), true
+	return time.Time{}, false
 }
 
 // secretJSON is the answer of GET /secret/{secret_word}.

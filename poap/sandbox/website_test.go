@@ -11,7 +11,7 @@ import (
 func secretRequest(id int64, name, kind string) map[string]any {
 	return map[string]any{
 		"event_id": id, "requested_codes": 2, "secret_code": "654321", "claim_name": name,
-		"from": "10:00", "to": "18:00", "timezone": 0, "captcha": true, "active": true, "secret_type": kind,
+		"from": "2026-03-10T10:00:00Z", "to": "2026-03-10T18:00:00Z", "timezone": 0, "captcha": true, "active": true, "secret_type": kind,
 	}
 }
 
@@ -96,8 +96,8 @@ func TestSecretRequests(t *testing.T) {
 	}{
 		{"Taken", map[string]any{"claim_name": "Hidden-Word", "secret_type": "website"}, `claim_name "Hidden-Word" is already taken`},
 		{"BadName", map[string]any{"claim_name": "a b"}, "claim_name must be 1 to 100 letters, digits, hyphens or underscores"},
-		{"BadFrom", map[string]any{"from": "10am"}, "from must be hh:mm or a date and time such as 2025-07-18T00:01:00"},
-		{"Backwards", map[string]any{"from": "18:00", "to": "10:00"}, "to must be after from"},
+		{"BadFrom", map[string]any{"from": "10am"}, "from must be a date-time such as 2022-07-18T00:01:00Z"},
+		{"Backwards", map[string]any{"from": "2026-03-10T18:00:00Z", "to": "2026-03-10T10:00:00.000"}, "to must be after from"},
 		{"BadType", map[string]any{"secret_type": "email"}, "secret_type must be website or word"},
 		{"WrongCode", map[string]any{"secret_code": "111111"}, "Invalid edit code"},
 		{"Timezone", map[string]any{"timezone": 13}, "timezone must be an offset in hours from -12 to 12"},
@@ -125,5 +125,57 @@ func TestSecretRequests(t *testing.T) {
 	}
 	if r := h.call(t, "GET", "/secret/hidden-word", nil); r.status != 404 {
 		t.Errorf("old name after rename = %d, want 404", r.status)
+	}
+}
+
+// TestSecretRequests_Document checks the fields the OpenAPI definition
+// requires of POST and PUT /secret-requests, the whole window included, and
+// its date-time format.
+func TestSecretRequests_Document(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	id := h.createDrop(t, dropFields())
+	if r := h.call(t, "POST", "/secret-requests", secretRequest(id, "doc-site", "website")); r.status != 200 {
+		t.Fatalf("POST /secret-requests = %d %v", r.status, r.body)
+	}
+	edit := func() map[string]any {
+		return map[string]any{"event_id": id, "secret_code": "654321", "secret_type": "website", "claim_name": "doc-site",
+			"from": "2026-03-10T09:00:00Z", "to": "2026-03-10T19:00:00Z", "timezone": 0, "active": true}
+	}
+	tests := []struct {
+		name    string
+		method  string
+		drop    []string       // members removed
+		change  map[string]any // members changed
+		wantMsg string
+	}{
+		{"EditNoWindow", "PUT", []string{"from", "to"}, nil, "from is required"},
+		{"EditNoTo", "PUT", []string{"to"}, nil, "to is required"},
+		{"EditNoActive", "PUT", []string{"active"}, nil, "active is required"},
+		{"EditNoName", "PUT", []string{"claim_name"}, nil, "claim_name is required"},
+		{"EditNoType", "PUT", []string{"secret_type"}, nil, "secret_type is required"},
+		{"EditClock", "PUT", nil, map[string]any{"from": "09:00"}, "from must be a date-time such as 2022-07-18T00:01:00Z"},
+		{"CreateClock", "POST", nil, map[string]any{"to": "19:00"}, "to must be a date-time such as 2022-07-18T00:01:00Z"},
+		{"CreateNoWindow", "POST", []string{"from"}, nil, "from is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := edit()
+			if tc.method == "POST" {
+				body = secretRequest(id, "other-doc-site", "word")
+				body["from"], body["to"] = "2026-03-10T09:00:00Z", "2026-03-10T19:00:00Z"
+			}
+			for _, k := range tc.drop {
+				delete(body, k)
+			}
+			for k, v := range tc.change {
+				body[k] = v
+			}
+			if r := h.call(t, tc.method, "/secret-requests", body); r.status != 400 || r.message() != tc.wantMsg {
+				t.Errorf("%s /secret-requests = %d %v, want 400 %q", tc.method, r.status, r.body, tc.wantMsg)
+			}
+		})
+	}
+	if r := h.call(t, "PUT", "/secret-requests", edit()); r.status != 200 {
+		t.Errorf("PUT /secret-requests with the whole window = %d %v, want 200", r.status, r.body)
 	}
 }

@@ -65,6 +65,11 @@ const (
 	OpSetMintingNetwork = "set_minting_network"
 	// OpHealthCheck is GET /health-check; the client does not call it.
 	OpHealthCheck = "health_check"
+	// OpDropArtwork is a GET of a drop's artwork address (its drop_image
+	// ORIGINAL, else its image_url), on the image host rather than the
+	// issuing service: EditDrop sends the artwork back, as PUT
+	// /events/{fancyId} requires.
+	OpDropArtwork = "drop_artwork"
 )
 
 // OpAccessToken is POST /oauth/token on the token service

@@ -18,9 +18,10 @@ import (
 	"time"
 )
 
-// MaxBodySize bounds what is read of a response body, so a broken or hostile
-// server cannot exhaust memory. The largest real answers (a scan of a big
-// collector, a page of 300 holders) stay far below it.
+// MaxBodySize bounds what Send reads of a response body, so a broken or
+// hostile server cannot exhaust memory. The answers that grow with the data
+// (a scan of a big collector, a page of holders) are read with Stream
+// instead, which bounds each element rather than the whole.
 const MaxBodySize = 8 << 20
 
 // ErrBodyTooLarge reports a response body over MaxBodySize.
@@ -36,19 +37,62 @@ type Response struct {
 // Send does the round trip with hc and reads at most MaxBodySize bytes of
 // the body. Errors: hc's, a failed read, or ErrBodyTooLarge.
 func Send(hc *http.Client, req *http.Request) (Response, error) {
+	return Stream(hc, req, nil)
+}
+
+// Stream does the round trip with hc. A 2xx body is handed to read as it
+// arrives, with no bound on its size (read bounds what it keeps), and the
+// Response has no Body; any other answer, or every answer when read is nil,
+// is read as Send reads it. Errors: hc's; a failed read of the body, from
+// read or not, as Send returns it; ErrBodyTooLarge; and any other error of
+// read as a *BodyError, the body's fault rather than the connection's.
+func Stream(hc *http.Client, req *http.Request, read func(io.Reader) error) (Response, error) {
 	resp, err := hc.Do(req)
 	if err != nil {
 		return Response{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodySize+1))
-	if err != nil {
+	res := Response{Status: resp.StatusCode, Header: resp.Header}
+	if read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		body := &recordingReader{r: resp.Body}
+		if err := read(body); err != nil {
+			if body.err != nil {
+				return Response{}, fmt.Errorf("read response: %w", body.err)
+			}
+			return res, &BodyError{Err: err}
+		}
+		return res, nil
+	}
+	if res.Body, err = io.ReadAll(io.LimitReader(resp.Body, MaxBodySize+1)); err != nil {
 		return Response{}, fmt.Errorf("read response: %w", err)
 	}
-	if len(body) > MaxBodySize {
+	if len(res.Body) > MaxBodySize {
 		return Response{}, ErrBodyTooLarge
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+	return res, nil
+}
+
+// BodyError is a 2xx body that Stream's reader refused: it does not decode,
+// or breaks a bound of the reader. Retrying will not help.
+type BodyError struct{ Err error }
+
+func (e *BodyError) Error() string { return e.Err.Error() }
+
+func (e *BodyError) Unwrap() error { return e.Err }
+
+// recordingReader remembers the first failure of the connection, so that
+// Stream tells it apart from the reader's own errors.
+type recordingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *recordingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // Statuses an Observer receives for a request that got no HTTP status code.
