@@ -167,10 +167,10 @@ func discard(conn *sql.Conn) {
 var fileLocks sync.Map
 
 // fileLock runs fn under a lock of this process keyed by the database file.
-// That is enough on SQLite: a file is only ever shared by the processes of
-// one host, and the bot runs one process per file; replicas need PostgreSQL.
-// Keying by file rather than by handle makes two handles on one file (a
-// restart within a test) share the lock.
+// That is enough on SQLite: Open lets one process at a time have the file
+// (ErrLocked); replicas need PostgreSQL. Keying by file rather than by
+// handle makes the handles of successive opens (a restart within a test)
+// share the lock.
 func (db *DB) fileLock(ctx context.Context, audience string, fn func(ctx context.Context) error) error {
 	const op = "lock tokens"
 	var file string

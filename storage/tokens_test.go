@@ -55,7 +55,7 @@ func TestDB_ServiceToken(t *testing.T) {
 			}
 		})
 		t.Run("ErrDecrypt", func(t *testing.T) {
-			other := openTest(t, databaseURL, WithKey(Key{31: 9}))
+			other := withKey(db, Key{31: 9})
 			if _, _, err := other.ServiceToken(t.Context(), "api"); !errors.Is(err, ErrDecrypt) {
 				t.Errorf("ServiceToken(api) with another key = %v, want %v", err, ErrDecrypt)
 			}
@@ -137,8 +137,7 @@ func TestDB_LockTokens(t *testing.T) {
 	t.Parallel()
 	eachDialect(t, func(t *testing.T, newURL func() string) {
 		databaseURL := newURL()
-		// Two handles on one database, as two replicas.
-		replicas := []*DB{openTest(t, databaseURL), openTest(t, databaseURL)}
+		replicas := replicas(t, databaseURL, 2)
 		t.Run("NoOverlap", func(t *testing.T) {
 			var inside, overlaps, done atomic.Int32
 			var wg sync.WaitGroup

@@ -10,6 +10,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -47,11 +48,14 @@ func TestTokens_Concurrent(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		e := newTokenEnv(t)
 		databaseURL := newURL()
-		// Two handles on one database, as two replicas.
-		replicas := []*Tokens{
-			e.newTokens(t, openStore(t, databaseURL), Options{}),
-			e.newTokens(t, openStore(t, databaseURL), Options{}),
+		// Two replicas: two handles on PostgreSQL; on SQLite, which one
+		// process holds, two Tokens on the one handle.
+		first := openStore(t, databaseURL)
+		second := first
+		if first.Dialect() == storage.DialectPostgres {
+			second = openStore(t, databaseURL)
 		}
+		replicas := []*Tokens{e.newTokens(t, first, Options{}), e.newTokens(t, second, Options{})}
 		start := make(chan struct{})
 		got := make([]core.Secret, 50)
 		var wg sync.WaitGroup
