@@ -32,8 +32,15 @@ type dropIssuer struct {
 	failMints int
 	// failStatus status reads fail with ErrIssuerUnavailable.
 	failStatus int
-	tx         int
+	// unsent makes mints and status reads fail before anything is sent,
+	// as when no access token can be had: ErrNotSent with
+	// ErrIssuerUnavailable.
+	unsent bool
+	tx     int
 }
+
+// errUnsent is the failure of a call that never reached the service.
+var errUnsent = fmt.Errorf("no access token: %w: %w", core.ErrNotSent, core.ErrIssuerUnavailable)
 
 type issuedEvent struct {
 	code    core.Secret
@@ -154,6 +161,9 @@ func (f *dropIssuer) MintLinks(_ context.Context, id int64, code core.Secret) ([
 func (f *dropIssuer) ClaimStatus(_ context.Context, hash string) (core.MintLinkStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unsent {
+		return core.MintLinkStatus{}, errUnsent
+	}
 	if f.failStatus > 0 {
 		f.failStatus--
 		return core.MintLinkStatus{}, core.ErrIssuerUnavailable
@@ -166,6 +176,9 @@ func (f *dropIssuer) ClaimStatus(_ context.Context, hash string) (core.MintLinkS
 func (f *dropIssuer) Mint(_ context.Context, hash, wallet string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unsent {
+		return "", errUnsent
+	}
 	f.calls[hash] = append(f.calls[hash], "status")
 	l := f.links[hash]
 	switch {

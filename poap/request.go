@@ -85,6 +85,8 @@ type outcome struct {
 	// transient says the failure may pass on another attempt: a network
 	// error or timeout of this attempt, or a status such as 503.
 	transient bool
+	// unsent says the attempt failed before anything was sent.
+	unsent bool
 }
 
 // do sends r with the client's headers and credentials and decodes a 2xx
@@ -95,27 +97,37 @@ type outcome struct {
 // 401 is sent once more with a renewed token. A non-2xx answer becomes an
 // *APIError; a failure without an answer, a body too large or one that does
 // not decode wraps ErrUnavailable; a refused token request returns the
-// TokenSource's error (ErrTokenBudget, ErrUnauthorized...).
+// TokenSource's error (ErrTokenBudget, ErrUnauthorized...). A failure before
+// any attempt reached the service also wraps ErrNotSent.
 func (c *Client) do(ctx context.Context, r request, out any) error {
 	token, err := c.bearer(ctx, r)
 	if err != nil {
-		return fmt.Errorf("poap: %s: %w", r.op, err)
+		return fmt.Errorf("poap: %s: %w: %w", r.op, err, ErrNotSent)
 	}
-	renewed := false
+	// reached says an attempt got to the service, which may have acted on
+	// it; an attempt refused for its token did not.
+	renewed, reached := false, false
 	for attempt := 1; ; attempt++ {
 		o := c.attempt(ctx, r, token)
 		if o.err == nil {
 			return decode(r, o.res.Body, out)
 		}
+		if o.unsent && !reached {
+			return fmt.Errorf("%w: %w", o.err, ErrNotSent)
+		}
 		if !renewed && c.refusedBearer(r, o) {
 			// A 401 means the service refused before acting, so even a
 			// mint may be sent again, once.
 			renewed = true
-			if token, err = c.renew(ctx, r, token); err != nil {
+			if token, err = c.renew(ctx, r, token); err != nil && !reached {
+				return fmt.Errorf("%w: %w", err, ErrNotSent)
+			}
+			if err != nil {
 				return err
 			}
 			continue
 		}
+		reached = true
 		wait, retry := c.retryWait(ctx, r, attempt, o)
 		if !retry {
 			return o.err
@@ -131,13 +143,13 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
 	if err := c.limit(ctx); err != nil {
 		_, err = transport.Failure(ctx, r.op, err, ErrUnavailable)
-		return outcome{err: err}
+		return outcome{err: err, unsent: true}
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.timeout, c.timeout))
 	defer cancel()
 	req, err := c.newRequest(ctx, r, token)
 	if err != nil {
-		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err)}
+		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err), unsent: true}
 	}
 	start := time.Now()
 	res, err := transport.Send(c.http, req)
