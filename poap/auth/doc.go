@@ -11,13 +11,15 @@
 // request is in three files:
 //
 //   - poap/auth/tokens.go, the manager: memory, then the store, then the
-//     token service; renewal ahead of expiry and after a 401; the budget;
+//     token service; renewal ahead of expiry and after a refusal; the budget;
 //     one request at a time (Options and New are in options.go);
 //   - poap/auth/oauth.go, the token service call, POST
 //     {AuthURL}/oauth/token, and how its answers and failures become
 //     errors;
 //   - poap/request.go, where the client puts the token in the
-//     Authorization header and asks for another after a 401.
+//     Authorization header and asks for another after a 401, or after the
+//     gateway's 403 for an expired or revoked token (never after any other
+//     403: a refused API key must not spend the budget).
 //
 // The errors are the client's, so that a caller of the client tests them
 // against one package: poap.ErrTokenBudget, poap.ErrUnauthorized,

@@ -25,7 +25,7 @@ const (
 	DefaultRenewBefore = 2 * time.Hour
 	// DefaultLifetime is assumed when the token service leaves expires_in
 	// out: the 24 hours the documentation promises. A token that dies
-	// sooner is caught by the 401 that renews it.
+	// sooner is caught by the refusal (401 or 403) that renews it.
 	DefaultLifetime = wire.TokenLifetime
 )
 

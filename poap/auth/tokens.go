@@ -17,7 +17,7 @@ import (
 // renewRetry spaces the attempts to renew, ahead of time, a token that
 // still works, after one failed. Without it, a token service outage would
 // spend the hourly budget on the first four calls; 20 minutes allows 3
-// attempts an hour and keeps one token request free for a 401.
+// attempts an hour and keeps one token request free for a refused token.
 const renewRetry = 20 * time.Minute
 
 // expiryMargin is the least life a token must have left to be handed out,
@@ -102,7 +102,8 @@ func (t *Tokens) Token(ctx context.Context, audience string) (core.Secret, error
 }
 
 // Renew returns a token for audience other than refused, which the service
-// just answered 401 to: the one another caller got meanwhile, or a new one.
+// just refused (401, or the gateway's 403 for an expired or revoked token):
+// the one another caller got meanwhile, or a new one.
 // Its errors are those of Token; it never returns refused.
 func (t *Tokens) Renew(ctx context.Context, audience string, refused core.Secret) (core.Secret, error) {
 	a := t.audience(audience)

@@ -181,18 +181,36 @@ func TestServer_Bearer(t *testing.T) {
 	if s.TokensIssued("") != 0 || s.TokensIssued("bot") != 1 {
 		t.Errorf("TokensIssued = %d and %d, want IssueToken not counted", s.TokensIssued(""), s.TokensIssued("bot"))
 	}
-	clock.Add(wire.TokenLifetime)
-	if status := get("/probe", token); status != 401 {
-		t.Errorf("GET /probe after a day = %d, want 401", status)
+	// A token the gateway knows but no longer accepts gets its
+	// authorizer's 403 deny on the issuing service, 401 on Moments.
+	denied := func(name, token string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+"/probe", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		want := map[string]any{"Message": "User is not authorized to access this resource with an explicit deny"}
+		if resp.StatusCode != 403 || !cmp.Equal(body, want) {
+			t.Errorf("GET /probe %s = %d %v, want 403 %v", name, resp.StatusCode, body, want)
+		}
 	}
+	clock.Add(wire.TokenLifetime)
+	denied("after a day", token)
 	clock.Add(-time.Hour)
 	s.ExpireTokens()
-	if status := get("/probe", token); status != 401 {
-		t.Errorf("GET /probe after ExpireTokens = %d, want 401", status)
-	}
+	denied("after ExpireTokens", token)
 	fresh := s.IssueToken(DefaultAudience)
 	s.RevokeTokens()
-	if status := get("/probe", fresh); status != 401 {
-		t.Errorf("GET /probe after RevokeTokens = %d, want 401", status)
+	denied("after RevokeTokens", fresh)
+	if status := get("/probe-moments", moments); status != 401 {
+		t.Errorf("GET /probe-moments after RevokeTokens = %d, want 401", status)
+	}
+	if s.ValidToken(fresh, DefaultAudience) {
+		t.Error("ValidToken(revoked) = true, want false")
 	}
 }
