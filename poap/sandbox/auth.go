@@ -20,7 +20,7 @@ type tokenService struct {
 
 	mu       sync.Mutex
 	tokens   map[string]issuedToken // by token
-	requests map[string][]time.Time // by client and audience, the last hour's
+	requests map[string][]time.Time // by client, the last hour's
 	issued   map[string]int         // by client
 	banned   bool
 }
@@ -56,7 +56,7 @@ func (s *Server) authRoutes() {
 }
 
 // issueToken answers POST /oauth/token as the token service does, banning a
-// client that asks for a fifth token for one audience within an hour.
+// client that asks for a fifth token within an hour, whatever the audiences.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	var req wire.TokenRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
@@ -68,7 +68,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant type: "+req.GrantType)
 	case !s.auth.knows(req.ClientID, req.ClientSecret):
 		writeOAuthError(w, http.StatusUnauthorized, "access_denied", "Unauthorized")
-	case !s.auth.admit(req.ClientID, req.Audience, s.now()):
+	case !s.auth.admit(req.ClientID, s.now()):
 		writeOAuthError(w, http.StatusTooManyRequests, "too_many_requests", "Rate limit reached")
 	case req.Audience != s.audience && req.Audience != s.momentsAudience:
 		writeOAuthError(w, http.StatusForbidden, "access_denied", "Service not enabled within domain: "+req.Audience)
@@ -108,10 +108,11 @@ func (ts *tokenService) knows(clientID, secret string) bool {
 	return idOK&secretOK == 1
 }
 
-// admit counts a token request by client for audience at now and reports
-// whether it may be answered: a request over wire.TokenBudget in the last
-// hour bans the client, and a banned client is refused from then on.
-func (ts *tokenService) admit(client, audience string, now time.Time) bool {
+// admit counts a token request by client at now and reports whether it may
+// be answered: a request over wire.TokenBudget in the last hour, for any
+// audiences, bans the client (the service bans clients, not audiences), and
+// a banned client is refused from then on.
+func (ts *tokenService) admit(client string, now time.Time) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.banned {
@@ -120,15 +121,14 @@ func (ts *tokenService) admit(client, audience string, now time.Time) bool {
 	if ts.requests == nil {
 		ts.requests = map[string][]time.Time{}
 	}
-	key := client + "\x00" + audience
-	recent := ts.requests[key][:0]
-	for _, at := range ts.requests[key] {
+	recent := ts.requests[client][:0]
+	for _, at := range ts.requests[client] {
 		if now.Sub(at) < time.Hour {
 			recent = append(recent, at)
 		}
 	}
-	ts.requests[key] = append(recent, now)
-	ts.banned = len(ts.requests[key]) > wire.TokenBudget
+	ts.requests[client] = append(recent, now)
+	ts.banned = len(ts.requests[client]) > wire.TokenBudget
 	return !ts.banned
 }
 

@@ -130,17 +130,27 @@ func TestServer_TokenBan(t *testing.T) {
 			t.Errorf("TokensIssued(bot) = %d, want %d", n, wire.TokenBudget)
 		}
 	})
+	t.Run("AcrossAudiences", func(t *testing.T) {
+		// The service bans a client, not an audience.
+		s, base, clock := authServer(t, "bot")
+		for i, audience := range []string{DefaultAudience, DefaultMomentsAudience, DefaultAudience, DefaultMomentsAudience} {
+			if status, _ := postToken(t, base, grant("bot", "s3cret", audience)); status != 200 {
+				t.Fatalf("request %d = %d, want 200", i+1, status)
+			}
+			clock.Add(10 * time.Minute)
+		}
+		if status, _ := postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience)); status != 429 || !s.Banned() {
+			t.Errorf("fifth request in an hour, over two audiences = %d, banned %v, want 429 and the ban", status, s.Banned())
+		}
+	})
 	t.Run("RollingHour", func(t *testing.T) {
 		s, base, clock := authServer(t, "bot")
-		for range 3 {
-			for range wire.TokenBudget {
-				postToken(t, base, grant("bot", "s3cret", DefaultAudience))
-				postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience))
-				clock.Add(16 * time.Minute) // 4 in any hour, per audience
-			}
+		for i := range 3 * wire.TokenBudget {
+			postToken(t, base, grant("bot", "s3cret", []string{DefaultAudience, DefaultMomentsAudience}[i%2]))
+			clock.Add(16 * time.Minute) // 4 in any hour
 		}
-		if s.Banned() || s.TokensIssued("bot") != 24 {
-			t.Errorf("banned %v after %d tokens, want no ban after 24", s.Banned(), s.TokensIssued("bot"))
+		if s.Banned() || s.TokensIssued("bot") != 12 {
+			t.Errorf("banned %v after %d tokens, want no ban after 12", s.Banned(), s.TokensIssued("bot"))
 		}
 	})
 }
