@@ -2,10 +2,14 @@
 // access tokens from the POAP token service with the client credentials
 // (the OAuth client-credentials grant), keeps them in memory and, through a
 // Store (storage.DB), for restarts and other replicas, renews them ahead of
-// expiry and when the service refuses one, requests them one at a time per
-// audience across every process sharing the store, and never more often
-// than the service's budget of 4 an hour allows. *Tokens is the
-// poap.TokenSource a poap.Client is built with in production.
+// expiry and when the service refuses one, requests them one at a time
+// across every process sharing the store, and never more often than the
+// service's budget of 4 an hour allows. Tokens are stored under the client
+// they belong to (the token service's address and the client id) and their
+// audience, and the budget, like the service's ban, is the client's across
+// its audiences: a sandbox's tokens never replace production's, nor spend
+// its budget. *Tokens is the poap.TokenSource a poap.Client is built with
+// in production.
 //
 // How an access token is obtained, stored, renewed and attached to a
 // request is in three files:
