@@ -95,11 +95,11 @@ type outcome struct {
 // An idempotent request is retried after a transient failure (see
 // RetryPolicy); any request with an access token that the service refuses
 // (401, or the gateway's 403 for an expired or revoked token: see
-// refusesToken) is sent once more with a renewed token. A non-2xx answer becomes an
-// *APIError; a failure without an answer, a body too large or one that does
-// not decode wraps ErrUnavailable; a refused token request returns the
-// TokenSource's error (ErrTokenBudget, ErrUnauthorized...). A failure before
-// any attempt reached the service also wraps ErrNotSent.
+// refusesToken) is sent once more with a renewed token. A non-2xx answer
+// becomes an *APIError; a failure without an answer, a body too large or
+// one that does not decode wraps ErrUnavailable; a refused token request
+// returns the TokenSource's error (ErrTokenBudget, ErrUnauthorized...). A
+// failure before any attempt reached the service also wraps ErrNotSent.
 func (c *Client) do(ctx context.Context, r request, out any) error {
 	token, err := c.bearer(ctx, r)
 	if err != nil {
@@ -120,10 +120,10 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			// The gateway refused before the service acted, so even a
 			// mint may be sent again, once.
 			renewed = true
-			if token, err = c.renew(ctx, r, token); err != nil && !reached {
-				return fmt.Errorf("%w: %w", err, ErrNotSent)
-			}
-			if err != nil {
+			if token, err = c.renew(ctx, r, token); err != nil {
+				if !reached {
+					err = fmt.Errorf("%w: %w", err, ErrNotSent)
+				}
 				return err
 			}
 			continue

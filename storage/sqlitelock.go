@@ -38,8 +38,8 @@ func lockSQLite(path string) (*sqliteLock, error) {
 	return &sqliteLock{f: f}, nil
 }
 
-// release gives the lock back. The file stays: removing it could let a
-// third process lock a new file while a second still waits on the old one.
+// release gives the lock back. The file stays: removing it could let two
+// processes each lock a file of that name, one the removed one, one anew.
 func (l *sqliteLock) release() error {
 	if l == nil {
 		return nil
