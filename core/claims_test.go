@@ -154,6 +154,30 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		}
 		dt.issuer.checkNoBlindRetry(t)
 	})
+	t.Run("NotSent", func(t *testing.T) {
+		// No access token can be had: neither the mint nor a status read
+		// reaches the service. The link goes back to the member at once
+		// instead of staying minting until a status read gets through.
+		dt := newDropTest(t)
+		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.issuer.set(func(f *dropIssuer) { f.unsent = true })
+		alice := dt.member(t, "alice", wallet(1))
+		res, err := dt.claim(t, alice, core.ClaimOptions{})
+		if !errors.Is(err, core.ErrIssuerUnavailable) || !errors.Is(err, core.ErrNotSent) {
+			t.Fatalf("Claim() with the mint not sent = %+v, %v, want ErrIssuerUnavailable and ErrNotSent", res, err)
+		}
+		if got := dt.store.Links(1)[0]; got.State != core.MintLinkHandedOut {
+			t.Errorf("after a mint not sent the link is %s, want handed_out", got.State)
+		}
+		if n := dt.issuer.mints("e4242-1"); n != 0 {
+			t.Errorf("%d mints of the link reached the service, want 0", n)
+		}
+		dt.issuer.set(func(f *dropIssuer) { f.unsent = false })
+		res, err = dt.claim(t, alice, core.ClaimOptions{})
+		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
+		}
+	})
 	t.Run("ClaimedElsewhere", func(t *testing.T) {
 		dt := newDropTest(t)
 		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})

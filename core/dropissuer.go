@@ -9,7 +9,8 @@ import (
 // DropIssuer is what drops and claims need from the issuing service.
 // Implementations translate their errors into the core's sentinels:
 // ErrIssuerUnavailable when the service cannot answer (also on a timeout),
-// ErrIssuerRejected when it refuses the bot's credentials.
+// ErrIssuerRejected when it refuses the bot's credentials, and ErrNotSent
+// besides either when the call never reached the service.
 type DropIssuer interface {
 	// ValidateEditCode reports whether code is the edit code of drop
 	// eventID; a wrong code is false without error. ErrUnknownEvent when
@@ -26,7 +27,8 @@ type DropIssuer interface {
 	// Mint mints the link's POAP to wallet (an address, ENS name or
 	// e-mail) and returns the service's transaction id, or "" when it gave
 	// none. It is never retried: on ErrIssuerUnavailable the mint may or
-	// may not have happened, and only ClaimStatus can tell. Errors:
+	// may not have happened, and only ClaimStatus can tell, unless the
+	// error matches ErrNotSent: then it did not. Errors:
 	// ErrMintLinkClaimed, ErrMintLinkExpired, ErrWalletHoldsDrop, ErrInvalidWallet.
 	Mint(ctx context.Context, qrHash, wallet string) (transactionID string, err error)
 	// RequestMintLinks asks for count more mint links, which the service

@@ -38,7 +38,11 @@ type dropIssuer struct {
 	delayed []delayedMint
 	// afterStatus runs once, after the next status read is answered.
 	afterStatus func()
-	tx          int
+	// unsent makes mints and status reads fail before anything is sent,
+	// as when no access token can be had: ErrNotSent with
+	// ErrIssuerUnavailable.
+	unsent bool
+	tx     int
 }
 
 // delayedMint is a mint the service applies late.
@@ -68,6 +72,9 @@ func (f *dropIssuer) holders(id int64, wallets ...string) int {
 	}
 	return n
 }
+
+// errUnsent is the failure of a call that never reached the service.
+var errUnsent = fmt.Errorf("no access token: %w: %w", core.ErrNotSent, core.ErrIssuerUnavailable)
 
 type issuedEvent struct {
 	code    core.Secret
@@ -200,6 +207,9 @@ func (f *dropIssuer) ClaimStatus(ctx context.Context, hash string) (core.MintLin
 func (f *dropIssuer) status(hash string) (core.MintLinkStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unsent {
+		return core.MintLinkStatus{}, errUnsent
+	}
 	if f.failStatus > 0 {
 		f.failStatus--
 		return core.MintLinkStatus{}, core.ErrIssuerUnavailable
@@ -212,6 +222,9 @@ func (f *dropIssuer) status(hash string) (core.MintLinkStatus, error) {
 func (f *dropIssuer) Mint(_ context.Context, hash, wallet string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unsent {
+		return "", errUnsent
+	}
 	f.calls[hash] = append(f.calls[hash], "status")
 	l := f.links[hash]
 	switch {

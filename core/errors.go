@@ -33,6 +33,14 @@ var (
 	ErrIssuerUnavailable = errors.New("issuing service unavailable")
 	// ErrIssuerRejected means the issuing service refused our credentials.
 	ErrIssuerRejected = errors.New("issuing service refused the credentials")
+	// ErrNotSent means a request never reached the issuing service: no
+	// access token could be had (the hourly budget spent, say), the
+	// request could not be built, or the service refused its token before
+	// acting and no other could be had. The service did nothing, so what
+	// was recorded ahead of the request may be undone at once. It comes
+	// with the sentinel that says why (ErrIssuerUnavailable,
+	// ErrIssuerRejected...).
+	ErrNotSent = errors.New("request not sent to the issuing service")
 
 	// Errors of wallets and members (WalletService, CollectionService).
 

@@ -150,7 +150,8 @@ func judge(st MintLinkStatus, wallets ...string) mintOutcome {
 // sendMint records the mint, sends it, and records its outcome; an outcome
 // the answer does not tell is read from the link's claim status, where a
 // claim by earlier, the wallet of an unconfirmed earlier mint of this link,
-// counts as the member's too.
+// counts as the member's too. A mint that never left (ErrNotSent) is undone
+// at once.
 func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet, earlier string) (mintOutcome, error) {
 	begun, err := s.mintLinks.BeginMint(ctx, link.ID, wallet, s.clock.Now())
 	switch {
@@ -171,6 +172,13 @@ func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wall
 	case err == nil:
 		s.finish(ctx, d, link, MintLinkMinted, tx)
 		return mintDone, nil
+	case errors.Is(err, ErrNotSent):
+		// Nothing reached the service, so nothing was minted: the link
+		// goes back to the member now rather than stay minting until a
+		// status read gets through, which needs what was missing (an
+		// access token, say).
+		s.finish(ctx, d, link, MintLinkHandedOut, "")
+		return 0, dropError(d, fmt.Errorf("the mint was not sent: %w", err))
 	case errors.Is(err, ErrWalletHoldsDrop):
 		s.finish(ctx, d, link, MintLinkHandedOut, "")
 		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletHoldsDrop}

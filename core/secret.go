@@ -43,3 +43,15 @@ func (s *Secret) Decode(value string) error {
 	*s = Secret(value)
 	return nil
 }
+
+// TokenClient names a client of a token service, whose access tokens are
+// stored for restarts and replicas: a token belongs to its client and its
+// audience, and the service's hourly budget, and its ban, count per client
+// across audiences. Two clients differ when either field does, so a sandbox's
+// token service never shares a token or a budget with production's.
+type TokenClient struct {
+	// Service is the token service's base address (POAP_AUTH_URL).
+	Service string
+	// ID is the client id (POAP_CLIENT_ID); not a secret.
+	ID string
+}

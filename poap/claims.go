@@ -3,6 +3,7 @@ package poap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -189,19 +190,26 @@ func (m *MintResult) UnmarshalJSON(b []byte) error {
 // A mint is never retried by the client. When Mint fails with
 // ErrUnavailable or a timeout, the mint may or may not have happened: call
 // ClaimStatus before anything else, and treat the link as minted when it is
-// claimed for the same beneficiary.
+// claimed for the same beneficiary. When the error also matches ErrNotSent
+// (the status read failed, no access token could be had...), the mint never
+// left and nothing happened.
 //
 // Errors: ErrQRClaimed, ErrQRExpired, ErrAlreadyMinted (the address holds
 // this drop already), ErrInvalidAddress (also for an empty address, before
 // sending), ErrNotFound for an unknown link, ErrUnauthorized,
-// ErrRateLimited, ErrUnavailable; answers of the service come as *APIError.
+// ErrRateLimited, ErrUnavailable, ErrNotSent with the failure before the
+// mint; answers of the service come as *APIError.
 func (c *Client) Mint(ctx context.Context, in MintInput) (MintResult, error) {
 	if err := in.validate(); err != nil {
 		return MintResult{}, err
 	}
 	status, err := c.ClaimStatus(ctx, in.QRHash)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotSent):
 		return MintResult{}, err
+	case err != nil:
+		// The status read failed; the mint itself never left.
+		return MintResult{}, fmt.Errorf("poap: %s: %w: %w", wire.OpMint, err, ErrNotSent)
 	}
 	switch {
 	case status.Claimed:

@@ -100,7 +100,8 @@ type TokenSource interface {
 	// Token returns a valid access token for audience.
 	Token(ctx context.Context, audience string) (core.Secret, error)
 	// Renew returns a token other than refused, which the service just
-	// answered 401 to, unless another caller renewed it already.
+	// refused (401, or the gateway's 403 for an expired or revoked
+	// token), unless another caller renewed it already.
 	Renew(ctx context.Context, audience string, refused core.Secret) (core.Secret, error)
 }
 
@@ -225,7 +226,7 @@ func (c *Client) tokenAudience(r request) string {
 }
 
 // renew asks the TokenSource for a token other than refused, which the
-// service just answered 401 to.
+// service just refused.
 func (c *Client) renew(ctx context.Context, r request, refused core.Secret) (core.Secret, error) {
 	audience := c.tokenAudience(r)
 	c.log.LogAttrs(ctx, slog.LevelInfo, "poap access token refused, renewing",

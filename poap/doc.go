@@ -30,10 +30,12 @@
 // poap/auth, which gets them from the token service with the client
 // credentials, stores them encrypted (shared by restarts and replicas),
 // renews them ahead of expiry, requests them one at a time, and never more
-// than the service's budget of 4 an hour per audience. The credential flow
+// than the service's budget of 4 an hour per client, all audiences
+// together. The credential flow
 // is three files: poap/auth/tokens.go (the manager), poap/auth/oauth.go (the
 // token service call) and request.go here (where the client attaches a
-// token, and renews it once after a 401).
+// token, and renews it once after a 401 or the gateway's 403 for an expired
+// or revoked token).
 //
 // The operation names (the Observer's, APIError.Operation), the chains a
 // drop can mint on and the JSON shapes of Moments and Compass are the

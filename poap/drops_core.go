@@ -88,7 +88,7 @@ func (d DropIssuer) ClaimStatus(ctx context.Context, qrHash string) (core.MintLi
 // e-mail. It returns the transaction request id (or the older queue uid).
 // Errors: core.ErrMintLinkClaimed, core.ErrMintLinkExpired, core.ErrWalletHoldsDrop,
 // core.ErrInvalidWallet, and those of coreError; on core.ErrIssuerUnavailable
-// the mint may have happened.
+// the mint may have happened, unless the error matches core.ErrNotSent too.
 func (d DropIssuer) Mint(ctx context.Context, qrHash, wallet string) (string, error) {
 	res, err := d.c.Mint(ctx, MintInput{QRHash: qrHash, Address: wallet, SendEmail: strings.Contains(wallet, "@")})
 	if err != nil {
@@ -126,8 +126,18 @@ func (d DropIssuer) PendingMintLinkRequests(ctx context.Context, eventID int64) 
 // id below 1) is core.ErrUnknownEvent, a refused key is
 // core.ErrIssuerRejected, a cancelled ctx stays context.Canceled only, and
 // every other failure (rate limiting, 5xx, timeouts, lost answers, unknown
-// answers) is core.ErrIssuerUnavailable.
+// answers) is core.ErrIssuerUnavailable. A call that never reached the
+// service (ErrNotSent) also matches core.ErrNotSent.
 func coreError(err error) error {
+	translated := coreSentinel(err)
+	if errors.Is(err, ErrNotSent) {
+		return fmt.Errorf("%w: %w", core.ErrNotSent, translated)
+	}
+	return translated
+}
+
+// coreSentinel is coreError but for ErrNotSent.
+func coreSentinel(err error) error {
 	var target error
 	switch {
 	case errors.Is(err, context.Canceled):

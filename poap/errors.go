@@ -60,6 +60,14 @@ var (
 	// The TokenSource returns it (poap/auth's Tokens does), the client
 	// passes it on.
 	ErrTokenBudget = errors.New("access-token budget spent")
+	// ErrNotSent means the call never reached the service, so the service
+	// did nothing: no access token could be had, the request could not be
+	// built or was refused by local checks (*FieldError), the context ended
+	// before it left, or the service refused its access token (401, or
+	// the gateway's 403) before acting and no other could be had. It comes
+	// with the error that says why. A write that fails without it may have
+	// happened.
+	ErrNotSent = errors.New("request not sent")
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).
 	ErrMediaInvalid = errors.New("media invalid")

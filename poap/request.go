@@ -92,6 +92,8 @@ type outcome struct {
 	// transient says the failure may pass on another attempt: a network
 	// error or timeout of this attempt, or a status such as 503.
 	transient bool
+	// unsent says the attempt failed before anything was sent.
+	unsent bool
 }
 
 // do sends r with the client's headers and credentials and decodes a 2xx
@@ -99,17 +101,21 @@ type outcome struct {
 // waits for the rate limiter, gets its own timeout within ctx and is
 // reported to the Observer.
 // An idempotent request is retried after a transient failure (see
-// RetryPolicy); any request with an access token that the service answers
-// 401 is sent once more with a renewed token. A non-2xx answer becomes an
-// *APIError; a failure without an answer, a body too large or one that does
-// not decode wraps ErrUnavailable; a refused token request returns the
-// TokenSource's error (ErrTokenBudget, ErrUnauthorized...).
+// RetryPolicy); any request with an access token that the service refuses
+// (401, or the gateway's 403 for an expired or revoked token: see
+// refusesToken) is sent once more with a renewed token. A non-2xx answer
+// becomes an *APIError; a failure without an answer, a body too large or
+// one that does not decode wraps ErrUnavailable; a refused token request
+// returns the TokenSource's error (ErrTokenBudget, ErrUnauthorized...). A
+// failure before any attempt reached the service also wraps ErrNotSent.
 func (c *Client) do(ctx context.Context, r request, out any) error {
 	token, err := c.bearer(ctx, r)
 	if err != nil {
-		return fmt.Errorf("poap: %s: %w", r.op, err)
+		return fmt.Errorf("poap: %s: %w: %w", r.op, err, ErrNotSent)
 	}
-	renewed := false
+	// reached says an attempt got to the service, which may have acted on
+	// it; an attempt refused for its token did not.
+	renewed, reached := false, false
 	for attempt := 1; ; attempt++ {
 		o := c.attempt(ctx, r, token)
 		if o.err == nil && r.stream != nil {
@@ -118,15 +124,22 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		if o.err == nil {
 			return decode(r, o.res.Body, out)
 		}
+		if o.unsent && !reached {
+			return fmt.Errorf("%w: %w", o.err, ErrNotSent)
+		}
 		if !renewed && c.refusedBearer(r, o) {
-			// A 401 means the service refused before acting, so even a
+			// The gateway refused before the service acted, so even a
 			// mint may be sent again, once.
 			renewed = true
 			if token, err = c.renew(ctx, r, token); err != nil {
+				if !reached {
+					err = fmt.Errorf("%w: %w", err, ErrNotSent)
+				}
 				return err
 			}
 			continue
 		}
+		reached = true
 		wait, retry := c.retryWait(ctx, r, attempt, o)
 		if !retry {
 			return o.err
@@ -142,13 +155,13 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
 	if err := c.limit(ctx); err != nil {
 		_, err = transport.Failure(ctx, r.op, err, ErrUnavailable)
-		return outcome{err: err}
+		return outcome{err: err, unsent: true}
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.timeout, c.timeout))
 	defer cancel()
 	req, err := c.newRequest(ctx, r, token)
 	if err != nil {
-		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err)}
+		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, err), unsent: true}
 	}
 	start := time.Now()
 	res, err := transport.Stream(c.http, req, r.stream)
@@ -170,13 +183,38 @@ func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outc
 	return outcome{res: res}
 }
 
-// refusedBearer reports whether o is the service's 401 to r's access token.
+// refusedBearer reports whether o is the service refusing r's access token
+// (see refusesToken).
 func (c *Client) refusedBearer(r request, o outcome) bool {
 	if c.tokens == nil || (r.access != keyAndBearer && r.access != bearerOnly) {
 		return false
 	}
 	var apiErr *APIError
-	return errors.As(o.err, &apiErr) && apiErr.Status == http.StatusUnauthorized
+	return errors.As(o.err, &apiErr) && apiErr.refusesToken()
+}
+
+// refusesToken reports whether e is the service refusing the access token
+// itself, which another token may cure: a 401, or a 403 the gateway wrote
+// (no backend "error" in the body) that is its authorizer's deny ("User is
+// not authorized to access this resource with an explicit deny", how the
+// issuing service's gateway answers an expired or revoked token) or that
+// says the token expired, was revoked or is invalid. Any other 403 is not:
+// a refused API key ({"message":"Forbidden"}) or an operation the backend
+// forbids ({"statusCode":403,"error":"Forbidden",...}) would refuse the
+// next token too, and renewing would only spend the hourly budget.
+func (e *APIError) refusesToken() bool {
+	switch {
+	case e.Status == http.StatusUnauthorized:
+		return true
+	case e.Status != http.StatusForbidden || e.Code != "":
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	if strings.Contains(msg, "not authorized to access this resource") {
+		return true
+	}
+	return strings.Contains(msg, "token") &&
+		(strings.Contains(msg, "expired") || strings.Contains(msg, "revoked") || strings.Contains(msg, "invalid"))
 }
 
 // newRequest builds the HTTP request for r with a fresh body, the headers

@@ -30,12 +30,12 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("poap: %s: invalid %s: %s", e.Operation, e.Field, e.Reason)
 }
 
-// Is matches ErrInvalidInput always, ErrInvalidAddress for the address field
-// and ErrInvalidEditCode for the edit-code fields, so callers handle a local
-// refusal like the service's own.
+// Is matches ErrInvalidInput and ErrNotSent always, ErrInvalidAddress for the
+// address field and ErrInvalidEditCode for the edit-code fields, so callers
+// handle a local refusal like the service's own.
 func (e *FieldError) Is(target error) bool {
 	switch target {
-	case ErrInvalidInput:
+	case ErrInvalidInput, ErrNotSent:
 		return true
 	case ErrInvalidAddress:
 		return e.Field == "address" || e.Field == "author"

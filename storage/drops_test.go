@@ -140,7 +140,7 @@ func TestDB_AddDrop(t *testing.T) {
 			if d.EditCode.Reveal() != editCode {
 				t.Errorf("AddDrop().EditCode = %q, want %q", d.EditCode.Reveal(), editCode)
 			}
-			other := openTest(t, databaseURL, WithKey(Key{31: 9}))
+			other := withKey(db, Key{31: 9})
 			if _, err := other.DropByEvent(t.Context(), tn.ID, 102); !errors.Is(err, ErrDecrypt) {
 				t.Errorf("DropByEvent(other key) = %v, want %v", err, ErrDecrypt)
 			}
@@ -165,11 +165,8 @@ func TestDB_AddDrop(t *testing.T) {
 			}
 		})
 		t.Run("ErrNoKey", func(t *testing.T) {
-			keyless, err := Open(t.Context(), databaseURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer keyless.Close()
+			keyless := *db
+			keyless.cipher, keyless.lock = nil, nil
 			if _, err := keyless.AddDrop(t.Context(), newDrop(tn.ID, 106), nil); !errors.Is(err, ErrNoKey) {
 				t.Errorf("AddDrop(no key) = %v, want %v", err, ErrNoKey)
 			}

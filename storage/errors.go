@@ -29,6 +29,9 @@ var (
 	// ErrNoKey means a method needs the secret key but Open got none
 	// (see WithKey).
 	ErrNoKey = errors.New("no secret key configured")
+	// ErrLocked means another bot process has the SQLite database open:
+	// one process per SQLite file (replicas need PostgreSQL).
+	ErrLocked = errors.New("another bot process is using this SQLite database (one process per SQLite file; run replicas on PostgreSQL)")
 )
 
 // The SQLSTATE codes that map to core sentinels.

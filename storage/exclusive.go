@@ -26,8 +26,8 @@ const (
 // TryExclusive runs fn unless another caller holds the exclusive lock
 // name: on PostgreSQL a session advisory lock, so that of several replicas
 // sharing the database one only runs a scheduled job at a time; on SQLite,
-// which one process uses, a lock per database file and name in this
-// process. It does not wait: ran is false when the lock was held. It
+// which one process holds at a time (see ErrLocked), a lock per database
+// file and name in this process. It does not wait: ran is false when the lock was held. It
 // returns fn's error, or the database error of taking the lock.
 func (db *DB) TryExclusive(ctx context.Context, name string, fn func(ctx context.Context) error) (ran bool, err error) {
 	if db.dialect == DialectPostgres {

@@ -12,9 +12,10 @@ func TestDB_TryExclusive(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		url := newURL()
-		// Two handles on one database stand for two replicas (or, on
-		// SQLite, two users of the file in one process).
-		a, b := openTest(t, url), openTest(t, url)
+		// Two replicas (or, on SQLite, two users of the file in one
+		// process).
+		dbs := replicas(t, url, 2)
+		a, b := dbs[0], dbs[1]
 		entered, release := make(chan struct{}), make(chan struct{})
 		done := make(chan error, 1)
 		go func() {

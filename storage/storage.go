@@ -10,6 +10,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,6 +31,7 @@ type DB struct {
 	dialect string
 	cipher  *Cipher
 	log     *slog.Logger
+	lock    *sqliteLock // held while a SQLite database is open; nil on PostgreSQL
 }
 
 // DB is every store the core's services consume.
@@ -68,8 +70,10 @@ func WithKey(k Key) Option {
 // PostgreSQL; sqlite:PATH and sqlite://PATH open that SQLite file, and an
 // empty URL opens bot.db in the working directory. It returns an error
 // wrapping ErrDatabaseURL for any other URL, ErrSchemaTooNew when the
-// database was migrated by a newer program, or the connection or migration
-// error. Errors never show the URL's password.
+// database was migrated by a newer program, ErrLocked when the SQLite file
+// is open in another process (or through another DB of this one: one
+// process per SQLite file, held by an OS lock on PATH.lock until Close), or
+// the connection or migration error. Errors never show the URL's password.
 func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) {
 	o := options{log: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
@@ -95,12 +99,30 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 }
 
 // connect builds the gorm and database/sql handles for t without touching
-// the network.
+// the network. On SQLite it first takes the file's lock, before any
+// connection: a refused process must not even run the migrations.
 func connect(t target, o options) (*DB, error) {
 	dialector, err := dialectorFor(t)
 	if err != nil {
 		return nil, err
 	}
+	var lock *sqliteLock
+	if t.dialect == DialectSQLite {
+		if lock, err = lockSQLite(t.path); err != nil {
+			return nil, err
+		}
+	}
+	db, err := connectGorm(t, dialector, o)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	db.lock = lock
+	return db, nil
+}
+
+// connectGorm builds the handles of connect.
+func connectGorm(t target, dialector gorm.Dialector, o options) (*DB, error) {
 	g, err := gorm.Open(dialector, &gorm.Config{
 		// Errors are returned to the caller, who logs them once with
 		// context; gorm's logger would log expected conflicts as errors
@@ -156,9 +178,10 @@ func configurePool(db *sql.DB, dialect string) {
 	db.SetConnMaxLifetime(30 * time.Minute)
 }
 
-// Close closes the database's connections.
+// Close closes the database's connections and, on SQLite, then releases
+// the file's lock.
 func (db *DB) Close() error {
-	return db.sql.Close()
+	return errors.Join(db.sql.Close(), db.lock.release())
 }
 
 // Ping checks that the database answers, for readiness probes. It returns

@@ -44,6 +44,32 @@ func openTest(t *testing.T, databaseURL string, opts ...Option) *DB {
 	return db
 }
 
+// replicas returns n handles on the database at databaseURL standing for n
+// replicas: on PostgreSQL each opened on its own; on SQLite, which one
+// process holds (see ErrLocked), the one handle n times, as the goroutines
+// of that process.
+func replicas(t *testing.T, databaseURL string, n int) []*DB {
+	t.Helper()
+	dbs := []*DB{openTest(t, databaseURL)}
+	for len(dbs) < n {
+		if dbs[0].Dialect() == DialectSQLite {
+			dbs = append(dbs, dbs[0])
+		} else {
+			dbs = append(dbs, openTest(t, databaseURL))
+		}
+	}
+	return dbs
+}
+
+// withKey returns db as read with the key k instead: the same connections,
+// another cipher, as a process with another BOT_SECRET_KEY would read the
+// database (a test cannot open a SQLite file twice).
+func withKey(db *DB, k Key) *DB {
+	other := *db
+	other.cipher, other.lock = NewCipher(k), nil
+	return &other
+}
+
 // migrationCount is the number of migrations of the dialect.
 func migrationCount(t *testing.T, dialect string) int {
 	t.Helper()
@@ -123,13 +149,28 @@ func TestOpen_Concurrent(t *testing.T) {
 			wg.Go(func() { dbs[i], errs[i] = Open(t.Context(), databaseURL, WithKey(testKey)) })
 		}
 		wg.Wait()
+		// PostgreSQL takes them all; a SQLite file takes one process, so
+		// one of the four.
+		var opened *DB
+		locked := 0
 		for i, err := range errs {
-			if err != nil {
+			switch {
+			case err == nil:
+				opened = dbs[i]
+				t.Cleanup(func() { dbs[i].Close() })
+			case errors.Is(err, ErrLocked):
+				locked++
+			default:
 				t.Fatalf("Open #%d = %v", i, err)
 			}
-			t.Cleanup(func() { dbs[i].Close() })
 		}
-		if got, want := appliedCount(t, dbs[0]), migrationCount(t, dbs[0].Dialect()); got != want {
+		if opened == nil {
+			t.Fatal("no Open succeeded")
+		}
+		if want := map[string]int{DialectPostgres: 0, DialectSQLite: n - 1}[opened.Dialect()]; locked != want {
+			t.Errorf("%d of %d Opens refused with ErrLocked, want %d", locked, n, want)
+		}
+		if got, want := appliedCount(t, opened), migrationCount(t, opened.Dialect()); got != want {
 			t.Errorf("rows in schema_migrations = %d, want %d", got, want)
 		}
 	})

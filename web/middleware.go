@@ -37,8 +37,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter {
 	return w.ResponseWriter
 }
 
-// accessLog logs one debug line per request. It logs the path but never the
-// query string: verification links and webhook calls may carry tokens there.
+// accessLog logs one debug line per request. It logs the route the request
+// matched, never its path or query: paths carry live verification nonces
+// (/verify/<nonce>), and queries may carry tokens.
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -53,12 +54,24 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		}
 		s.log.DebugContext(r.Context(), "http request",
 			"method", r.Method,
-			"path", r.URL.Path,
+			"route", route(r),
 			"status", status,
 			"bytes", sw.bytes,
 			"duration", time.Since(start),
 		)
 	})
+}
+
+// route names the pattern r matched, such as "GET /verify/{nonce}", for log
+// lines: the mux sets r.Pattern on the request it routes, and a handler
+// with a mux of its own (the verification page) refines it. A request no
+// pattern matched is "unmatched": its path, which may be a mistyped link
+// holding a nonce, is not logged.
+func route(r *http.Request) string {
+	if r.Pattern == "" {
+		return "unmatched"
+	}
+	return r.Pattern
 }
 
 // recoverPanics turns a panicking handler into a 500 and a log line with the
@@ -77,7 +90,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 			}
 			s.log.ErrorContext(r.Context(), "http handler panicked",
 				"method", r.Method,
-				"path", r.URL.Path,
+				"route", route(r),
 				"panic", v,
 				"stack", string(debug.Stack()),
 			)

@@ -82,7 +82,9 @@ func NewServer(addr string, db Pinger, metrics *Metrics, log *slog.Logger) *Serv
 
 // Handle routes pattern (http.ServeMux syntax, e.g. "POST /webhook/telegram")
 // to h, behind the same access log and panic recovery as the built-in routes.
-// Keep secrets out of paths: the access log records the path (not the query).
+// The access log records pattern, never the request's path or query, so a
+// wildcard segment ("/verify/{nonce}") may carry a secret; a literal
+// segment of pattern may not.
 // It may be called before or after Serve starts, and panics, as
 // http.ServeMux.Handle does, when pattern is invalid or already taken.
 func (s *Server) Handle(pattern string, h http.Handler) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/internal/testlog"
 )
 
@@ -170,7 +171,7 @@ func TestServer_Handle(t *testing.T) {
 	s.Handle("GET /hello", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "hi")
 	}))
-	s.Handle("GET /boom", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	s.Handle("GET /boom/{nonce}", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("kaboom")
 	}))
 	base := startServer(t, s)
@@ -181,7 +182,7 @@ func TestServer_Handle(t *testing.T) {
 			t.Errorf("GET /hello mismatch (-want +got):\n%s", diff)
 		}
 		logs := log.String()
-		if !strings.Contains(logs, `msg="http request" method=GET path=/hello status=200 bytes=2`) {
+		if !strings.Contains(logs, `msg="http request" method=GET route="GET /hello" status=200 bytes=2`) {
 			t.Errorf("log = %q, want an access line for /hello", logs)
 		}
 		if strings.Contains(logs, "s3cret") {
@@ -189,12 +190,15 @@ func TestServer_Handle(t *testing.T) {
 		}
 	})
 	t.Run("Panic", func(t *testing.T) {
-		code, body := get(t, base+"/boom")
+		code, body := get(t, base+"/boom/n0nce-s3cret")
 		if diff := cmp.Diff(response{http.StatusInternalServerError, "internal server error\n"}, response{code, body}); diff != "" {
 			t.Errorf("GET /boom mismatch (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(log.String(), `level=ERROR msg="http handler panicked" method=GET path=/boom panic=kaboom`) {
+		if !strings.Contains(log.String(), `level=ERROR msg="http handler panicked" method=GET route="GET /boom/{nonce}" panic=kaboom`) {
 			t.Errorf("log = %q, want an error line for the panic", log.String())
+		}
+		if strings.Contains(log.String(), "n0nce-s3cret") {
+			t.Errorf("log = %q, leaks the path", log.String())
 		}
 	})
 	t.Run("NotFound", func(t *testing.T) {
@@ -273,5 +277,37 @@ func TestServer_Serve(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Errorf("GET /healthz after shutdown succeeded, want a connection error")
+	}
+}
+
+// TestServer_AccessLogNoNonce requests a verification page and its
+// signature endpoint, live nonces in their paths, and a path no route
+// matches: the access log names the routes, never the nonce.
+func TestServer_AccessLogNoNonce(t *testing.T) {
+	var log testlog.Buffer
+	s, _ := newTestServer(t, fakePinger{}, &log)
+	s.HandleVerification(&fakeVerifier{challenge: testChallenge()}, "")
+	base := startServer(t, s)
+
+	get(t, base+core.VerificationPath+testNonce)
+	resp, err := http.Post(base+core.VerificationPath+testNonce, "application/json", strings.NewReader(`{"signature":"`+testSig+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	get(t, base+"/verify-typo/"+testNonce)
+
+	logs := log.String()
+	for _, want := range []string{
+		`msg="http request" method=GET route="GET /verify/{nonce}" status=`,
+		`msg="http request" method=POST route="POST /verify/{nonce}" status=`,
+		`msg="http request" method=GET route=unmatched status=404`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, testNonce) {
+		t.Errorf("log holds the nonce:\n%s", logs)
 	}
 }

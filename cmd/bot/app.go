@@ -194,7 +194,11 @@ func (m *Main) poapClient() (*poap.Client, error) {
 }
 
 // startSandbox serves the sandbox on a loopback port and points every
-// POAP_* address at it.
+// POAP_* address at it. Stored access tokens are keyed by the token
+// service's address and the client id, so the sandbox's (a new loopback
+// address each start) never read, replace or spend a real credential's
+// token kept in the same database, even when POAP_CLIENT_ID is the real
+// one.
 func (m *Main) startSandbox() error {
 	c := &m.Config
 	if c.POAPAPIKey.IsZero() {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -257,6 +258,40 @@ func TestRun_Signal(t *testing.T) {
 	if !strings.Contains(string(rest), "bot stopped") {
 		t.Errorf("child did not shut down cleanly; its log after the signal:\n%s", rest)
 	}
+}
+
+// TestRun_SecondProcess starts the program on a SQLite file another bot
+// process has open: it exits 1 with one line that names the lock file and
+// the reason.
+func TestRun_SecondProcess(t *testing.T) {
+	dir := t.TempDir()
+	databaseURL := "sqlite:" + filepath.Join(dir, "bot.db")
+	if os.Getenv("POAPBOT_CHILD") == "1" {
+		os.Exit(run([]string{"-sandbox", "-console"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	first := startMainWith(t, map[string]string{"DATABASE_URL": databaseURL}, true)
+	// The second is run as a child process, as a second bot would be.
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRun_SecondProcess$")
+	cmd.Env = append(os.Environ(), "POAPBOT_CHILD=1", "HTTP_ADDR=127.0.0.1:0", "DATABASE_URL="+databaseURL)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("second process on the file: %v, want exit 1", err)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "bot: ") || !strings.Contains(last, filepath.Join(dir, "bot.db.lock")) ||
+		!strings.Contains(last, "another bot process is using this SQLite database") {
+		t.Errorf("second process's last line = %q, want one naming the lock file and saying why", last)
+	}
+	if strings.Contains(stderr.String(), "bot started") {
+		t.Errorf("the second process started:\n%s", stderr.String())
+	}
+	// The first runs on.
+	fmt.Fprintf(first.stdin, "/poaps %s\n", sandbox.DemoWallet)
+	waitFor(t, "the first bot's reply", func() bool { return strings.Contains(first.out.String(), "POAPs of") })
 }
 
 func get(t *testing.T, url string) string {

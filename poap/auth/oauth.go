@@ -61,7 +61,7 @@ func (t *Tokens) post(ctx context.Context, audience string) (transport.Response,
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	b, err := json.Marshal(wire.TokenRequest{
-		ClientID:     t.clientID,
+		ClientID:     t.client.ID,
 		ClientSecret: t.secret.Reveal(),
 		Audience:     audience,
 		GrantType:    wire.GrantClientCredentials,

@@ -111,7 +111,9 @@ func TestTokens_Response(t *testing.T) {
 				}
 				return
 			}
-			_, expires, err := db.ServiceToken(t.Context(), audience)
+			// Stored under the client: the service without the trailing
+			// slash, and the client id.
+			_, expires, err := db.ServiceToken(t.Context(), core.TokenClient{Service: url, ID: testClientID}, audience)
 			if token.Reveal() != "tok-1" || err != nil || !expires.Equal(clock.Now().Add(tt.expires)) {
 				t.Errorf("stored token expires %v, %v, want %v", expires, err, clock.Now().Add(tt.expires))
 			}

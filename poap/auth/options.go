@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
@@ -25,7 +26,7 @@ const (
 	DefaultRenewBefore = 2 * time.Hour
 	// DefaultLifetime is assumed when the token service leaves expires_in
 	// out: the 24 hours the documentation promises. A token that dies
-	// sooner is caught by the 401 that renews it.
+	// sooner is caught by the refusal (401 or 403) that renews it.
 	DefaultLifetime = wire.TokenLifetime
 )
 
@@ -34,6 +35,7 @@ const (
 type Options struct {
 	// AuthURL is the token service's address, without /oauth/token
 	// (https://auth.accounts.poap.xyz in production, or a sandbox's URL).
+	// With ClientID it names the client whose tokens the store keeps.
 	AuthURL string
 	// ClientID and ClientSecret are the client credentials; the secret is
 	// never logged or put in an error.
@@ -57,8 +59,9 @@ type Options struct {
 	// RenewBefore is how long before its expiry a token is renewed; zero
 	// or less means DefaultRenewBefore.
 	RenewBefore time.Duration
-	// Budget is the most token requests per audience in any rolling hour;
-	// zero or less means DefaultBudget. More risks the service's ban.
+	// Budget is the most token requests of the client, all audiences
+	// together, in any rolling hour; zero or less means DefaultBudget.
+	// More risks the service's ban, which is the client's.
 	Budget int
 }
 
@@ -76,9 +79,11 @@ func New(opts Options) (*Tokens, error) {
 	case opts.Store == nil:
 		return nil, errors.New("poap: new tokens: a store is required")
 	}
+	// The host's case is not the service's: one service, one budget.
+	u.Host = strings.ToLower(u.Host)
 	t := &Tokens{
 		url:         u.String() + "/oauth/token",
-		clientID:    opts.ClientID,
+		client:      core.TokenClient{Service: u.String(), ID: opts.ClientID},
 		secret:      opts.ClientSecret,
 		store:       opts.Store,
 		http:        opts.HTTPClient,

@@ -17,7 +17,7 @@ import (
 // renewRetry spaces the attempts to renew, ahead of time, a token that
 // still works, after one failed. Without it, a token service outage would
 // spend the hourly budget on the first four calls; 20 minutes allows 3
-// attempts an hour and keeps one token request free for a 401.
+// attempts an hour and keeps one token request free for a refused token.
 const renewRetry = 20 * time.Minute
 
 // expiryMargin is the least life a token must have left to be handed out,
@@ -25,32 +25,40 @@ const renewRetry = 20 * time.Minute
 const expiryMargin = time.Minute
 
 // Store keeps access tokens and the times they were issued, for every
-// process sharing a database: storage.DB implements it.
+// process sharing a database: storage.DB implements it. Tokens belong to a
+// client (the token service's address and the client id) and an audience;
+// issues are counted, and locks held, per client, across its audiences.
 type Store interface {
-	// ServiceToken returns the stored token for audience and its expiry,
-	// or an error wrapping core.ErrNotFound when none is stored.
-	ServiceToken(ctx context.Context, audience string) (core.Secret, time.Time, error)
-	// SaveServiceToken stores token for audience, replacing the previous.
-	SaveServiceToken(ctx context.Context, audience string, token core.Secret, expiresAt time.Time) error
-	// RecordTokenIssue notes a token request for audience at at.
-	RecordTokenIssue(ctx context.Context, audience string, at time.Time) error
-	// TokenIssuesSince counts the token requests for audience at or after
-	// since.
-	TokenIssuesSince(ctx context.Context, audience string, since time.Time) (int, error)
+	// ServiceToken returns the stored token of client for audience and
+	// its expiry, or an error wrapping core.ErrNotFound when none is
+	// stored.
+	ServiceToken(ctx context.Context, client core.TokenClient, audience string) (core.Secret, time.Time, error)
+	// SaveServiceToken stores client's token for audience, replacing the
+	// previous one of that client and audience only.
+	SaveServiceToken(ctx context.Context, client core.TokenClient, audience string, token core.Secret, expiresAt time.Time) error
+	// RecordTokenIssue notes a token request by client for audience at
+	// at.
+	RecordTokenIssue(ctx context.Context, client core.TokenClient, audience string, at time.Time) error
+	// TokenIssuesSince counts the token requests by client, for any
+	// audience, at or after since.
+	TokenIssuesSince(ctx context.Context, client core.TokenClient, since time.Time) (int, error)
 	// LockTokens runs fn while no other caller, in this process or another
-	// sharing the store, holds audience's lock.
-	LockTokens(ctx context.Context, audience string, fn func(ctx context.Context) error) error
+	// sharing the store, holds client's lock.
+	LockTokens(ctx context.Context, client core.TokenClient, fn func(ctx context.Context) error) error
 }
 
 // Tokens is the poap.TokenSource of a poap.Client: it gets access tokens
 // from the token service with the client credentials, keeps them in memory
 // and in the store for other processes and restarts, renews them ahead of
-// expiry, and never requests more than the budget allows. Requests for one
-// audience are made one at a time, in this process and across those sharing
-// the store. It is safe for concurrent use.
+// expiry, and never requests more than the budget allows, counted for the
+// client across its audiences. Its tokens are stored under the client (the
+// token service's address and the client id): another token service or
+// client id on the same store, such as a -sandbox run's, never reads,
+// replaces or spends them. Requests are made one at a time, in this process
+// and across those sharing the store. It is safe for concurrent use.
 type Tokens struct {
 	url         string
-	clientID    string
+	client      core.TokenClient
 	secret      core.Secret
 	store       Store
 	http        *http.Client
@@ -102,7 +110,8 @@ func (t *Tokens) Token(ctx context.Context, audience string) (core.Secret, error
 }
 
 // Renew returns a token for audience other than refused, which the service
-// just answered 401 to: the one another caller got meanwhile, or a new one.
+// just refused (401, or the gateway's 403 for an expired or revoked token):
+// the one another caller got meanwhile, or a new one.
 // Its errors are those of Token; it never returns refused.
 func (t *Tokens) Renew(ctx context.Context, audience string, refused core.Secret) (core.Secret, error) {
 	a := t.audience(audience)
@@ -193,7 +202,7 @@ func (t *Tokens) refresh(ctx context.Context, audience string, a *audienceTokens
 	}
 	var token core.Secret
 	var refreshErr error
-	err := t.store.LockTokens(ctx, audience, func(ctx context.Context) error {
+	err := t.store.LockTokens(ctx, t.client, func(ctx context.Context) error {
 		token, refreshErr = t.refreshLocked(ctx, audience, a, refused)
 		return refreshErr
 	})
@@ -242,7 +251,7 @@ func (t *Tokens) current(ctx context.Context, audience string, a *audienceTokens
 	if token == refused {
 		token, expires = "", time.Time{}
 	}
-	stored, storedExpires, err := t.store.ServiceToken(ctx, audience)
+	stored, storedExpires, err := t.store.ServiceToken(ctx, t.client, audience)
 	switch {
 	case err != nil && !errors.Is(err, core.ErrNotFound):
 		t.log.LogAttrs(ctx, slog.LevelWarn, "poap stored access token unreadable",
@@ -266,7 +275,7 @@ func (t *Tokens) issue(ctx context.Context, audience string, a *audienceTokens) 
 	if err != nil {
 		return "", err
 	}
-	if err := t.store.SaveServiceToken(ctx, audience, token, expires); err != nil {
+	if err := t.store.SaveServiceToken(ctx, t.client, audience, token, expires); err != nil {
 		t.log.LogAttrs(ctx, slog.LevelError, "poap access token not saved",
 			slog.String("audience", audience), slog.String("error", err.Error()))
 	}
@@ -277,11 +286,12 @@ func (t *Tokens) issue(ctx context.Context, audience string, a *audienceTokens) 
 }
 
 // spend checks that a token request for audience at now stays within the
-// budget of the last hour, and records it before it is sent: the service
+// client's budget of the last hour, for all its audiences (the service bans
+// a client, not an audience), and records it before it is sent: the service
 // may count a request whose answer never arrives. Over budget, it logs an
 // error and returns one wrapping poap.ErrTokenBudget.
 func (t *Tokens) spend(ctx context.Context, audience string, now time.Time) error {
-	n, err := t.store.TokenIssuesSince(ctx, audience, now.Add(-time.Hour))
+	n, err := t.store.TokenIssuesSince(ctx, t.client, now.Add(-time.Hour))
 	if err != nil {
 		return fmt.Errorf("poap: %s: count recent requests: %w", wire.OpAccessToken, err)
 	}
@@ -291,13 +301,15 @@ func (t *Tokens) spend(ctx context.Context, audience string, now time.Time) erro
 		freesBy := now.Add(time.Hour)
 		t.log.LogAttrs(ctx, slog.LevelError, "poap access token budget spent; not requesting one, which could earn a ban",
 			slog.String("audience", audience),
+			slog.String("client_id", t.client.ID),
+			slog.String("token_service", t.client.Service),
 			slog.Int("requests_last_hour", n),
 			slog.Int("budget", t.budget),
 			slog.Time("frees_by", freesBy))
-		return fmt.Errorf("poap: %s: %d requests for %s in the last hour, the budget is %d, room again by %s: %w",
-			wire.OpAccessToken, n, audience, t.budget, freesBy.UTC().Format(time.RFC3339), poap.ErrTokenBudget)
+		return fmt.Errorf("poap: %s: %d requests by client %s of %s in the last hour, the budget is %d, room again by %s: %w",
+			wire.OpAccessToken, n, t.client.ID, t.client.Service, t.budget, freesBy.UTC().Format(time.RFC3339), poap.ErrTokenBudget)
 	}
-	if err := t.store.RecordTokenIssue(ctx, audience, now); err != nil {
+	if err := t.store.RecordTokenIssue(ctx, t.client, audience, now); err != nil {
 		return fmt.Errorf("poap: %s: record request: %w", wire.OpAccessToken, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
@@ -70,6 +71,11 @@ func (e *tokenEnv) newTokens(t *testing.T, store Store, opts Options) *Tokens {
 		t.Fatal(err)
 	}
 	return tk
+}
+
+// client is the client the env's Tokens are, in the store.
+func (e *tokenEnv) client() core.TokenClient {
+	return core.TokenClient{Service: e.url, ID: testClientID}
 }
 
 // tokenRequests is how many requests the token service got.

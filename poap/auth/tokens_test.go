@@ -10,6 +10,8 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
+	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -47,11 +49,14 @@ func TestTokens_Concurrent(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		e := newTokenEnv(t)
 		databaseURL := newURL()
-		// Two handles on one database, as two replicas.
-		replicas := []*Tokens{
-			e.newTokens(t, openStore(t, databaseURL), Options{}),
-			e.newTokens(t, openStore(t, databaseURL), Options{}),
+		// Two replicas: two handles on PostgreSQL; on SQLite, which one
+		// process holds, two Tokens on the one handle.
+		first := openStore(t, databaseURL)
+		second := first
+		if first.Dialect() == storage.DialectPostgres {
+			second = openStore(t, databaseURL)
 		}
+		replicas := []*Tokens{e.newTokens(t, first, Options{}), e.newTokens(t, second, Options{})}
 		start := make(chan struct{})
 		got := make([]core.Secret, 50)
 		var wg sync.WaitGroup
@@ -84,7 +89,7 @@ func TestTokens_Budget(t *testing.T) {
 		db := openStore(t, storagetest.SQLiteURL(t))
 		// Another replica spent the budget in the last hour.
 		for _, ago := range []time.Duration{50, 40, 30, 10} {
-			if err := db.RecordTokenIssue(t.Context(), audience, e.clock.Now().Add(-ago*time.Minute)); err != nil {
+			if err := db.RecordTokenIssue(t.Context(), e.client(), audience, e.clock.Now().Add(-ago*time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -229,5 +234,75 @@ func TestTokens_ContextDone(t *testing.T) {
 	}
 	if n := e.tokenRequests(); n != 0 {
 		t.Errorf("%d token requests, want 0", n)
+	}
+}
+
+func TestTokens_Clients(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		// Production's token service and a sandbox's, with the same
+		// client id and audience, on one store: each keeps its own token
+		// and budget.
+		prod, sb := newTokenEnv(t), newTokenEnv(t)
+		db := openStore(t, newURL())
+		real, err := prod.newTokens(t, db, Options{}).Token(t.Context(), audience)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 * DefaultBudget {
+			// Each run is a new sandbox at a new address, as every
+			// -sandbox start is.
+			run := newTokenEnv(t)
+			if _, err := run.newTokens(t, db, Options{}).Token(t.Context(), audience); err != nil {
+				t.Fatalf("sandbox run %d: Token() = %v", i, err)
+			}
+		}
+		if _, err := sb.newTokens(t, db, Options{}).Token(t.Context(), audience); err != nil {
+			t.Fatalf("Token() of another service = %v", err)
+		}
+		got, expires, err := db.ServiceToken(t.Context(), prod.client(), audience)
+		if err != nil || got != real || !expires.After(prod.clock.Now()) {
+			t.Errorf("the first service's stored token = %v, want the one it issued", err)
+		}
+		if got, err := prod.newTokens(t, db, Options{}).Token(t.Context(), audience); got != real || err != nil || prod.tokenRequests() != 1 {
+			t.Errorf("Token() after a restart = %v, %d requests, want the first token and 1", err, prod.tokenRequests())
+		}
+		// Another client id of the same service is another client too.
+		other, err := New(Options{AuthURL: prod.url, ClientID: "bot-client-8", ClientSecret: testClientSecret, Store: db, Now: prod.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.ServiceToken(t.Context(), core.TokenClient{Service: prod.url, ID: "bot-client-8"}, audience); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("ServiceToken(another client id) = %v, want %v", err, core.ErrNotFound)
+		}
+		// The service knows no such client: it is asked, and refuses.
+		if got, err := other.Token(t.Context(), audience); !got.IsZero() || !errors.Is(err, poap.ErrUnauthorized) {
+			t.Errorf("Token() of another client id = %v, want the service's refusal, not the first client's token", err)
+		}
+	})
+}
+
+func TestTokens_BudgetAcrossAudiences(t *testing.T) {
+	t.Parallel()
+	e := newTokenEnv(t)
+	db := openStore(t, storagetest.SQLiteURL(t))
+	// Three tokens for Moments in the last hour, one of another client.
+	for _, ago := range []time.Duration{50, 40, 30} {
+		if err := db.RecordTokenIssue(t.Context(), e.client(), sandbox.DefaultMomentsAudience, e.clock.Now().Add(-ago*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RecordTokenIssue(t.Context(), core.TokenClient{Service: e.url, ID: "someone-else"}, audience, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tk := e.newTokens(t, db, Options{})
+	if _, err := tk.Token(t.Context(), audience); err != nil {
+		t.Fatalf("fourth token in the hour = %v, want nil", err)
+	}
+	if _, err := tk.Token(t.Context(), sandbox.DefaultMomentsAudience); !errors.Is(err, poap.ErrTokenBudget) {
+		t.Errorf("fifth token in the hour over two audiences = %v, want %v", err, poap.ErrTokenBudget)
+	}
+	if n := e.tokenRequests(); n != 1 {
+		t.Errorf("%d token requests reached the service, want 1", n)
 	}
 }

@@ -20,7 +20,7 @@ type tokenService struct {
 
 	mu       sync.Mutex
 	tokens   map[string]issuedToken // by token
-	requests map[string][]time.Time // by client and audience, the last hour's
+	requests map[string][]time.Time // by client, the last hour's
 	issued   map[string]int         // by client
 	banned   bool
 }
@@ -29,7 +29,26 @@ type tokenService struct {
 type issuedToken struct {
 	audience string
 	expires  time.Time
+	revoked  bool
 }
+
+// bearer is what a request's access token is to the Server.
+type bearer int
+
+const (
+	// bearerValid: a token the Server issued for the audience, alive.
+	bearerValid bearer = iota
+	// bearerMissing: no token, or one the Server never issued (or issued
+	// for another audience).
+	bearerMissing
+	// bearerDenied: a token the Server issued for the audience that has
+	// expired or been revoked.
+	bearerDenied
+)
+
+// authorizerDeny is the message of the gateway's 403 when its authorizer
+// denies a token it knows but no longer accepts (expired or revoked).
+const authorizerDeny = "User is not authorized to access this resource with an explicit deny"
 
 // authRoutes registers the token service.
 func (s *Server) authRoutes() {
@@ -37,7 +56,7 @@ func (s *Server) authRoutes() {
 }
 
 // issueToken answers POST /oauth/token as the token service does, banning a
-// client that asks for a fifth token for one audience within an hour.
+// client that asks for a fifth token within an hour, whatever the audiences.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	var req wire.TokenRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
@@ -49,7 +68,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant type: "+req.GrantType)
 	case !s.auth.knows(req.ClientID, req.ClientSecret):
 		writeOAuthError(w, http.StatusUnauthorized, "access_denied", "Unauthorized")
-	case !s.auth.admit(req.ClientID, req.Audience, s.now()):
+	case !s.auth.admit(req.ClientID, s.now()):
 		writeOAuthError(w, http.StatusTooManyRequests, "too_many_requests", "Rate limit reached")
 	case req.Audience != s.audience && req.Audience != s.momentsAudience:
 		writeOAuthError(w, http.StatusForbidden, "access_denied", "Service not enabled within domain: "+req.Audience)
@@ -89,10 +108,11 @@ func (ts *tokenService) knows(clientID, secret string) bool {
 	return idOK&secretOK == 1
 }
 
-// admit counts a token request by client for audience at now and reports
-// whether it may be answered: a request over wire.TokenBudget in the last
-// hour bans the client, and a banned client is refused from then on.
-func (ts *tokenService) admit(client, audience string, now time.Time) bool {
+// admit counts a token request by client at now and reports whether it may
+// be answered: a request over wire.TokenBudget in the last hour, for any
+// audiences, bans the client (the service bans clients, not audiences), and
+// a banned client is refused from then on.
+func (ts *tokenService) admit(client string, now time.Time) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.banned {
@@ -101,15 +121,14 @@ func (ts *tokenService) admit(client, audience string, now time.Time) bool {
 	if ts.requests == nil {
 		ts.requests = map[string][]time.Time{}
 	}
-	key := client + "\x00" + audience
-	recent := ts.requests[key][:0]
-	for _, at := range ts.requests[key] {
+	recent := ts.requests[client][:0]
+	for _, at := range ts.requests[client] {
 		if now.Sub(at) < time.Hour {
 			recent = append(recent, at)
 		}
 	}
-	ts.requests[key] = append(recent, now)
-	ts.banned = len(ts.requests[key]) > wire.TokenBudget
+	ts.requests[client] = append(recent, now)
+	ts.banned = len(ts.requests[client]) > wire.TokenBudget
 	return !ts.banned
 }
 
@@ -137,22 +156,68 @@ func (ts *tokenService) count(client string) {
 	ts.issued[client]++
 }
 
-// validBearer reports whether r carries an access token the Server issued
-// for audience that has neither expired nor been revoked.
-func (s *Server) validBearer(r *http.Request, audience string) bool {
+// refuseBearer answers r, and reports true, when a route of access needs
+// an access token that r lacks: the issuing service's gateway answers as
+// writeBearerRefusal says; Moments sits behind another gateway, whose
+// refusals are 401 whatever the token's trouble.
+func (s *Server) refuseBearer(w http.ResponseWriter, r *http.Request, acc access) bool {
+	switch acc {
+	case keyAndBearer:
+		if b := s.bearerOf(r, s.audience); b != bearerValid {
+			writeBearerRefusal(w, b)
+			return true
+		}
+	case bearerOnly:
+		if s.bearerOf(r, s.momentsAudience) != bearerValid {
+			writeGatewayError(w, http.StatusUnauthorized)
+			return true
+		}
+	}
+	return false
+}
+
+// bearerOf says what r's access token is for audience.
+func (s *Server) bearerOf(r *http.Request, audience string) bearer {
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && s.ValidToken(token, audience)
+	if !ok {
+		return bearerMissing
+	}
+	return s.tokenState(token, audience)
+}
+
+// tokenState says what token is for audience.
+func (s *Server) tokenState(token, audience string) bearer {
+	now := s.now()
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	t, ok := s.auth.tokens[token]
+	switch {
+	case !ok || token == "" || t.audience != audience:
+		return bearerMissing
+	case t.revoked || !now.Before(t.expires):
+		return bearerDenied
+	}
+	return bearerValid
+}
+
+// writeBearerRefusal answers a request whose token the gateway refuses as
+// production's does: 401 when there is none it knows, and its authorizer's
+// 403 deny for one that expired or was revoked.
+func writeBearerRefusal(w http.ResponseWriter, b bearer) {
+	if b == bearerDenied {
+		writeJSON(w, http.StatusForbidden, struct {
+			Message string `json:"Message"`
+		}{authorizerDeny})
+		return
+	}
+	writeGatewayError(w, http.StatusUnauthorized)
 }
 
 // ValidToken reports whether token is an access token the Server issued for
 // audience that has neither expired nor been revoked, for test servers
 // that guard routes of their own with the Server's tokens.
 func (s *Server) ValidToken(token, audience string) bool {
-	now := s.now()
-	s.auth.mu.Lock()
-	defer s.auth.mu.Unlock()
-	t, ok := s.auth.tokens[token]
-	return ok && token != "" && t.audience == audience && now.Before(t.expires)
+	return s.tokenState(token, audience) == bearerValid
 }
 
 // IssueToken returns a new access token for audience without a request,
@@ -179,7 +244,8 @@ func (s *Server) Banned() bool {
 }
 
 // ExpireTokens makes every token issued so far expire now, as if a day had
-// passed, to exercise renewal.
+// passed, to exercise renewal: the issuing service's protected routes then
+// answer them with the gateway's 403 deny, as production's authorizer does.
 func (s *Server) ExpireTokens() {
 	now := s.now()
 	s.auth.mu.Lock()
@@ -190,10 +256,14 @@ func (s *Server) ExpireTokens() {
 	}
 }
 
-// RevokeTokens makes every token issued so far invalid, so protected routes
-// answer 401, to exercise the client's renewal after a refusal.
+// RevokeTokens makes every token issued so far invalid, to exercise the
+// client's renewal after a refusal: the issuing service's protected routes
+// answer them with the gateway's 403 deny, Moments with 401.
 func (s *Server) RevokeTokens() {
 	s.auth.mu.Lock()
 	defer s.auth.mu.Unlock()
-	clear(s.auth.tokens)
+	for token, t := range s.auth.tokens {
+		t.revoked = true
+		s.auth.tokens[token] = t
+	}
 }

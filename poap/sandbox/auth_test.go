@@ -130,17 +130,27 @@ func TestServer_TokenBan(t *testing.T) {
 			t.Errorf("TokensIssued(bot) = %d, want %d", n, wire.TokenBudget)
 		}
 	})
+	t.Run("AcrossAudiences", func(t *testing.T) {
+		// The service bans a client, not an audience.
+		s, base, clock := authServer(t, "bot")
+		for i, audience := range []string{DefaultAudience, DefaultMomentsAudience, DefaultAudience, DefaultMomentsAudience} {
+			if status, _ := postToken(t, base, grant("bot", "s3cret", audience)); status != 200 {
+				t.Fatalf("request %d = %d, want 200", i+1, status)
+			}
+			clock.Add(10 * time.Minute)
+		}
+		if status, _ := postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience)); status != 429 || !s.Banned() {
+			t.Errorf("fifth request in an hour, over two audiences = %d, banned %v, want 429 and the ban", status, s.Banned())
+		}
+	})
 	t.Run("RollingHour", func(t *testing.T) {
 		s, base, clock := authServer(t, "bot")
-		for range 3 {
-			for range wire.TokenBudget {
-				postToken(t, base, grant("bot", "s3cret", DefaultAudience))
-				postToken(t, base, grant("bot", "s3cret", DefaultMomentsAudience))
-				clock.Add(16 * time.Minute) // 4 in any hour, per audience
-			}
+		for i := range 3 * wire.TokenBudget {
+			postToken(t, base, grant("bot", "s3cret", []string{DefaultAudience, DefaultMomentsAudience}[i%2]))
+			clock.Add(16 * time.Minute) // 4 in any hour
 		}
-		if s.Banned() || s.TokensIssued("bot") != 24 {
-			t.Errorf("banned %v after %d tokens, want no ban after 24", s.Banned(), s.TokensIssued("bot"))
+		if s.Banned() || s.TokensIssued("bot") != 12 {
+			t.Errorf("banned %v after %d tokens, want no ban after 12", s.Banned(), s.TokensIssued("bot"))
 		}
 	})
 }
@@ -181,18 +191,36 @@ func TestServer_Bearer(t *testing.T) {
 	if s.TokensIssued("") != 0 || s.TokensIssued("bot") != 1 {
 		t.Errorf("TokensIssued = %d and %d, want IssueToken not counted", s.TokensIssued(""), s.TokensIssued("bot"))
 	}
-	clock.Add(wire.TokenLifetime)
-	if status := get("/probe", token); status != 401 {
-		t.Errorf("GET /probe after a day = %d, want 401", status)
+	// A token the gateway knows but no longer accepts gets its
+	// authorizer's 403 deny on the issuing service, 401 on Moments.
+	denied := func(name, token string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+"/probe", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		want := map[string]any{"Message": "User is not authorized to access this resource with an explicit deny"}
+		if resp.StatusCode != 403 || !cmp.Equal(body, want) {
+			t.Errorf("GET /probe %s = %d %v, want 403 %v", name, resp.StatusCode, body, want)
+		}
 	}
+	clock.Add(wire.TokenLifetime)
+	denied("after a day", token)
 	clock.Add(-time.Hour)
 	s.ExpireTokens()
-	if status := get("/probe", token); status != 401 {
-		t.Errorf("GET /probe after ExpireTokens = %d, want 401", status)
-	}
+	denied("after ExpireTokens", token)
 	fresh := s.IssueToken(DefaultAudience)
 	s.RevokeTokens()
-	if status := get("/probe", fresh); status != 401 {
-		t.Errorf("GET /probe after RevokeTokens = %d, want 401", status)
+	denied("after RevokeTokens", fresh)
+	if status := get("/probe-moments", moments); status != 401 {
+		t.Errorf("GET /probe-moments after RevokeTokens = %d, want 401", status)
+	}
+	if s.ValidToken(fresh, DefaultAudience) {
+		t.Error("ValidToken(revoked) = true, want false")
 	}
 }

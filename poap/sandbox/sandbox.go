@@ -166,10 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGatewayError(w, fail)
 	case (rt.access == keyOnly || rt.access == keyAndBearer) && !s.authorized(r):
 		writeGatewayError(w, http.StatusForbidden)
-	case rt.access == keyAndBearer && !s.validBearer(r, s.audience):
-		writeGatewayError(w, http.StatusUnauthorized)
-	case rt.access == bearerOnly && !s.validBearer(r, s.momentsAudience):
-		writeGatewayError(w, http.StatusUnauthorized)
+	case s.refuseBearer(w, r, rt.access):
 	default:
 		s.mux.ServeHTTP(w, r)
 	}

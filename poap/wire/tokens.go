@@ -6,8 +6,9 @@ import "time"
 const (
 	// TokenLifetime is how long an access token lives.
 	TokenLifetime = 24 * time.Hour
-	// TokenBudget is how many token requests a client may make for one
-	// audience in a rolling hour; the next one earns a ban.
+	// TokenBudget is how many token requests a client may make in a
+	// rolling hour, for all audiences together; the next one earns the
+	// client a ban.
 	TokenBudget = 4
 )
 
