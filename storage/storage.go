@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -32,6 +33,19 @@ type DB struct {
 	cipher  *Cipher
 	log     *slog.Logger
 	lock    *sqliteLock // held while a SQLite database is open; nil on PostgreSQL
+
+	// maxIdle is the pool's number of idle connections, for dropIdle.
+	maxIdle int
+
+	// pruned is when TakeUpdate last forgot old updates; shared by the
+	// copies of a DB (tests make some with another key).
+	pruned *pruneClock
+}
+
+// pruneClock is when old rows were last deleted.
+type pruneClock struct {
+	mu sync.Mutex
+	at time.Time
 }
 
 // DB is every store the core's services consume.
@@ -140,12 +154,48 @@ func connectGorm(t target, dialector gorm.Dialector, o options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	configurePool(sqlDB, t.dialect)
-	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log}
+	idle := configurePool(sqlDB, t.dialect)
+	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}}
 	if o.key != nil {
 		db.cipher = NewCipher(*o.key)
 	}
+	if err := db.watchOutages(); err != nil {
+		return nil, err
+	}
 	return db, nil
+}
+
+// watchOutages drops the pool's idle connections whenever a statement finds
+// the database unavailable: a server that restarted, or terminated its
+// sessions, leaves every pooled connection dead, and each would otherwise
+// fail one more command once the server is back.
+func (db *DB) watchOutages() error {
+	check := func(tx *gorm.DB) {
+		if tx.Error != nil && unavailable(tx.Error) {
+			db.dropIdle()
+		}
+	}
+	cb := db.gorm.Callback()
+	for _, err := range []error{
+		cb.Create().After("*").Register("poapbot:outage", check),
+		cb.Query().After("*").Register("poapbot:outage", check),
+		cb.Update().After("*").Register("poapbot:outage", check),
+		cb.Delete().After("*").Register("poapbot:outage", check),
+		cb.Row().After("*").Register("poapbot:outage", check),
+		cb.Raw().After("*").Register("poapbot:outage", check),
+	} {
+		if err != nil {
+			return fmt.Errorf("open database: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropIdle closes the idle connections of the pool; new ones are opened as
+// they are needed.
+func (db *DB) dropIdle() {
+	db.sql.SetMaxIdleConns(0)
+	db.sql.SetMaxIdleConns(db.maxIdle)
 }
 
 // dialectorFor returns the gorm dialector for t.
@@ -160,8 +210,9 @@ func dialectorFor(t target) (gorm.Dialector, error) {
 	return sqlite.Open(t.dsn), nil
 }
 
-// configurePool bounds the connection pool.
-func configurePool(db *sql.DB, dialect string) {
+// configurePool bounds the connection pool and returns how many idle
+// connections it keeps.
+func configurePool(db *sql.DB, dialect string) int {
 	if dialect == DialectSQLite {
 		// WAL lets readers run beside the one writer, so a few connections
 		// help; many would only queue on SQLite's write lock, where the
@@ -170,12 +221,13 @@ func configurePool(db *sql.DB, dialect string) {
 		db.SetMaxOpenConns(4)
 		db.SetMaxIdleConns(4)
 		db.SetConnMaxLifetime(0)
-		return
+		return 4
 	}
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(30 * time.Minute)
+	return 8
 }
 
 // Close closes the database's connections and, on SQLite, then releases
@@ -188,6 +240,9 @@ func (db *DB) Close() error {
 // the connection error, prefixed "ping database".
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.sql.PingContext(ctx); err != nil {
+		if unavailable(err) {
+			db.dropIdle()
+		}
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil

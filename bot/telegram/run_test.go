@@ -79,12 +79,39 @@ func TestWebhookHandler(t *testing.T) {
 	if got := serve(http.MethodPost, secret, update); got != http.StatusOK {
 		t.Fatalf("right secret: status %d, want 200", got)
 	}
+	// Telegram delivers the same update again: taken, not handled twice.
+	if got := serve(http.MethodPost, secret, update); got != http.StatusOK {
+		t.Fatalf("the same update again: status %d, want 200", got)
+	}
 	m := e.waitMessage(t, telegramtest.To(alice.ID))
 	if !strings.Contains(m.Text, "brings POAPs") {
 		t.Errorf("reply to the webhook update = %q, want the help", m.Text)
 	}
 	if got := e.stopped(t); len(got) != 1 {
-		t.Errorf("sent %v, want one reply: rejected updates must not be handled", got)
+		t.Errorf("sent %v, want one reply: rejected and repeated updates must not be handled", got)
+	}
+}
+
+// TestWebhookHandler_LogDown: when the update log cannot be written, the
+// delivery is refused with 503, so that Telegram delivers it again.
+func TestWebhookHandler_LogDown(t *testing.T) {
+	log := &memUpdates{err: errors.New("storage unavailable")}
+	e := newEnv(t, Options{WebhookURL: "https://bot.example/hook", WebhookSecret: secret, Updates: log})
+	e.run(t)
+	if _, err := e.tg.WaitCall(waitCtx(t), "setWebhook"); err != nil {
+		t.Fatal(err)
+	}
+	update := `{"update_id":8,"message":{"message_id":1,"date":1,"text":"/help",` +
+		`"chat":{"id":1001,"type":"private","first_name":"Alice"},"from":{"id":1001,"first_name":"Alice"}}}`
+	r := httptest.NewRequest(http.MethodPost, "/webhook/telegram", strings.NewReader(update))
+	r.Header.Set(SecretHeader, secret)
+	w := httptest.NewRecorder()
+	e.a.WebhookHandler().ServeHTTP(w, r)
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d with the log down, want 503", w.Code)
+	}
+	if got := e.stopped(t); len(got) != 0 {
+		t.Errorf("sent %v, want nothing for an update not taken", got)
 	}
 }
 

@@ -78,6 +78,9 @@ type Options struct {
 	// HTTPClient sends the Bot API requests; default a plain client (every
 	// request is bounded by a context).
 	HTTPClient *http.Client
+	// Updates records the updates of webhook mode, so that a redelivery is
+	// dropped; required with WebhookURL.
+	Updates UpdateLog
 	// Drops finds the groups that hand a drop out, for /claim <drop> in
 	// the private chat; nil is the bot itself (Bot.DropPlaces), which
 	// tests replace.
@@ -139,6 +142,9 @@ func (o *Options) setDefaults() error {
 	o.APIURL = strings.TrimRight(o.APIURL, "/")
 	if u, err := url.Parse(o.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return errors.New("telegram: TELEGRAM_API_URL must be an absolute http:// or https:// address")
+	}
+	if o.WebhookURL != "" && o.Updates == nil {
+		return errors.New("telegram: webhook mode needs an update log (Options.Updates) to drop redeliveries")
 	}
 	if o.UpdateTimeout <= 0 {
 		o.UpdateTimeout = defaultUpdateTimeout

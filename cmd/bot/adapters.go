@@ -59,7 +59,7 @@ func (m *Main) openAdapters() error {
 	if !c.TelegramToken.IsZero() {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
-			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Logger: m.Logger,
+			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Updates: m.DB, Logger: m.Logger,
 		})
 		if err != nil {
 			return err
