@@ -75,6 +75,10 @@ type Options struct {
 	// RateBurst is how many requests may go at once after a quiet spell;
 	// zero or less means DefaultRateBurst.
 	RateBurst int
+	// Circuit says when calls to a host that keeps failing are held,
+	// answered at once with ErrCircuitOpen; its zero value takes the
+	// defaults named on CircuitPolicy.
+	Circuit CircuitPolicy
 }
 
 // DefaultRateLimit and DefaultRateBurst are the client's rate limit when
@@ -136,7 +140,8 @@ type Client struct {
 	momentsAu string
 	compass   *url.URL
 	retry     RetryPolicy
-	limiter   *limiter // nil when unlimited
+	limiter   *limiter  // nil when unlimited
+	circuits  *circuits // nil when off
 	now       func() time.Time
 	sleep     func(ctx context.Context, d time.Duration) error
 }
@@ -189,6 +194,7 @@ func NewClient(opts Options) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.circuits = newCircuits(opts.Circuit, c.log)
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}

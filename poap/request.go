@@ -153,6 +153,17 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 // attempt sends r once: it waits for the rate limiter, then sends within the
 // per-request timeout and reports the result to the Observer.
 func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
+	circuit := c.circuits.of(c.host(r))
+	if !circuit.allow(c.now()) {
+		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, ErrCircuitOpen), unsent: true}
+	}
+	o := c.send(ctx, r, token)
+	circuit.record(o, c.now())
+	return o
+}
+
+// send is attempt without the circuit.
+func (c *Client) send(ctx context.Context, r request, token core.Secret) outcome {
 	if err := c.limit(ctx); err != nil {
 		_, err = transport.Failure(ctx, r.op, err, ErrUnavailable)
 		return outcome{err: err, unsent: true}
@@ -247,6 +258,14 @@ func (c *Client) newRequest(ctx context.Context, r request, token core.Secret) (
 		req.Header.Set("Authorization", "Bearer "+token.Reveal())
 	}
 	return req, nil
+}
+
+// host is the host r is sent to, which its circuit is for.
+func (c *Client) host(r request) string {
+	if u, err := url.Parse(c.target(r)); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // target is the URL r is sent to.

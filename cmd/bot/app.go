@@ -51,6 +51,9 @@ type Main struct {
 	// CommandTimeout bounds one command; zero is the bot's default.
 	// Tests shorten it to hold the bot to a deadline.
 	CommandTimeout time.Duration
+	// POAPCircuit says when calls to a failing issuing service are held;
+	// the zero value is the client's default. Tests lengthen the hold.
+	POAPCircuit poap.CircuitPolicy
 
 	// Set by Run.
 	DB         *storage.DB
@@ -185,7 +188,7 @@ func (m *Main) poapClient() (*poap.Client, error) {
 	client, err := poap.NewClient(poap.Options{
 		BaseURL: c.POAPAPIURL, APIKey: c.POAPAPIKey, Tokens: tokens, Audience: c.POAPAudience,
 		MomentsURL: c.POAPMomentsURL, MomentsAudience: c.POAPMomentsAudience, CompassURL: c.POAPCompassURL,
-		Observer: m.Metrics, Logger: m.Logger, UserAgent: "poapbot/" + version,
+		Observer: m.Metrics, Logger: m.Logger, UserAgent: "poapbot/" + version, Circuit: m.POAPCircuit,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("POAP_API_URL: %w", err)

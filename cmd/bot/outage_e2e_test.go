@@ -13,7 +13,9 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -106,4 +108,42 @@ func status(t *testing.T, url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestMain_IssuerStorm: the issuing service answers 503 to everything.
+// Once the client's circuit opens, commands are answered at once, within a
+// 1 s command deadline, that POAP is not answering, and no request reaches
+// the service any more. (TestClient_Circuit shows it closing again.)
+func TestMain_IssuerStorm(t *testing.T) {
+	s := startMainTuned(t, map[string]string{}, true, func(m *Main) {
+		m.CommandTimeout = time.Second
+		m.POAPCircuit = poap.CircuitPolicy{Cooldown: time.Hour}
+	})
+	s.m.SandboxAPI.FailNext(1_000_000, http.StatusServiceUnavailable)
+	poaps := func() (answer string, requests int) {
+		t.Helper()
+		before, sent := len(s.out.String()), s.m.SandboxAPI.Requests(wire.OpScan)
+		fmt.Fprintf(s.stdin, "/poaps %s\n", sandbox.DemoWallet)
+		waitFor(t, "an answer to /poaps", func() bool {
+			out := s.out.String()[before:]
+			return strings.Contains(out, "not answering") || strings.Contains(out, "took too long")
+		})
+		return s.out.String()[before:], s.m.SandboxAPI.Requests(wire.OpScan) - sent
+	}
+	open := false
+	for range 5 {
+		if answer, n := poaps(); strings.Contains(answer, "not answering") && n == 0 {
+			open = true
+			break
+		}
+	}
+	if !open {
+		t.Fatal("after 5 commands in the storm, the circuit is not open")
+	}
+	for range 3 {
+		answer, n := poaps()
+		if !strings.Contains(answer, "The POAP service is not answering right now") || n != 0 {
+			t.Errorf("/poaps with the circuit open = %q and %d requests, want the POAP message at once and none", answer, n)
+		}
+	}
 }
