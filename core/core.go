@@ -25,7 +25,8 @@
 //
 // Gating (roles and group access from the POAPs verified wallets hold) and
 // Moments (media posted to drops from the chat) are to be services of their
-// own beside these, subscribing to WalletEvents and reading holdings.
+// own beside these, subscribing to WalletEvents and reading holdings; the
+// gates' rule, its modes and its one pure evaluation are in gate.go.
 //
 // Every sentinel error and error type of the package is in errors.go.
 //
