@@ -73,6 +73,10 @@ func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 	client, err := poap.NewClient(poap.Options{
 		BaseURL: srv.URL, APIKey: "test-key", Tokens: sandboxTokens{e.sb}, Audience: sandbox.DefaultAudience,
 		RateLimit: -1, Timeout: 5 * time.Second,
+		// The tests fail status reads on purpose, more times in a row than
+		// the circuit takes, and then reconcile at once: with the
+		// circuit on, the reconciliation would be held for 30 s.
+		Circuit: poap.CircuitPolicy{Failures: -1},
 	})
 	if err != nil {
 		t.Fatal(err)

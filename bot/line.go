@@ -180,26 +180,29 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// editCodeShape is a word shaped like a drop's edit code: six digits.
-var editCodeShape = regexp.MustCompile(`^\d{6}$`)
+// editCodeShape is a run of six digits standing alone, however it is
+// punctuated: the shape of a drop's edit code.
+var editCodeShape = regexp.MustCompile(`(?:^|\D)(\d{6})(?:\D|$)`)
 
 // MayCarrySecret reports whether a typed command line may carry a drop's
 // edit code, for adapters that must remove such a line from where others
-// read it (a Telegram group): a moderator command with a Secret option,
-// or one with a six-digit word anywhere but in a whole-number option (a
-// drop's id, a count). A line that names no command carries none.
+// read it (a Telegram group). It errs on the side of removing: a moderator
+// command with a Secret option, or with six digits standing alone anywhere
+// but as the whole value of a whole-number option (a drop's id, a count);
+// also a line of a moderator command group ("/drop ...") whose
+// subcommand is mistyped, or whose quotes do not close. A line that names
+// no moderator command carries none.
 func (b *Bot) MayCarrySecret(line, botName string) bool {
 	line = strings.TrimSpace(line)
 	if !strings.HasPrefix(line, "/") {
 		return false
 	}
-	words, err := splitWords(line[1:])
-	if err != nil || len(words) == 0 {
+	cmd, rest, ok := b.moderatorCommand(line[1:], botName)
+	switch {
+	case !ok:
 		return false
-	}
-	cmd, rest := b.lookup(words, botName)
-	if cmd == nil || (cmd.Access != ManageDrops && cmd.Access != ManageRoles) {
-		return false
+	case cmd == nil:
+		return editCodeShape.MatchString(line)
 	}
 	for _, o := range cmd.Options {
 		if o.Secret {
@@ -210,23 +213,51 @@ func (b *Bot) MayCarrySecret(line, botName string) bool {
 	numbers := map[string]int{}
 	for name, v := range opts {
 		if o := cmd.Option(name); o != nil && o.Type == Integer {
-			numbers[v]++
+			numbers[strings.TrimSpace(v)]++
 		}
 	}
 	for _, w := range rest {
-		if _, v, ok := strings.Cut(w, ":"); ok {
+		if _, v, found := strings.Cut(w, ":"); found && optionName.MatchString(w[:strings.IndexByte(w, ':')]) {
 			w = v
 		}
-		for _, part := range strings.Fields(w) {
-			if !editCodeShape.MatchString(part) {
-				continue
-			}
-			if numbers[part] > 0 {
-				numbers[part]--
-				continue
-			}
+		if numbers[w] > 0 {
+			numbers[w]--
+			continue
+		}
+		if editCodeShape.MatchString(w) {
 			return true
 		}
 	}
 	return false
+}
+
+// moderatorCommand finds the moderator command a line (without its slash)
+// names: the command and its words, ok true; or, ok true with a nil
+// command, when the line is in a moderator command group but its
+// subcommand is unknown or its words cannot be read; ok false for a line
+// of no moderator command.
+func (b *Bot) moderatorCommand(line, botName string) (*Command, []string, bool) {
+	words, err := splitWords(line)
+	if err != nil {
+		words = strings.Fields(line)
+	}
+	if len(words) == 0 {
+		return nil, nil, false
+	}
+	cmd, rest := b.lookup(words, botName)
+	if cmd != nil && (cmd.Access == ManageDrops || cmd.Access == ManageRoles) {
+		if err != nil {
+			return nil, nil, true
+		}
+		return cmd, rest, true
+	}
+	if cmd == nil {
+		group, _, _ := strings.Cut(strings.ToLower(words[0]), "@")
+		for _, c := range b.commands {
+			if c.Group() == group && c.Sub() != "" && (c.Access == ManageDrops || c.Access == ManageRoles) {
+				return nil, nil, true
+			}
+		}
+	}
+	return nil, nil, false
 }

@@ -127,6 +127,13 @@ func TestBot_MayCarrySecret(t *testing.T) {
 		{"/poaps 123456", false},
 		{"hello 123456", false},
 		{"/nosuch 123456", false},
+		// Punctuated, quoted, misspelt: still a code in a moderator's line.
+		{"/drop refresh 197001 123456,", true},
+		{`/drop refresh 197001 "123456`, true},
+		{"/drop info 197001 code=123456", true},
+		{"/drop refrsh 197001 123456", true},
+		{"/drop refrsh 197001", true}, // a drop id or a code: cannot tell
+		{"/drop topup 197001 count:123456", false},
 	}
 	for _, tt := range tests {
 		if got := b.MayCarrySecret(tt.line, "mybot"); got != tt.want {
@@ -184,4 +191,19 @@ func FuzzBot_ParseLine(f *testing.F) {
 		}
 		_ = checkOptions(cmd, opts)
 	})
+}
+
+// TestMarkup_FenceLike: a value with backquotes in a row, shown in a code
+// span at the start of a line, is text, not a code block.
+func TestMarkup_FenceLike(t *testing.T) {
+	v := "a``b@x.org"
+	md := codeSpan(v) + " holds no POAPs yet.\nsecond line"
+	if got, want := PlainText(md), v+" holds no POAPs yet.\nsecond line"; got != want {
+		t.Errorf("PlainText(%q) = %q, want %q", md, got, want)
+	}
+	for line, want := range map[string]bool{"```": true, "```go": true, "  ```": true, "``` a``b ```": false, "``": false} {
+		if got := IsFence(line); got != want {
+			t.Errorf("IsFence(%q) = %v, want %v", line, got, want)
+		}
+	}
 }

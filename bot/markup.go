@@ -33,8 +33,9 @@ func Escape(s string) string {
 }
 
 // codeSpan marks s as inline code that shows s exactly, backquotes
-// included: fenced by one backquote more than its longest run of them, and
-// padded with a space when s starts or ends with one.
+// included: when s has any, it is fenced by one backquote more than its
+// longest run of them and padded with a space on each side (which the
+// renderers take off again).
 func codeSpan(s string) string {
 	if !strings.Contains(s, "`") {
 		return "`" + s + "`"
@@ -50,6 +51,16 @@ func codeSpan(s string) string {
 	}
 	fence := strings.Repeat("`", longest+1)
 	return fence + " " + s + " " + fence
+}
+
+// IsFence reports whether a line opens or closes a fenced code block: three
+// or more backquotes, then no backquote on the line (as in CommonMark), so
+// that a line that starts with a code span fenced by three backquotes (a
+// value with two backquotes in a row) is text.
+func IsFence(line string) bool {
+	line = strings.TrimSpace(line)
+	n := runLength(line)
+	return n >= 3 && !strings.Contains(line[n:], "`")
 }
 
 // Segment is a run of one line of reply text: a code span's text, shown as

@@ -90,7 +90,7 @@ func PlainText(s string) string {
 	var out []string
 	inFence := false
 	for line := range strings.SplitSeq(s, "\n") {
-		if strings.HasPrefix(line, "```") {
+		if IsFence(line) {
 			inFence = !inFence
 			if len(out) > 0 && out[len(out)-1] != "" {
 				out = append(out, "")

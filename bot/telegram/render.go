@@ -55,7 +55,7 @@ func renderHTML(md string) string {
 	return strings.Join(out, "\n")
 }
 
-func isFence(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "```") }
+func isFence(line string) bool { return bot.IsFence(line) }
 
 // renderLine renders one line outside fences: code spans verbatim, links
 // and bold elsewhere, escaped characters as plain ones. A backquote that

@@ -29,6 +29,7 @@ func TestRenderHTML(t *testing.T) {
 		{"UnclosedFence", "```\n<x>", "<pre>&lt;x&gt;</pre>"},
 		{"Holding", "1. **Drop 14** · drop #14 · Gnosis", "1. <b>Drop 14</b> · drop #14 · Gnosis"},
 		{"BackquotesInCode", "`` `id`@x.org ``", "<code>`id`@x.org</code>"},
+		{"FenceLikeCode", "``` a``b@x.org ``` holds none\nnext", "<code>a``b@x.org</code> holds none\nnext"},
 		{"EscapedMarkup", `**a\*b\_c** \[x\](https://a.test) \<`, "<b>a*b_c</b> [x](https://a.test) \\&lt;"},
 		{"EscapedBackquote", "\\`not code\\` `code`", "`not code` <code>code</code>"},
 		{"MentionRole", "for members with " + bot.RoleMention("-1001"), "for members with the role or group <code>-1001</code>"},
