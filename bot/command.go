@@ -64,7 +64,7 @@ type Option struct {
 	// listed by /help; they carry state such as a page number for buttons.
 	Hidden bool
 	// MaxLen is the most characters the option takes; zero is its type's
-	// (see MaxLen).
+	// (see Limit).
 	MaxLen int
 	// Secret options carry a credential (a drop's edit code): no reply
 	// repeats them, and adapters remove, where they can, the message

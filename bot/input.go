@@ -13,9 +13,10 @@ import (
 // are text in a text option. Refusing here gives every database the same
 // input, so the same input gets the same answer on PostgreSQL and SQLite.
 func checkOptions(cmd *Command, opts map[string]string) error {
-	for name, value := range opts {
-		o := cmd.Option(name)
-		if o == nil {
+	for i := range cmd.Options {
+		o := &cmd.Options[i]
+		value, given := opts[o.Name]
+		if !given {
 			continue
 		}
 		if !utf8.ValidString(value) {
@@ -33,9 +34,9 @@ func checkOptions(cmd *Command, opts map[string]string) error {
 	return nil
 }
 
-// invisible reports whether r is a control character, or a mark that
-// embeds, overrides or isolates the direction of text. Line breaks and tabs
-// are allowed in text.
+// invisible reports whether r is a control character, a mark that embeds,
+// overrides or isolates the direction of text, or a private-use character.
+// Line breaks and tabs are allowed in text.
 func invisible(r rune, text bool) bool {
 	switch {
 	case text && (r == '\n' || r == '\t'):
@@ -43,6 +44,10 @@ func invisible(r rune, text bool) bool {
 	case unicode.IsControl(r):
 		return true
 	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	case unicode.Is(unicode.Co, r):
+		// Private use: the reply model's own marks (mentions, escapes)
+		// travel as such characters and must not be forged.
 		return true
 	}
 	return false

@@ -460,6 +460,30 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
 		}
 	})
+	t.Run("LandedLateAfterAnotherWallet", func(t *testing.T) {
+		dt, alice := setup(t)
+		// The mint to B times out too and never lands; the member makes
+		// C primary; then the mint to A lands.
+		u, _ := dt.store.FindUser(t.Context(), alice.Platform, alice.ExternalID)
+		dt.issuer.set(func(f *dropIssuer) { f.late = 1 })
+		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
+			t.Fatalf("Claim() with the mint to B timing out = %v", err)
+		}
+		dt.issuer.set(func(f *dropIssuer) { f.delayed = f.delayed[:1] }) // only A's lands
+		c := wallet(3)
+		if _, err := dt.store.AddWallet(t.Context(), core.Wallet{UserID: u.ID, Kind: core.KindAddress, Value: c}); err != nil {
+			t.Fatal(err)
+		}
+		dt.store.SetPrimary(t.Context(), u.ID, c)
+		dt.issuer.applyLate()
+		res, err := dt.claim(t, alice, core.ClaimOptions{})
+		if err != nil || !res.Minted || res.Wallet != a {
+			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, a)
+		}
+		if n := dt.issuer.holders(eventID, a, b, c); n != 1 {
+			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
+		}
+	})
 	t.Run("NeverLanded", func(t *testing.T) {
 		dt, alice := setup(t)
 		dt.issuer.set(func(f *dropIssuer) { f.delayed = nil })

@@ -42,6 +42,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -109,8 +110,15 @@ func (m Member) user() User {
 	return User{Platform: m.Platform, ExternalID: m.ExternalID, Name: clip(m.Name, MaxNameLen)}
 }
 
-// clip cuts s to at most n characters.
+// clip cuts s to at most n characters, control characters (a NUL among
+// them, which PostgreSQL refuses in text) made spaces.
 func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -211,7 +219,7 @@ func isNil(v any) bool {
 		return true
 	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
 		return rv.IsNil()
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -67,8 +68,9 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 			out, err = s.settleUnderWay(ctx, d, &link, wallet)
 		case MintLinkHandedOut:
 			if again && link.Wallet != "" {
-				// An earlier mint of this link, to link.Wallet, ended
-				// without a confirmation.
+				// A mint of this link to link.Wallet was tried before
+				// and not confirmed (it may have gone through late), or
+				// it was refused: its status is read first either way.
 				out, err = s.settleThenMint(ctx, d, &link, wallet)
 				break
 			}
@@ -93,24 +95,31 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 	return ClaimResult{}, dropError(d, fmt.Errorf("%d links in a row were claimed elsewhere or changed: %w", maxMintLinks, ErrIssuerUnavailable))
 }
 
-// settleThenMint handles the member's link whose earlier mint, to
-// link.Wallet, ended without a confirmation (a timeout, a lost answer):
-// that mint may still have gone through, to a wallet the member may since
-// have replaced as primary. Its status is read before anything is sent: a
-// link claimed by that earlier wallet is the member's POAP, and nothing more
-// is minted for them; a link claimed by anyone else was used elsewhere;
-// only an unclaimed link is minted, to wallet, and even then a link found
-// claimed by the earlier wallet afterwards counts as theirs. When the
-// status cannot be read, nothing is sent.
+// settleThenMint handles the member's link that a mint to link.Wallet was
+// tried on before and did not confirm: a timeout or a lost answer, whose
+// mint may still have gone through, to a wallet the member may since have
+// replaced as primary; or a refusal, which the store does not tell apart.
+// Its status is read before anything is sent: a link claimed by any wallet
+// of the member's is their POAP, and nothing more is minted for them; a
+// link claimed by anyone else was used elsewhere; only an unclaimed link is
+// minted, to wallet, and even then a link found claimed by one of theirs
+// afterwards counts as theirs. When the status cannot be read, nothing is
+// sent.
 func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
 	earlier := link.Wallet
 	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 	if err != nil {
 		return 0, dropError(d, fmt.Errorf("the earlier mint of link #%d cannot be checked (%w): %w", link.ID, err, ErrIssuerUnavailable))
 	}
-	switch out := judge(st, earlier); out {
+	mine := s.mine(ctx, *link, earlier)
+	switch out := judge(st, mine...); out {
 	case mintDone, mintElsewhere:
-		begun, err := s.mintLinks.BeginMint(ctx, link.ID, earlier, s.clock.Now())
+		// Recorded as a mint to the wallet it went to.
+		to := earlier
+		if i := slices.IndexFunc(mine, st.ClaimedBy); out == mintDone && i >= 0 {
+			to = mine[i]
+		}
+		begun, err := s.mintLinks.BeginMint(ctx, link.ID, to, s.clock.Now())
 		if errors.Is(err, ErrConflict) {
 			return mintRetry, nil
 		}
@@ -128,6 +137,26 @@ func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink
 		return 0, dropError(d, ErrDropExpired)
 	}
 	return s.sendMint(ctx, d, link, wallet, earlier)
+}
+
+// mine is wallets and every wallet the link's member has linked: a claim of
+// the link by any of them is the member's POAP (an earlier mint of theirs,
+// to a wallet they have since replaced as primary, that went through late).
+// When the member's wallets cannot be read, wallets alone count.
+func (s *DropService) mine(ctx context.Context, link MintLink, wallets ...string) []string {
+	if link.UserID == nil {
+		return wallets
+	}
+	linked, err := s.members.Wallets(ctx, *link.UserID)
+	if err != nil {
+		s.log.Warn("the member's wallets not read to judge a mint", "link", link.ID, "err", err)
+		return wallets
+	}
+	out := slices.Clone(wallets)
+	for _, w := range linked {
+		out = append(out, w.Value)
+	}
+	return out
 }
 
 // judge says what a link's claim status means for a mint of the member's
@@ -206,7 +235,7 @@ func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wall
 func (s *DropService) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
 	if s.clock.Now().Sub(link.UpdatedAt) < MintGrace {
 		st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
-		if err == nil && st.ClaimedBy(mintWallet(*link, wallet)) {
+		if err == nil && judge(st, s.mine(ctx, *link, mintWallet(*link, wallet))...) == mintDone {
 			s.finish(ctx, d, link, MintLinkMinted, "")
 			return mintDone, nil
 		}
@@ -239,7 +268,7 @@ func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, wallet
 		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
 	}
-	switch judge(st, wallets...) {
+	switch judge(st, s.mine(ctx, *link, wallets...)...) {
 	case mintDone:
 		s.finish(ctx, d, link, MintLinkMinted, "")
 		return mintDone, nil

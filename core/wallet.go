@@ -187,6 +187,19 @@ func checkHyphens(l string) string {
 	return ""
 }
 
+// mixesScripts reports whether a label has letters of more than one of the
+// Latin, Cyrillic and Greek scripts, whose look-alike letters (a Cyrillic і
+// in vіtalik) make one name pass for another.
+func mixesScripts(l string) bool {
+	seen := 0
+	for i, script := range []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek} {
+		if strings.ContainsFunc(l, func(r rune) bool { return unicode.Is(script, r) }) {
+			seen |= 1 << i
+		}
+	}
+	return seen&(seen-1) != 0
+}
+
 // checkLabel says what is wrong with one normalised label of an ENS name,
 // or "".
 func checkLabel(l string) string {
@@ -197,6 +210,9 @@ func checkLabel(l string) string {
 		return "each part of an ENS name is at most 63 characters"
 	case checkHyphens(l) != "":
 		return checkHyphens(l)
+	}
+	if mixesScripts(l) {
+		return "a part of an ENS name mixes Latin letters with Cyrillic or Greek ones, as look-alike names do"
 	}
 	lead := true
 	for _, r := range l {

@@ -61,6 +61,7 @@ func TestParseWallet_Invalid(t *testing.T) {
 		// Look-alikes: invisible, direction-reversing, ACE and misplaced marks.
 		"vitalik\u200b.eth", "vit\u200dalik.eth", "vitalik\u00ad.eth", "\ufeffvitalik.eth",
 		"vit\u202ealik.eth", "xn--80ak6aa92e.eth", "ab--c.eth", "a_b.eth",
+		"v\u0456talik.eth", "p\u03bfap.eth", // a Cyrillic і, a Greek ο among Latin letters
 		strings.Repeat("a", 243) + "@example.org", // 255 octets: over SMTP's 254
 		"al\xffice@example.org",                   // not UTF-8
 	} {

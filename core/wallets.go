@@ -47,7 +47,7 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	}
 	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, wallets: d.Wallets,
 		events: d.Events, name: d.BotName}
-	if s.events == nil {
+	if isNil(s.events) {
 		s.events = NopEvents{}
 	}
 	if s.name == "" {

@@ -1,6 +1,8 @@
 package poap
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -49,35 +51,39 @@ type circuit struct {
 	probing  bool
 }
 
-// allow reports whether a call may go to the host at now. Every allowed
-// call must be followed by one record.
-func (c *circuit) allow(now time.Time) bool {
+// allow reports whether a call may go to the host at now, and whether it
+// is the probe of an open circuit. Every allowed call must be followed by
+// one record.
+func (c *circuit) allow(now time.Time) (ok, probe bool) {
 	if c == nil {
-		return true
+		return true, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case !c.open:
-		return true
+		return true, false
 	case c.probing || now.Before(c.until):
-		return false
+		return false, false
 	}
 	c.probing = true
-	return true
+	return true, true
 }
 
 // record counts the outcome of an allowed call at now: no answer, or an
-// answer of 500 and above, is a failure; a call that never left the process
-// counts neither way, but gives the probe to the next call.
-func (c *circuit) record(o outcome, now time.Time) {
+// answer of 500 and above, is a failure; a call that never left the
+// process, or that its caller gave up, says nothing of the service and
+// counts neither way (a probe's then goes to the next call).
+func (c *circuit) record(o outcome, probe bool, now time.Time) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if o.unsent {
-		c.probing = false
+	if o.unsent || errors.Is(o.err, context.Canceled) {
+		if probe {
+			c.probing = false
+		}
 		return
 	}
 	if !failed(o) {

@@ -154,13 +154,19 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 // per-request timeout and reports the result to the Observer.
 func (c *Client) attempt(ctx context.Context, r request, token core.Secret) outcome {
 	circuit := c.circuits.of(c.host(r))
-	if !circuit.allow(c.now()) {
+	ok, probe := circuit.allow(c.now())
+	if !ok {
 		return outcome{err: fmt.Errorf("poap: %s: %w", r.op, ErrCircuitOpen), unsent: true}
 	}
-	o := c.send(ctx, r, token)
-	circuit.record(o, c.now())
+	// Deferred, so that a panic in send cannot leave a probe out forever.
+	o := outcome{err: errSendPanicked, unsent: true}
+	defer func() { circuit.record(o, probe, c.now()) }()
+	o = c.send(ctx, r, token)
 	return o
 }
+
+// errSendPanicked is the outcome a panic in send leaves for the circuit.
+var errSendPanicked = errors.New("poap: the request panicked")
 
 // send is attempt without the circuit.
 func (c *Client) send(ctx context.Context, r request, token core.Secret) outcome {

@@ -42,9 +42,9 @@ const (
 
 // pgUnavailable are the SQLSTATE codes (or classes, two characters) of a
 // server that cannot serve now: connection exceptions, a shutdown or a
-// restart that ended the session, too many connections, a database that
-// accepts none.
-var pgUnavailable = []string{"08", "57P01", "57P02", "57P03", "53300", "55000"}
+// restart that ended the session, too many connections. (A database that
+// accepts no connections refuses at connect time: a *pgconn.ConnectError.)
+var pgUnavailable = []string{"08", "57P01", "57P02", "57P03", "53300"}
 
 // violation is the kind of integrity rule a failed write broke.
 type violation int

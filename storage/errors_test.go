@@ -75,7 +75,6 @@ func TestTranslate_Unavailable(t *testing.T) {
 	for _, err := range []error{
 		&pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"},
 		&pgconn.PgError{Code: "08006", Message: "connection failure"},
-		&pgconn.PgError{Code: "55000", Message: `database "x" is not currently accepting connections`},
 		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")},
 		driver.ErrBadConn,
 		io.ErrUnexpectedEOF,

@@ -48,8 +48,9 @@ func (db *DB) BeginMint(ctx context.Context, linkID int64, wallet string, at tim
 // minting (or the same outcome again, which changes nothing but the time
 // and a missing transaction id):
 //   - core.MintLinkMinted, with the service's transactionID when known;
-//   - core.MintLinkHandedOut: the mint failed before reaching the service, the
-//     member may retry; the wallet stays recorded;
+//   - core.MintLinkHandedOut: the mint did not go through (it was refused,
+//     never sent, or its status read unclaimed), the member may retry;
+//     the wallet stays recorded;
 //   - core.MintLinkClaimedElsewhere: the link had been used; its member and
 //     wallet are cleared, as neither got anything through it, so that the
 //     member's next claim takes another link.

@@ -48,6 +48,11 @@ func (a *Adapter) privateClaim(ctx context.Context, o origin, text string) (repl
 		return bot.Reply{}, false
 	}
 	req, err := a.claimPlace(ctx, o, eventID)
+	if errors.Is(err, core.ErrStoreUnavailable) {
+		// The command runs as typed and meets the same outage, which the
+		// bot words as it words it everywhere.
+		return bot.Reply{}, false
+	}
 	if err != nil {
 		return bot.Reply{Text: words(err), Personal: true}, true
 	}
@@ -62,6 +67,9 @@ func (a *Adapter) privateClaim(ctx context.Context, o origin, text string) (repl
 // membership could be checked at all.
 func (a *Adapter) claimPlace(ctx context.Context, o origin, eventID int64) (*bot.Request, error) {
 	places, err := a.opts.Drops.DropPlaces(ctx, core.Telegram, eventID)
+	if errors.Is(err, core.ErrStoreUnavailable) {
+		return nil, err
+	}
 	if err != nil {
 		a.log.Error("telegram: listing the groups of a drop failed", "event", eventID, "err", err)
 		return nil, errPlaceLookup

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +91,16 @@ func TestAdapter_ClaimPlace(t *testing.T) {
 			t.Errorf("claimPlace() = %v, want errPlaceLookup", err)
 		}
 	})
+	t.Run("StoreUnavailable", func(t *testing.T) {
+		e := newEnv(t, Options{Drops: downPlacer{}})
+		if _, err := e.a.claimPlace(t.Context(), privateOrigin(alice), 701); !errors.Is(err, core.ErrStoreUnavailable) {
+			t.Errorf("claimPlace() = %v, want core.ErrStoreUnavailable", err)
+		}
+		// The command then runs as typed, where the bot words the outage.
+		if _, ok := e.a.privateClaim(t.Context(), privateOrigin(alice), "/claim 701"); ok {
+			t.Error("privateClaim() with the storage down answered itself, want the command run as typed")
+		}
+	})
 	t.Run("ErrGroupCheck", func(t *testing.T) {
 		e := newEnv(t, Options{Drops: placesOf{group.ID}})
 		e.tg.Fail("getChatMember", telegramtest.Failure{Code: 400, Description: "Bad Request: chat not found"})
@@ -157,4 +168,11 @@ func (p placesOf) DropPlaces(context.Context, core.Platform, int64) ([]core.Plac
 func privateOrigin(from telegramtest.User) origin {
 	return origin{chat: &tgbotapi.Chat{ID: from.ID, Type: "private"},
 		from: &tgbotapi.User{ID: from.ID, FirstName: from.FirstName, UserName: from.Username}, command: "claim"}
+}
+
+// downPlacer lists places from a database that is down.
+type downPlacer struct{}
+
+func (downPlacer) DropPlaces(context.Context, core.Platform, int64) ([]core.Place, error) {
+	return nil, fmt.Errorf("drop places: %w", core.ErrStoreUnavailable)
 }
