@@ -118,7 +118,7 @@ func (s *Server) handshake(c *conn) error {
 	if p.D.Shard != nil {
 		shard = *p.D.Shard
 	}
-	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, At: time.Now()}
+	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, At: s.now()}
 	if err := c.send(0, "READY", s.ready(shard)); err != nil {
 		return err
 	}
