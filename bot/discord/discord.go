@@ -31,6 +31,9 @@ import (
 const (
 	DefaultAPIURL   = "https://discord.com"
 	DefaultAckAfter = 1500 * time.Millisecond
+	// discordDeadline is how long after its creation Discord accepts an
+	// interaction's first response.
+	discordDeadline = 3 * time.Second
 	// maxAckAfter leaves the deferral a second to reach Discord before its
 	// three-second deadline.
 	maxAckAfter = 2 * time.Second
@@ -60,8 +63,8 @@ type Options struct {
 	// HTTPClient, when set, is the base of the REST client; its transport
 	// is wrapped to rewrite the origin, the client itself is not changed.
 	HTTPClient *http.Client
-	// AckAfter is how long a command may run before the interaction is
-	// deferred; default 1.5 s, at most 2 s.
+	// AckAfter is how long after the interaction's creation a command may
+	// run before the interaction is deferred; default 1.5 s, at most 2 s.
 	AckAfter time.Duration
 }
 

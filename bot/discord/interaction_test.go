@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,33 @@ func TestAdapter_Interaction(t *testing.T) {
 			wantReply(t, it, "POAPs of")
 		}
 	})
+}
+
+func TestAckBy(t *testing.T) {
+	t.Parallel()
+	received := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	// snowflake returns an id created at t, as Discord makes them.
+	snowflake := func(t time.Time) string {
+		return strconv.FormatInt((t.UnixMilli()-1420070400000)<<22|42, 10)
+	}
+	const after = 1500 * time.Millisecond
+	tests := []struct {
+		name string
+		id   string
+		want time.Time
+	}{
+		{"ReceivedAtOnce", snowflake(received), received.Add(after)},
+		{"ReceivedLate", snowflake(received.Add(-time.Second)), received.Add(after - time.Second)},
+		{"ReceivedAfterAckAfter", snowflake(received.Add(-2 * time.Second)), received.Add(after - 2*time.Second)},
+		{"ClockBehind", snowflake(received.Add(time.Second)), received.Add(after)},
+		{"ClockAhead", snowflake(received.Add(-time.Minute)), received.Add(after)},
+		{"NotASnowflake", "x", received.Add(after)},
+	}
+	for _, tt := range tests {
+		if got := ackBy(tt.id, received, after); !got.Equal(tt.want) {
+			t.Errorf("%s: ackBy(%s, received, %s) = received%+v, want received%+v", tt.name, tt.id, after, got.Sub(received), tt.want.Sub(received))
+		}
+	}
 }
 
 // TestAdapter_Complete covers replies whose visibility differs from the

@@ -21,10 +21,12 @@ const (
 )
 
 // onInteraction answers one interaction. The command runs in its own
-// goroutine: when it finishes within AckAfter its reply is the response;
-// otherwise the interaction is deferred at once, within Discord's three
-// seconds, and the reply completes the deferral when the command ends.
+// goroutine: when it finishes within AckAfter of the interaction's creation
+// its reply is the response; otherwise the interaction is deferred then,
+// within Discord's three seconds, and the reply completes the deferral when
+// the command ends.
 func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction) {
+	received := time.Now()
 	if !a.begin() {
 		a.log.Warn("interaction arrived while closing, not answered", "interaction", i.ID)
 		return
@@ -35,14 +37,13 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		a.notOurs(ctx, s, i)
 		return
 	}
-	began := time.Now()
 	done := a.run(ctx, j)
-	timer := time.NewTimer(a.ackAfter)
+	timer := time.NewTimer(time.Until(ackBy(i.ID, received, a.ackAfter)))
 	defer timer.Stop()
 	select {
 	case r := <-done:
 		a.respond(ctx, s, i, r)
-		a.log.Debug("interaction answered", "command", j.req.Command, "took", time.Since(began))
+		a.log.Debug("interaction answered", "command", j.req.Command, "took", time.Since(received))
 		return
 	case <-timer.C:
 	}
@@ -51,7 +52,26 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		return // too late or refused; the command still completes in the bot
 	}
 	a.complete(ctx, s, i, <-done, private)
-	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(began))
+	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(received))
+}
+
+// ackBy returns when an interaction whose command is still running is
+// deferred: ackAfter after its creation, which its id (a snowflake) tells,
+// because Discord's three seconds run from then, not from when the event
+// reached the bot. An event that waited (in a busy bot's gateway reader,
+// say) has that much less time left, and one that comes later than
+// ackAfter is deferred at once. The receipt time bounds the result, so
+// that a clock behind Discord's never delays the deferral; a creation more
+// than Discord's three seconds before the receipt is taken for a clock
+// ahead of Discord's, and ignored, so that such a clock does not defer
+// every command.
+func ackBy(id string, received time.Time, ackAfter time.Duration) time.Time {
+	start := received
+	created, err := discordgo.SnowflakeTimestamp(id)
+	if err == nil && created.Before(received) && received.Sub(created) <= discordDeadline {
+		start = created
+	}
+	return start.Add(ackAfter)
 }
 
 // run runs the job in its own goroutine and delivers its reply. A panic
