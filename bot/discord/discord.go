@@ -37,6 +37,9 @@ const (
 	// maxAckAfter leaves the deferral a second to reach Discord before its
 	// three-second deadline.
 	maxAckAfter = 2 * time.Second
+	// DefaultMaxCommands is the default of Options.MaxCommands, the bound
+	// the Telegram adapter sets on its updates too.
+	DefaultMaxCommands = 32
 	// restTimeout bounds one REST call, retries after a 429 included.
 	restTimeout = 10 * time.Second
 )
@@ -66,6 +69,13 @@ type Options struct {
 	// AckAfter is how long after the interaction's creation a command may
 	// run before the interaction is deferred; default 1.5 s, at most 2 s.
 	AckAfter time.Duration
+	// MaxCommands bounds the commands running at once; default
+	// DefaultMaxCommands. An interaction that arrives while that many run
+	// is deferred at once, and its command waits for one of them to end:
+	// in a burst (a thousand members pressing Claim), acknowledgements go
+	// out first instead of competing for the CPU and the database with a
+	// thousand commands.
+	MaxCommands int
 }
 
 // Adapter connects the bot to Discord.
@@ -75,6 +85,7 @@ type Adapter struct {
 	guildID  string
 	shardID  int
 	ackAfter time.Duration
+	slots    chan struct{} // one per running command
 	commands []*discordgo.ApplicationCommand
 	session  *discordgo.Session
 
@@ -106,6 +117,9 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	if opts.AckAfter > maxAckAfter {
 		return nil, fmt.Errorf("discord: AckAfter %s leaves no time to acknowledge within 3 s (at most %s)", opts.AckAfter, maxAckAfter)
 	}
+	if opts.MaxCommands <= 0 {
+		opts.MaxCommands = DefaultMaxCommands
+	}
 	cmds, err := renderCommands(b.Commands())
 	if err != nil {
 		return nil, err
@@ -116,7 +130,8 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	}
 	a := &Adapter{
 		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
-		ackAfter: opts.AckAfter, commands: cmds, session: s, ready: make(chan struct{}),
+		ackAfter: opts.AckAfter, slots: make(chan struct{}, opts.MaxCommands),
+		commands: cmds, session: s, ready: make(chan struct{}),
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,6 +117,61 @@ func TestAdapter_Interaction(t *testing.T) {
 			wantReply(t, it, "POAPs of")
 		}
 	})
+}
+
+// heldIssuer answers Holdings once released, and tells when a call
+// starts waiting.
+type heldIssuer struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (h heldIssuer) Holdings(ctx context.Context, _ string) ([]core.Holding, error) {
+	h.entered <- struct{}{}
+	select {
+	case <-h.release:
+		return []core.Holding{{DropID: 1, DropName: "Held drop", Chain: "xdai"}}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestAdapter_Busy: while MaxCommands commands run, an interaction is
+// deferred, not answered in one response, and its command runs once a
+// slot frees up.
+func TestAdapter_Busy(t *testing.T) {
+	t.Parallel()
+	fake := discordtest.NewServer(t, discordtest.Options{})
+	held := heldIssuer{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	a, err := New(bot.New(core.NewService(nil, held, nil, nil), bot.Options{}), Options{
+		Token: core.Secret(fake.Token()), APIURL: fake.URL(), GuildID: discordtest.DefaultGuildID, MaxCommands: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	})
+	release := sync.OnceFunc(func() { close(held.release) })
+	t.Cleanup(release) // before Run's cleanup, which waits for the command
+	slow := fake.Command(discordtest.Alice, "/poaps "+sandbox.DemoWallet)
+	select {
+	case <-held.entered: // the one slot is taken until release
+	case <-timeout(t, 10*time.Second).Done():
+		t.Fatal("the first command did not start")
+	}
+	it := fake.Command(discordtest.Bob, "/help")
+	ack := wantAck(t, it, discordgo.InteractionResponseDeferredChannelMessageWithSource, true)
+	t.Logf("deferred %s after creation while the slot was taken", ack.Delay().Round(time.Millisecond))
+	release()
+	wantReply(t, it, "brings POAPs")
+	wantReply(t, slow, "POAPs of")
 }
 
 func TestAckBy(t *testing.T) {

@@ -24,7 +24,8 @@ const (
 // goroutine: when it finishes within AckAfter of the interaction's creation
 // its reply is the response; otherwise the interaction is deferred then,
 // within Discord's three seconds, and the reply completes the deferral when
-// the command ends.
+// the command ends. When MaxCommands commands are running already, the
+// interaction is deferred at once and its command waits for one to end.
 func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction) {
 	received := time.Now()
 	if !a.begin() {
@@ -37,8 +38,13 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		a.notOurs(ctx, s, i)
 		return
 	}
-	done := a.run(ctx, j)
-	timer := time.NewTimer(time.Until(ackBy(i.ID, received, a.ackAfter)))
+	slot := a.trySlot()
+	deferAt := ackBy(i.ID, received, a.ackAfter)
+	if !slot {
+		deferAt = received
+	}
+	done := a.run(ctx, j, slot)
+	timer := time.NewTimer(time.Until(deferAt))
 	defer timer.Stop()
 	select {
 	case r := <-done:
@@ -74,11 +80,27 @@ func ackBy(id string, received time.Time, ackAfter time.Duration) time.Time {
 	return start.Add(ackAfter)
 }
 
-// run runs the job in its own goroutine and delivers its reply. A panic
-// becomes an apology and a log line: no command may crash the bot.
-func (a *Adapter) run(ctx context.Context, j *job) <-chan bot.Reply {
+// trySlot takes one of the MaxCommands slots of running commands if one
+// is free.
+func (a *Adapter) trySlot() bool {
+	select {
+	case a.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// run runs the job in its own goroutine, in a slot: the one the caller
+// holds, else the next to free up; it delivers the reply. A panic becomes
+// an apology and a log line: no command may crash the bot.
+func (a *Adapter) run(ctx context.Context, j *job, slot bool) <-chan bot.Reply {
 	done := make(chan bot.Reply, 1)
 	go func() {
+		if !slot {
+			a.slots <- struct{}{}
+		}
+		defer func() { <-a.slots }()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("command panicked", "command", j.req.Command, "panic", p, "stack", string(debug.Stack()))
