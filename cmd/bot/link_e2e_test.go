@@ -32,7 +32,7 @@ func TestLink_Console(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := startMain(t, url)
 			fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", coretest.TestAddress)
-			waitFor(t, "the challenge", func() bool { return strings.Contains(s.out.String(), "Signing is free") })
+			waitOutput(t, s, "Signing is free")
 			msg := challengeIn(t, s.out.String())
 			fmt.Fprintf(s.stdin, "/verify %s\n/wallet\n", coretest.Sign(coretest.TestKey, msg))
 			s.stdin.Close()
@@ -202,7 +202,7 @@ func TestMain_TelegramWebhook(t *testing.T) {
 func TestMain_VerificationPage(t *testing.T) {
 	s := startMainWith(t, map[string]string{"PUBLIC_URL": "https://bot.example.org"}, true)
 	fmt.Fprintf(s.stdin, "/link %s\n", coretest.TestAddress)
-	waitFor(t, "the challenge", func() bool { return strings.Contains(s.out.String(), "Signing is free") })
+	waitOutput(t, s, "Signing is free")
 	out := s.out.String()
 	i := strings.Index(out, "https://bot.example.org/verify/")
 	if i < 0 {
