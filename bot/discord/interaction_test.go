@@ -16,7 +16,8 @@ import (
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
-// wantAck checks the acknowledgement of an interaction.
+// wantAck checks the acknowledgement of an interaction: the fake answers
+// 204 only to a callback within Discord's deadline.
 func wantAck(t *testing.T, it *discordtest.Interaction, typ discordgo.InteractionResponseType, ephemeral bool) discordtest.Response {
 	t.Helper()
 	resp, err := it.WaitResponse(timeout(t, 10*time.Second))
@@ -58,10 +59,7 @@ func TestAdapter_Interaction(t *testing.T) {
 		r.sandbox.SetLatency(5 * time.Second)
 		it := r.fake.Command(discordtest.Alice, "/poaps "+sandbox.DemoWallet)
 		ack := wantAck(t, it, discordgo.InteractionResponseDeferredChannelMessageWithSource, true)
-		t.Logf("acknowledged %s after dispatch (issuing service latency 5 s)", ack.Delay().Round(time.Millisecond))
-		if ack.Delay() >= 3*time.Second {
-			t.Errorf("acknowledged after %s, want under 3 s", ack.Delay())
-		}
+		t.Logf("acknowledged %s after creation (issuing service latency 5 s)", ack.Delay().Round(time.Millisecond))
 		m := wantReply(t, it, "POAPs of")
 		if _, ok := m.Button("Next"); !ok {
 			t.Errorf("reply buttons = %+v, want Next", m.Buttons)
@@ -111,10 +109,13 @@ func TestAdapter_Interaction(t *testing.T) {
 			// The issuing-service client paces its requests, so some of
 			// these are deferred; all are acknowledged in time.
 			ack, err := it.WaitResponse(timeout(t, 10*time.Second))
-			if err != nil || ack.Delay() >= 3*time.Second || !ack.Ephemeral() || ack.Status != 204 {
-				t.Errorf("acknowledgement = %+v, %v; want an ephemeral one within 3 s", ack, err)
+			if err != nil || !ack.Ephemeral() || ack.Status != 204 {
+				t.Errorf("acknowledgement = %+v, %v; want an ephemeral one in time (204)", ack, err)
 			}
 			wantReply(t, it, "POAPs of")
+		}
+		if late := r.fake.LateCallbacks(); len(late) != 0 {
+			t.Errorf("late callbacks: %+v", late)
 		}
 	})
 }
