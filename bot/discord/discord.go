@@ -71,10 +71,11 @@ type Options struct {
 	AckAfter time.Duration
 	// MaxCommands bounds the commands running at once; default
 	// DefaultMaxCommands. An interaction that arrives while that many run
-	// is deferred at once, and its command waits for one of them to end:
-	// in a burst (a thousand members pressing Claim), acknowledgements go
-	// out first instead of competing for the CPU and the database with a
-	// thousand commands.
+	// is deferred at once, and its command waits until the interaction's
+	// three seconds are over, then for one of them to end: in a burst (a
+	// thousand members pressing Claim), the acknowledgements go out first
+	// instead of competing for the CPU and the database with a thousand
+	// commands.
 	MaxCommands int
 }
 
@@ -85,7 +86,7 @@ type Adapter struct {
 	guildID  string
 	shardID  int
 	ackAfter time.Duration
-	slots    chan struct{} // one per running command
+	limit    *limiter
 	commands []*discordgo.ApplicationCommand
 	session  *discordgo.Session
 
@@ -130,7 +131,7 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	}
 	a := &Adapter{
 		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
-		ackAfter: opts.AckAfter, slots: make(chan struct{}, opts.MaxCommands),
+		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands),
 		commands: cmds, session: s, ready: make(chan struct{}),
 	}
 	if a.log == nil {

@@ -24,8 +24,8 @@ const (
 // goroutine: when it finishes within AckAfter of the interaction's creation
 // its reply is the response; otherwise the interaction is deferred then,
 // within Discord's three seconds, and the reply completes the deferral when
-// the command ends. When MaxCommands commands are running already, the
-// interaction is deferred at once and its command waits for one to end.
+// the command ends. When the adapter is busy (see limiter), the interaction
+// is deferred at once and its command waits its turn.
 func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction) {
 	received := time.Now()
 	if !a.begin() {
@@ -38,12 +38,14 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		a.notOurs(ctx, s, i)
 		return
 	}
-	slot := a.trySlot()
-	deferAt := ackBy(i.ID, received, a.ackAfter)
-	if !slot {
+	createdAt := created(i.ID, received)
+	deferAt := createdAt.Add(a.ackAfter)
+	started := a.limit.tryStart()
+	if !started {
 		deferAt = received
+		a.limit.queue()
 	}
-	done := a.run(ctx, j, slot)
+	done := a.run(ctx, j, started, createdAt.Add(discordDeadline))
 	timer := time.NewTimer(time.Until(deferAt))
 	defer timer.Stop()
 	select {
@@ -61,46 +63,17 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(received))
 }
 
-// ackBy returns when an interaction whose command is still running is
-// deferred: ackAfter after its creation, which its id (a snowflake) tells,
-// because Discord's three seconds run from then, not from when the event
-// reached the bot. An event that waited (in a busy bot's gateway reader,
-// say) has that much less time left, and one that comes later than
-// ackAfter is deferred at once. The receipt time bounds the result, so
-// that a clock behind Discord's never delays the deferral; a creation more
-// than Discord's three seconds before the receipt is taken for a clock
-// ahead of Discord's, and ignored, so that such a clock does not defer
-// every command.
-func ackBy(id string, received time.Time, ackAfter time.Duration) time.Time {
-	start := received
-	created, err := discordgo.SnowflakeTimestamp(id)
-	if err == nil && created.Before(received) && received.Sub(created) <= discordDeadline {
-		start = created
-	}
-	return start.Add(ackAfter)
-}
-
-// trySlot takes one of the MaxCommands slots of running commands if one
-// is free.
-func (a *Adapter) trySlot() bool {
-	select {
-	case a.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// run runs the job in its own goroutine, in a slot: the one the caller
-// holds, else the next to free up; it delivers the reply. A panic becomes
-// an apology and a log line: no command may crash the bot.
-func (a *Adapter) run(ctx context.Context, j *job, slot bool) <-chan bot.Reply {
+// run runs the job in its own goroutine and delivers its reply: at once
+// when the caller started it, else once it is its turn, not before
+// notBefore. A panic becomes an apology and a log line: no command may
+// crash the bot.
+func (a *Adapter) run(ctx context.Context, j *job, started bool, notBefore time.Time) <-chan bot.Reply {
 	done := make(chan bot.Reply, 1)
 	go func() {
-		if !slot {
-			a.slots <- struct{}{}
+		if !started {
+			a.limit.start(notBefore)
 		}
-		defer func() { <-a.slots }()
+		defer a.limit.release()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("command panicked", "command", j.req.Command, "panic", p, "stack", string(debug.Stack()))
