@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,9 +38,9 @@ const (
 	// maxAckAfter leaves the deferral a second to reach Discord before its
 	// three-second deadline.
 	maxAckAfter = 2 * time.Second
-	// DefaultMaxCommands is the default of Options.MaxCommands, the bound
-	// the Telegram adapter sets on its updates too.
-	DefaultMaxCommands = 32
+	// commandsPerCPU is the default of Options.MaxCommands per processor
+	// the Go runtime uses.
+	commandsPerCPU = 4
 	// restTimeout bounds one REST call, retries after a 429 included.
 	restTimeout = 10 * time.Second
 )
@@ -69,13 +70,14 @@ type Options struct {
 	// AckAfter is how long after the interaction's creation a command may
 	// run before the interaction is deferred; default 1.5 s, at most 2 s.
 	AckAfter time.Duration
-	// MaxCommands bounds the commands running at once; default
-	// DefaultMaxCommands. An interaction that arrives while that many run
-	// is deferred at once, and its command waits until the interaction's
-	// three seconds are over, then for one of them to end: in a burst (a
-	// thousand members pressing Claim), the acknowledgements go out first
-	// instead of competing for the CPU and the database with a thousand
-	// commands.
+	// MaxCommands bounds the commands running at once; default 4 per
+	// processor (GOMAXPROCS). An interaction that arrives while that many
+	// run is deferred at once, and its command waits until the
+	// interaction's three seconds are over, then for one of them to end: in
+	// a burst (a thousand members pressing Claim), the acknowledgements go
+	// out first. Commands spend CPU (SQLite, JSON) that the gateway reader
+	// and the acknowledgements need within those three seconds, and the
+	// database pool or the issuing service's rate limit bounds them anyway.
 	MaxCommands int
 }
 
@@ -119,7 +121,7 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 		return nil, fmt.Errorf("discord: AckAfter %s leaves no time to acknowledge within 3 s (at most %s)", opts.AckAfter, maxAckAfter)
 	}
 	if opts.MaxCommands <= 0 {
-		opts.MaxCommands = DefaultMaxCommands
+		opts.MaxCommands = commandsPerCPU * runtime.GOMAXPROCS(0)
 	}
 	cmds, err := renderCommands(b.Commands())
 	if err != nil {
