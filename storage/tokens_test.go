@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -280,8 +281,7 @@ func TestDB_LockTokens(t *testing.T) {
 			go func() {
 				waiter <- replicas[1].LockTokens(ctx, prodClient, func(context.Context) error { return errors.New("ran while held") })
 			}()
-			// Give the waiter time to reach the lock; the test holds either way.
-			time.Sleep(20 * time.Millisecond)
+			waitLockWaiter(t, replicas[1], "api") // cancel while it waits, not before
 			cancel()
 			if err := <-waiter; !errors.Is(err, context.Canceled) {
 				t.Errorf("LockTokens() while held, canceled = %v, want %v", err, context.Canceled)
@@ -303,4 +303,57 @@ func assertFree(t *testing.T, db *DB, client core.TokenClient) {
 	if err := db.LockTokens(ctx, client, func(context.Context) error { return nil }); err != nil {
 		t.Errorf("LockTokens(%v) after release = %v, want nil", client, err)
 	}
+}
+
+// waitLockWaiter waits until a caller of db.LockTokens waits for
+// audience's lock: on PostgreSQL a session whose advisory lock on the key
+// is not granted, on SQLite a goroutine parked in fileLock's wait. It
+// polls what the database or the runtime shows, without sleeping.
+func waitLockWaiter(t *testing.T, db *DB, audience string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waiting := func() (bool, error) { return fileLockWaiter(), nil }
+	if db.dialect == DialectPostgres {
+		waiting = func() (bool, error) { return advisoryWaiter(ctx, db, audience) }
+	}
+	for {
+		ok, err := waiting()
+		switch {
+		case err != nil:
+			t.Fatalf("looking for a waiter on the %s lock: %v", audience, err)
+		case ok:
+			return
+		case ctx.Err() != nil:
+			t.Fatalf("no caller waits for the %s lock: %v", audience, ctx.Err())
+		}
+		runtime.Gosched()
+	}
+}
+
+// advisoryWaiter reports whether a session waits for the advisory lock
+// advisoryLock takes for audience in db's schema.
+func advisoryWaiter(ctx context.Context, db *DB, audience string) (bool, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `
+		SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+			AND (classid::bigint << 32 | objid::bigint) =
+				hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`, lockKey(audience)).Scan(&n)
+	return n > 0, err
+}
+
+// fileLockWaiter reports whether a goroutine is parked in fileLock's
+// select, waiting for the lock or its context: its state is select and
+// fileLock is its first frame (the runtime's frames are not shown).
+func fileLockWaiter() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		head, rest, _ := bytes.Cut(g, []byte("\n"))
+		if bytes.Contains(head, []byte("[select")) && bytes.HasPrefix(rest, []byte("github.com/poapbot/poapbot/storage.(*DB).fileLock(")) {
+			return true
+		}
+	}
+	return false
 }

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,9 +32,15 @@ import (
 const (
 	DefaultAPIURL   = "https://discord.com"
 	DefaultAckAfter = 1500 * time.Millisecond
+	// discordDeadline is how long after its creation Discord accepts an
+	// interaction's first response.
+	discordDeadline = 3 * time.Second
 	// maxAckAfter leaves the deferral a second to reach Discord before its
 	// three-second deadline.
 	maxAckAfter = 2 * time.Second
+	// commandsPerCPU is the default of Options.MaxCommands per processor
+	// the Go runtime uses.
+	commandsPerCPU = 4
 	// restTimeout bounds one REST call, retries after a 429 included.
 	restTimeout = 10 * time.Second
 )
@@ -60,9 +67,18 @@ type Options struct {
 	// HTTPClient, when set, is the base of the REST client; its transport
 	// is wrapped to rewrite the origin, the client itself is not changed.
 	HTTPClient *http.Client
-	// AckAfter is how long a command may run before the interaction is
-	// deferred; default 1.5 s, at most 2 s.
+	// AckAfter is how long after the interaction's creation a command may
+	// run before the interaction is deferred; default 1.5 s, at most 2 s.
 	AckAfter time.Duration
+	// MaxCommands bounds the commands running at once; default 4 per
+	// processor (GOMAXPROCS). An interaction that arrives while that many
+	// run is deferred at once, and its command waits until the
+	// interaction's three seconds are over, then for one of them to end: in
+	// a burst (a thousand members pressing Claim), the acknowledgements go
+	// out first. Commands spend CPU (SQLite, JSON) that the gateway reader
+	// and the acknowledgements need within those three seconds, and the
+	// database pool or the issuing service's rate limit bounds them anyway.
+	MaxCommands int
 }
 
 // Adapter connects the bot to Discord.
@@ -72,6 +88,7 @@ type Adapter struct {
 	guildID  string
 	shardID  int
 	ackAfter time.Duration
+	limit    *limiter
 	commands []*discordgo.ApplicationCommand
 	session  *discordgo.Session
 
@@ -103,6 +120,9 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	if opts.AckAfter > maxAckAfter {
 		return nil, fmt.Errorf("discord: AckAfter %s leaves no time to acknowledge within 3 s (at most %s)", opts.AckAfter, maxAckAfter)
 	}
+	if opts.MaxCommands <= 0 {
+		opts.MaxCommands = commandsPerCPU * runtime.GOMAXPROCS(0)
+	}
 	cmds, err := renderCommands(b.Commands())
 	if err != nil {
 		return nil, err
@@ -113,7 +133,8 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	}
 	a := &Adapter{
 		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
-		ackAfter: opts.AckAfter, commands: cmds, session: s, ready: make(chan struct{}),
+		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands),
+		commands: cmds, session: s, ready: make(chan struct{}),
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

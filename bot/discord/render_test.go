@@ -148,6 +148,21 @@ func TestRewriteTransport(t *testing.T) {
 	}
 }
 
+// TestRewriteClient_IdleConnections: the default transport keeps enough
+// idle connections for a burst of acknowledgements; a caller's transport
+// is used as given.
+func TestRewriteClient_IdleConnections(t *testing.T) {
+	origin := &url.URL{Scheme: "http", Host: "127.0.0.1:9"}
+	base := rewriteClient(nil, origin).Transport.(rewriteTransport).base
+	if tr, ok := base.(*http.Transport); !ok || tr == http.DefaultTransport || tr.MaxIdleConnsPerHost != maxIdlePerHost {
+		t.Errorf("default base transport = %#v, want a copy of http.DefaultTransport keeping %d idle connections per host", base, maxIdlePerHost)
+	}
+	rec := &recordTransport{}
+	if got := rewriteClient(&http.Client{Transport: rec}, origin).Transport.(rewriteTransport).base; got != rec {
+		t.Errorf("base transport = %#v, want the caller's", got)
+	}
+}
+
 func TestParseOrigin(t *testing.T) {
 	for _, ok := range []string{"", "https://discord.com", "http://127.0.0.1:8080/"} {
 		if _, err := parseOrigin(ok); err != nil {

@@ -21,10 +21,13 @@ const (
 )
 
 // onInteraction answers one interaction. The command runs in its own
-// goroutine: when it finishes within AckAfter its reply is the response;
-// otherwise the interaction is deferred at once, within Discord's three
-// seconds, and the reply completes the deferral when the command ends.
+// goroutine: when it finishes within AckAfter of the interaction's creation
+// its reply is the response; otherwise the interaction is deferred then,
+// within Discord's three seconds, and the reply completes the deferral when
+// the command ends. When the adapter is busy (see limiter), the interaction
+// is deferred at once and its command waits its turn.
 func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction) {
+	received := time.Now()
 	if !a.begin() {
 		a.log.Warn("interaction arrived while closing, not answered", "interaction", i.ID)
 		return
@@ -35,14 +38,20 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		a.notOurs(ctx, s, i)
 		return
 	}
-	began := time.Now()
-	done := a.run(ctx, j)
-	timer := time.NewTimer(a.ackAfter)
+	createdAt := created(i.ID, received)
+	deferAt := createdAt.Add(a.ackAfter)
+	started := a.limit.tryStart()
+	if !started {
+		deferAt = received
+		a.limit.queue()
+	}
+	done := a.run(ctx, j, started, createdAt.Add(discordDeadline))
+	timer := time.NewTimer(time.Until(deferAt))
 	defer timer.Stop()
 	select {
 	case r := <-done:
 		a.respond(ctx, s, i, r)
-		a.log.Debug("interaction answered", "command", j.req.Command, "took", time.Since(began))
+		a.log.Debug("interaction answered", "command", j.req.Command, "took", time.Since(received))
 		return
 	case <-timer.C:
 	}
@@ -51,14 +60,20 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		return // too late or refused; the command still completes in the bot
 	}
 	a.complete(ctx, s, i, <-done, private)
-	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(began))
+	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(received))
 }
 
-// run runs the job in its own goroutine and delivers its reply. A panic
-// becomes an apology and a log line: no command may crash the bot.
-func (a *Adapter) run(ctx context.Context, j *job) <-chan bot.Reply {
+// run runs the job in its own goroutine and delivers its reply: at once
+// when the caller started it, else once it is its turn, not before
+// notBefore. A panic becomes an apology and a log line: no command may
+// crash the bot.
+func (a *Adapter) run(ctx context.Context, j *job, started bool, notBefore time.Time) <-chan bot.Reply {
 	done := make(chan bot.Reply, 1)
 	go func() {
+		if !started {
+			a.limit.start(notBefore)
+		}
+		defer a.limit.release()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("command panicked", "command", j.req.Command, "panic", p, "stack", string(debug.Stack()))

@@ -11,6 +11,13 @@ import (
 // clientTimeout bounds a REST request made without a context deadline.
 const clientTimeout = 20 * time.Second
 
+// maxIdlePerHost is how many idle connections to the API the default
+// transport keeps, instead of net/http's 2. Acknowledgements come in bursts
+// (every member pressing Claim at once); with 2 kept, nearly every call of
+// a burst dialed a new connection over HTTP/1.1. HTTP/2, which Discord
+// speaks, multiplexes one connection and is not concerned.
+const maxIdlePerHost = 100
+
 // rewriteTransport sends the requests discordgo addresses to Discord's API
 // host to another origin, keeping path and query. discordgo builds its
 // endpoint strings once, at package init, so changing its package variables
@@ -34,7 +41,9 @@ func (t rewriteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // rewriteClient returns a copy of c (or a new client) whose transport
-// rewrites discordgo's REST calls to origin.
+// rewrites discordgo's REST calls to origin. Without a transport of its
+// own, the client gets a copy of net/http's default transport that keeps
+// maxIdlePerHost idle connections.
 func rewriteClient(c *http.Client, origin *url.URL) *http.Client {
 	out := &http.Client{Timeout: clientTimeout}
 	if c != nil {
@@ -44,6 +53,11 @@ func rewriteClient(c *http.Client, origin *url.URL) *http.Client {
 	base := out.Transport
 	if base == nil {
 		base = http.DefaultTransport
+		if t, ok := base.(*http.Transport); ok {
+			t = t.Clone()
+			t.MaxIdleConnsPerHost = maxIdlePerHost
+			base = t
+		}
 	}
 	from := "discord.com"
 	if u, err := url.Parse(discordgo.EndpointDiscord); err == nil && u.Host != "" {

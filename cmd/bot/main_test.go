@@ -160,7 +160,7 @@ func TestMain_Console(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := startMain(t, url)
 			fmt.Fprintf(s.stdin, "/help\n/poaps %s\n/poaps 0x12\n/poaps %s\n", sandbox.DemoWallet, sandbox.EmptyWallet)
-			waitFor(t, "the replies", func() bool { return strings.Contains(s.out.String(), "holds no POAPs yet") })
+			waitOutput(t, s, "holds no POAPs yet")
 
 			base := "http://" + s.m.Web.Addr()
 			for path, want := range map[string]string{
@@ -308,15 +308,14 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
-// waitFor polls cond for up to 10 s. It waits for goroutines of the program
+// waitOutput waits, for up to 10 s, until the session's output contains
+// want, checking after every write. It waits for goroutines of the program
 // under test; it asserts nothing about speed.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitOutput(t *testing.T, s *session, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.out.WaitFor(ctx, func(out string) bool { return strings.Contains(out, want) }); err != nil {
+		t.Fatalf("waiting for %q in the output: %v\n%s", want, err, s.out)
 	}
 }

@@ -46,15 +46,21 @@ type Response struct {
 	Files []File
 	// Status is the HTTP status the fake answered with.
 	Status int
-	// Sent is when the fake dispatched the interaction, At when it
-	// received this call.
+	// Late is true for a callback that came after the acknowledgement
+	// deadline, refused with 404 and 10062 Unknown interaction as Discord
+	// refuses it.
+	Late bool
+	// Sent is when the interaction was created (see Interaction.Sent), At
+	// when the fake received this call, both by the fake's clock.
 	Sent, At time.Time
 }
 
 // Ephemeral reports whether the response carries the ephemeral flag.
 func (r Response) Ephemeral() bool { return r.Flags&discordgo.MessageFlagsEphemeral != 0 }
 
-// Delay is how long after the dispatch the call arrived.
+// Delay is how long after the interaction's creation the call arrived:
+// a figure to log. Whether a callback was in time is the fake's to judge
+// (Status, Late), as it is Discord's.
 func (r Response) Delay() time.Duration { return r.At.Sub(r.Sent) }
 
 // Message is a message of an interaction's conversation, as the member
@@ -141,7 +147,7 @@ func (m *Message) apply(b *messageBody, files []File) {
 
 // response records a call with the body's content.
 func (it *Interaction) record(kind Kind, flags discordgo.MessageFlags, b *messageBody, files []File, status int) *Response {
-	r := Response{Kind: kind, Flags: flags, Files: files, Status: status, Sent: it.Sent, At: time.Now()}
+	r := Response{Kind: kind, Flags: flags, Files: files, Status: status, Sent: it.Sent, At: it.srv.now()}
 	if b != nil {
 		m := Message{}
 		m.apply(b, files)
@@ -152,7 +158,8 @@ func (it *Interaction) record(kind Kind, flags discordgo.MessageFlags, b *messag
 }
 
 // acknowledge applies an interaction callback, by Discord's rules: once,
-// and within the deadline.
+// and within the deadline. A late callback is refused and reported (see
+// LateCallbacks).
 func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponseType, b *messageBody, files []File) (status, code int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,13 +169,16 @@ func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponse
 		return http.StatusNotFound, codeUnknownInteraction, "Unknown interaction"
 	}
 	status = http.StatusNoContent
+	late := s.now().Sub(it.Sent) - s.opts.AckDeadline
 	switch {
 	case it.acked:
 		status, code, msg = http.StatusBadRequest, codeAlreadyAcknowledged, "Interaction has already been acknowledged."
-	case time.Since(it.Sent) > s.opts.AckDeadline:
+	case late > 0:
 		status, code, msg = http.StatusNotFound, codeUnknownInteraction, "Unknown interaction"
+		s.late = append(s.late, LateCallback{Interaction: id, Late: late})
 	}
-	it.record(KindCallback, b.Flags, b, files, status).Type = typ
+	r := it.record(KindCallback, b.Flags, b, files, status)
+	r.Type, r.Late = typ, late > 0 && !it.acked
 	if status != http.StatusNoContent {
 		return status, code, msg
 	}
@@ -182,6 +192,24 @@ func (s *Server) acknowledge(id, token string, typ discordgo.InteractionResponse
 		it.original = &Message{ID: s.newIDLocked(), Ephemeral: ephemeral, Loading: true}
 	}
 	return status, 0, ""
+}
+
+// LateCallback is an interaction callback the fake refused because it
+// came after the acknowledgement deadline: on Discord, the member would
+// have read "This interaction failed".
+type LateCallback struct {
+	// Interaction is the interaction's id.
+	Interaction string
+	// Late is how long after the deadline the callback came.
+	Late time.Duration
+}
+
+// LateCallbacks returns the callbacks refused for coming after the
+// acknowledgement deadline, in the order they came.
+func (s *Server) LateCallbacks() []LateCallback {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]LateCallback(nil), s.late...)
 }
 
 // edit applies PATCH .../messages/{msg} to the original or a follow-up.
@@ -253,7 +281,9 @@ func flagsOf(m *Message) discordgo.MessageFlags {
 type Interaction struct {
 	ID    string
 	Token string
-	// Sent is when the fake dispatched it.
+	// Sent is when the interaction was created, to the millisecond: the
+	// time its id (a snowflake) encodes, from which the acknowledgement
+	// deadline runs, as Discord's does.
 	Sent time.Time
 
 	srv *Server

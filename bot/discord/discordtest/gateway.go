@@ -1,9 +1,11 @@
 package discordtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,16 +44,26 @@ type conn struct {
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
 // send writes one gateway payload; dispatches (op 0) get the next sequence.
+// The data is encoded before the connection is taken, so that concurrent
+// dispatches (a thousand members pressing a button at once) queue for the
+// write alone, not for each other's encoding.
 func (c *conn) send(op int, event string, d any) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	p := map[string]any{"op": op, "d": d}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"op":%d,"d":%s`, op, data)
 	if op == 0 {
 		c.seq++
-		p["s"], p["t"] = c.seq, event
+		t, _ := json.Marshal(event)
+		fmt.Fprintf(&b, `,"s":%d,"t":%s`, c.seq, t)
 	}
+	b.WriteByte('}')
 	_ = c.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	return c.ws.WriteJSON(p)
+	return c.ws.WriteMessage(websocket.TextMessage, b.Bytes())
 }
 
 // close ends the connection from the server's side.
@@ -118,7 +130,7 @@ func (s *Server) handshake(c *conn) error {
 	if p.D.Shard != nil {
 		shard = *p.D.Shard
 	}
-	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, At: time.Now()}
+	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, At: s.now()}
 	if err := c.send(0, "READY", s.ready(shard)); err != nil {
 		return err
 	}

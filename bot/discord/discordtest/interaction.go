@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -79,23 +78,23 @@ func (s *Server) Press(u User, customID string) *Interaction {
 
 // Interact builds the interaction and dispatches it as INTERACTION_CREATE
 // to the connection of its shard, waiting up to 5 s for a connection (and,
-// for a Line, for the commands to be registered). Errors are returned by
-// the handle's Wait methods and Err.
+// for a Line, for the commands to be registered). The interaction is
+// created, as when a member acts on Discord, once it is ready to go out:
+// its id is minted then and its acknowledgement deadline runs from then,
+// the time spent queued behind other dispatches included. Errors are
+// returned by the handle's Wait methods and Err.
 func (s *Server) Interact(spec InteractionSpec) *Interaction {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	it, raw, err := s.build(ctx, spec)
+	raw, err := s.build(ctx, spec)
 	if err != nil {
 		return &Interaction{srv: s, err: err}
 	}
 	c, err := s.connFor(ctx, raw.GuildID)
 	if err != nil {
-		it.err = err
-		return it
+		return &Interaction{srv: s, err: err}
 	}
-	s.mu.Lock()
-	it.Sent = time.Now()
-	s.mu.Unlock()
+	it := s.create(raw)
 	if err := c.send(0, "INTERACTION_CREATE", raw); err != nil {
 		it.err = fmt.Errorf("discordtest: dispatch: %w", err)
 	}
@@ -108,18 +107,35 @@ func (s *Server) Interact(spec InteractionSpec) *Interaction {
 func (s *Server) Build(spec InteractionSpec) (*Interaction, *discordgo.Interaction, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	return s.build(ctx, spec)
+	raw, err := s.build(ctx, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.create(raw), raw, nil
 }
 
-// build makes the gateway payload and records the interaction.
-func (s *Server) build(ctx context.Context, spec InteractionSpec) (*Interaction, *discordgo.Interaction, error) {
+// create gives the interaction its id, a snowflake of now, and its token,
+// and records it. Sent is the time the id encodes, which is what a bot
+// can tell of the interaction's creation.
+func (s *Server) create(raw *discordgo.Interaction) *Interaction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw.ID = s.newIDLocked()
+	raw.Token = "token-" + raw.ID
+	sent, _ := discordgo.SnowflakeTimestamp(raw.ID)
+	it := &Interaction{ID: raw.ID, Token: raw.Token, Sent: sent, srv: s}
+	s.interactions[it.Token] = it
+	return it
+}
+
+// build makes the gateway payload, without its id and token.
+func (s *Server) build(ctx context.Context, spec InteractionSpec) (*discordgo.Interaction, error) {
 	u := spec.User
 	if u.ID == "" {
 		u = Alice
 	}
-	id := s.newID()
 	raw := &discordgo.Interaction{
-		ID: id, AppID: s.opts.AppID, Token: "token-" + id, Version: 1,
+		AppID: s.opts.AppID, Version: 1,
 		Locale: discordgo.EnglishUS, ChannelID: spec.ChannelID,
 	}
 	if spec.DM {
@@ -133,13 +149,9 @@ func (s *Server) build(ctx context.Context, spec InteractionSpec) (*Interaction,
 		raw.Member, raw.Context = u.member(raw.GuildID), discordgo.InteractionContextGuild
 	}
 	if err := s.fillData(ctx, raw, spec); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	it := &Interaction{ID: raw.ID, Token: raw.Token, srv: s, Sent: time.Now()}
-	s.mu.Lock()
-	s.interactions[it.Token] = it
-	s.mu.Unlock()
-	return it, raw, nil
+	return raw, nil
 }
 
 // fillData sets the interaction's type and data from the spec.

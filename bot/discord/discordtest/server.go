@@ -8,7 +8,7 @@
 //	// run the bot: DISCORD_API_URL=srv.URL(), DISCORD_TOKEN=discordtest.DefaultToken,
 //	// DISCORD_GUILD_ID=srv.GuildID()
 //	it := srv.Command(discordtest.Alice, "/poaps 0x5aAe…")
-//	ack, err := it.WaitResponse(ctx) // the acknowledgement: ack.Type, ack.Ephemeral(), ack.Delay()
+//	ack, err := it.WaitResponse(ctx) // the acknowledgement: ack.Status, ack.Type, ack.Ephemeral()
 //	msg, err := it.WaitReply(ctx)    // the message Alice reads: msg.Content, msg.Ephemeral
 //	next, _ := msg.Button("Next")
 //	it = srv.Press(discordtest.Bob, next.CustomID)
@@ -17,12 +17,16 @@
 // deferred response is a loading message until edited, a follow-up sent
 // while it loads replaces it and keeps its visibility, a second callback
 // fails with 40060 and a callback later than the acknowledgement deadline
-// with 10062 Unknown interaction. Messages the bot posts in channels
-// (POST and PATCH /channels/{id}/messages) are kept too: ChannelMessages,
-// WaitChannelMessage, and DenyChannel for a channel the bot may not post
-// in (403, 50013 Missing Permissions). Routes it does not know answer 404 and
-// are recorded; HandleFunc adds more, Dispatch sends other gateway events.
-// Build and Session serve tests that call handlers directly.
+// (3 s after the interaction's creation, which its snowflake id encodes)
+// with 10062 Unknown interaction. LateCallbacks lists those: a test checks
+// "in time" by the fake's verdict, as Discord judges it, never by timing
+// the bot. Options.Clock replaces the wall clock. Messages the bot posts in
+// channels (POST and PATCH /channels/{id}/messages) are kept too:
+// ChannelMessages, WaitChannelMessage, and DenyChannel for a channel the
+// bot may not post in (403, 50013 Missing Permissions). Routes it does not
+// know answer 404 and are recorded; HandleFunc adds more, Dispatch sends
+// other gateway events. Build and Session serve tests that call handlers
+// directly.
 //
 // Stop the bot before the server closes (create the server first, so that
 // its cleanup runs last): a discordgo session whose gateway drops keeps
@@ -71,10 +75,25 @@ type Options struct {
 	// HeartbeatInterval is announced in Hello; default 1 s, so that tests
 	// exercise heartbeats.
 	HeartbeatInterval time.Duration
-	// AckDeadline is how long after dispatch an interaction callback is
-	// accepted; default 3 s, Discord's.
+	// AckDeadline is how long after its creation an interaction callback
+	// is accepted; default 3 s, Discord's.
 	AckDeadline time.Duration
+	// Clock tells the fake's time: the creation time its ids (snowflakes)
+	// encode, the acknowledgement deadline, the times it records. The
+	// zero value is the wall clock; a test that must step past a deadline
+	// sets a clock it moves by hand.
+	Clock Clock
 }
+
+// Clock tells the time.
+type Clock interface {
+	Now() time.Time
+}
+
+// wallClock is the real time.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
 
 // Request is one HTTP request the fake received.
 type Request struct {
@@ -108,6 +127,7 @@ type Server struct {
 	interactions map[string]*Interaction      // by token
 	posts        []*ChannelMessage            // messages posted in channels
 	denied       map[string]bool              // channels the bot may not post in
+	late         []LateCallback               // callbacks after the deadline
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test
@@ -118,7 +138,6 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		opts:         withDefaults(opts),
 		mux:          http.NewServeMux(),
 		changed:      make(chan struct{}),
-		lastID:       900000000000000000,
 		commands:     map[string][]json.RawMessage{},
 		interactions: map[string]*Interaction{},
 		denied:       map[string]bool{},
@@ -144,6 +163,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.AckDeadline <= 0 {
 		o.AckDeadline = 3 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
 	}
 	return o
 }
@@ -199,7 +221,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
 		Authorized: r.Header.Get("Authorization") == "Bot "+s.opts.Token,
-		Body:       body, At: time.Now(),
+		Body:       body, At: s.now(),
 	})
 	s.notifyLocked()
 	s.mu.Unlock()
@@ -241,10 +263,24 @@ func (s *Server) notifyLocked() {
 	s.changed = make(chan struct{})
 }
 
-// newIDLocked returns a fresh snowflake-like id; s.mu must be held.
+// now returns the fake's time.
+func (s *Server) now() time.Time { return s.opts.Clock.Now() }
+
+// discordEpoch is the start of Discord's snowflake timestamps, 2015-01-01,
+// in Unix milliseconds.
+const discordEpoch = 1420070400000
+
+// newIDLocked returns a fresh id, a snowflake of the fake's time, as
+// Discord's ids are: their creation time in milliseconds since
+// discordEpoch, shifted left 22 bits, and a counter. Ids increase; s.mu
+// must be held.
 func (s *Server) newIDLocked() string {
-	s.lastID++
-	return strconv.FormatInt(s.lastID, 10)
+	id := (s.now().UnixMilli() - discordEpoch) << 22
+	if id <= s.lastID {
+		id = s.lastID + 1
+	}
+	s.lastID = id
+	return strconv.FormatInt(id, 10)
 }
 
 func (s *Server) newID() string {

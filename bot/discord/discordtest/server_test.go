@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/core/coretest"
 )
 
 func ctxFor(t *testing.T) context.Context {
@@ -40,25 +41,41 @@ var help = &discordgo.ApplicationCommandInteractionData{Name: "help"}
 
 func TestServer_Acknowledge(t *testing.T) {
 	t.Parallel()
-	srv := discordtest.NewServer(t, discordtest.Options{AckDeadline: 100 * time.Millisecond})
+	clock := coretest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	srv := discordtest.NewServer(t, discordtest.Options{Clock: clock})
 	s := srv.Session()
 	msg := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Content: "hi"}}
 
-	_, once := build(t, srv, discordtest.InteractionSpec{Data: help})
-	if err := s.InteractionRespond(once, msg); err != nil {
+	once, onceRaw := build(t, srv, discordtest.InteractionSpec{Data: help})
+	if created, err := discordgo.SnowflakeTimestamp(onceRaw.ID); err != nil || !created.Equal(clock.Now()) || !once.Sent.Equal(clock.Now()) {
+		t.Errorf("interaction id %s encodes %v (%v), Sent %v; want the clock's %v", onceRaw.ID, created, err, once.Sent, clock.Now())
+	}
+	if err := s.InteractionRespond(onceRaw, msg); err != nil {
 		t.Fatalf("first callback: %v", err)
 	}
-	if err := s.InteractionRespond(once, msg); restCode(err) != 40060 {
+	if err := s.InteractionRespond(onceRaw, msg); restCode(err) != 40060 {
 		t.Errorf("second callback = %v, want code 40060", err)
 	}
 
+	onTime, onTimeRaw := build(t, srv, discordtest.InteractionSpec{Data: help})
 	late, lateRaw := build(t, srv, discordtest.InteractionSpec{Data: help})
-	time.Sleep(200 * time.Millisecond)
+	clock.Add(3 * time.Second) // Discord's deadline, to the nanosecond: still in time
+	if err := s.InteractionRespond(onTimeRaw, msg); err != nil {
+		t.Errorf("callback at the deadline: %v", err)
+	}
+	clock.Add(time.Millisecond)
 	if err := s.InteractionRespond(lateRaw, msg); restCode(err) != 10062 {
 		t.Errorf("late callback = %v, want code 10062 Unknown interaction", err)
 	}
-	if r, err := late.WaitResponse(ctxFor(t)); err != nil || r.Status != 404 || r.Delay() < 100*time.Millisecond {
-		t.Errorf("late response = %+v, %v; want status 404 after the deadline", r, err)
+	if r, err := onTime.WaitResponse(ctxFor(t)); err != nil || r.Status != 204 || r.Late {
+		t.Errorf("response at the deadline = %+v, %v; want status 204, not late", r, err)
+	}
+	if r, err := late.WaitResponse(ctxFor(t)); err != nil || r.Status != 404 || !r.Late {
+		t.Errorf("late response = %+v, %v; want status 404, late", r, err)
+	}
+	want := []discordtest.LateCallback{{Interaction: late.ID, Late: time.Millisecond}}
+	if diff := cmp.Diff(want, srv.LateCallbacks()); diff != "" {
+		t.Errorf("LateCallbacks() mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -74,6 +74,56 @@ func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
 	}
 }
 
+// Abandoned returns the calls of method whose client gave up (cancelled
+// the request or closed the connection) before the fake had answered,
+// oldest first; with method "" every such call.
+func (s *Server) Abandoned(method string) []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Call
+	for _, c := range s.abandoned {
+		if method == "" || c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WaitAbandoned returns the first call of method whose client gave up
+// before the answer, waiting for one until ctx is done: the event that
+// shows a bot abandoned a slow call or a long poll instead of waiting it
+// out.
+func (s *Server) WaitAbandoned(ctx context.Context, method string) (Call, error) {
+	for {
+		s.mu.Lock()
+		for _, c := range s.abandoned {
+			if c.Method == method {
+				s.mu.Unlock()
+				return c, nil
+			}
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return Call{}, fmt.Errorf("telegramtest: no abandoned %s call: %w", method, ctx.Err())
+		}
+	}
+}
+
+// finish records c as abandoned when its client went away before the
+// handler was done with it.
+func (s *Server) finish(r *http.Request, c Call) {
+	if r.Context().Err() == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.abandoned = append(s.abandoned, c)
+	s.notifyLocked()
+}
+
 func (s *Server) record(c Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -74,6 +74,7 @@ type Server struct {
 	sent         []Message
 	incoming     []MemberMessage
 	calls        []Call
+	abandoned    []Call // calls whose client gave up before the answer
 	admins       map[int64]map[int64]bool
 	statuses     map[int64]map[int64]string
 	neverStarted map[int64]bool
@@ -221,6 +222,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	c := Call{Method: method, Params: params, Files: files}
 	s.record(c)
+	defer s.finish(r, c)
 	if !s.wait(r, method) {
 		return
 	}

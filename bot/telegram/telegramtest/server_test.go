@@ -57,8 +57,12 @@ func TestServer_GetUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		tg.SendText(telegramtest.PrivateChat(alice), alice, "/help")
+		// Push once the long poll has reached the fake.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := tg.WaitCall(ctx, "getUpdates"); err == nil {
+			tg.SendText(telegramtest.PrivateChat(alice), alice, "/help")
+		}
 	}()
 	cfg := tgbotapi.UpdateConfig{Timeout: 5, AllowedUpdates: []string{"message"}}
 	updates, err := api.GetUpdates(cfg) // blocks until the push
