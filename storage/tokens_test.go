@@ -281,7 +281,7 @@ func TestDB_LockTokens(t *testing.T) {
 			go func() {
 				waiter <- replicas[1].LockTokens(ctx, prodClient, func(context.Context) error { return errors.New("ran while held") })
 			}()
-			waitLockWaiter(t, replicas[1], "api") // cancel while it waits, not before
+			waitLockWaiter(t, replicas[1], prodClient) // cancel while it waits, not before
 			cancel()
 			if err := <-waiter; !errors.Is(err, context.Canceled) {
 				t.Errorf("LockTokens() while held, canceled = %v, want %v", err, context.Canceled)
@@ -305,41 +305,41 @@ func assertFree(t *testing.T, db *DB, client core.TokenClient) {
 	}
 }
 
-// waitLockWaiter waits until a caller of db.LockTokens waits for
-// audience's lock: on PostgreSQL a session whose advisory lock on the key
-// is not granted, on SQLite a goroutine parked in fileLock's wait. It
-// polls what the database or the runtime shows, without sleeping.
-func waitLockWaiter(t *testing.T, db *DB, audience string) {
+// waitLockWaiter waits until a caller of db.LockTokens waits for client's
+// lock: on PostgreSQL a session whose advisory lock on the key is not
+// granted, on SQLite a goroutine parked in fileLock's wait. It polls what
+// the database or the runtime shows, without sleeping.
+func waitLockWaiter(t *testing.T, db *DB, client core.TokenClient) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	waiting := func() (bool, error) { return fileLockWaiter(), nil }
 	if db.dialect == DialectPostgres {
-		waiting = func() (bool, error) { return advisoryWaiter(ctx, db, audience) }
+		waiting = func() (bool, error) { return advisoryWaiter(ctx, db, client) }
 	}
 	for {
 		ok, err := waiting()
 		switch {
 		case err != nil:
-			t.Fatalf("looking for a waiter on the %s lock: %v", audience, err)
+			t.Fatalf("looking for a waiter on the %s lock: %v", client.ID, err)
 		case ok:
 			return
 		case ctx.Err() != nil:
-			t.Fatalf("no caller waits for the %s lock: %v", audience, ctx.Err())
+			t.Fatalf("no caller waits for the %s lock: %v", client.ID, ctx.Err())
 		}
 		runtime.Gosched()
 	}
 }
 
 // advisoryWaiter reports whether a session waits for the advisory lock
-// advisoryLock takes for audience in db's schema.
-func advisoryWaiter(ctx context.Context, db *DB, audience string) (bool, error) {
+// advisoryLock takes for client in db's schema.
+func advisoryWaiter(ctx context.Context, db *DB, client core.TokenClient) (bool, error) {
 	var n int
 	err := db.sql.QueryRowContext(ctx, `
 		SELECT count(*) FROM pg_locks
 		WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
 			AND (classid::bigint << 32 | objid::bigint) =
-				hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`, lockKey(audience)).Scan(&n)
+				hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`, lockKey(client)).Scan(&n)
 	return n > 0, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
@@ -144,7 +145,7 @@ func TestAdapter_Busy(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.NewServer(t, discordtest.Options{})
 	held := heldIssuer{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	a, err := New(bot.New(core.NewService(nil, held, nil, nil), bot.Options{}), Options{
+	a, err := New(bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: held})), bot.Options{}), Options{
 		Token: core.Secret(fake.Token()), APIURL: fake.URL(), GuildID: discordtest.DefaultGuildID, MaxCommands: 1,
 	})
 	if err != nil {

@@ -291,7 +291,7 @@ func TestRun_SecondProcess(t *testing.T) {
 	}
 	// The first runs on.
 	fmt.Fprintf(first.stdin, "/poaps %s\n", sandbox.DemoWallet)
-	waitFor(t, "the first bot's reply", func() bool { return strings.Contains(first.out.String(), "POAPs of") })
+	waitOutput(t, first, "POAPs of")
 }
 
 func get(t *testing.T, url string) string {

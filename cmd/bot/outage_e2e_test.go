@@ -37,8 +37,7 @@ func TestMain_DatabaseOutage(t *testing.T) {
 		t.Helper()
 		before := len(s.out.String())
 		fmt.Fprintln(s.stdin, line)
-		waitFor(t, fmt.Sprintf("%q to answer %q", line, want), func() bool { return strings.Contains(s.out.String()[before:], want) })
-		return s.out.String()[before:]
+		return waitAfter(t, s, before, func(out string) bool { return strings.Contains(out, want) })
 	}
 	say(fmt.Sprintf("/drop add %d %s delivery:link", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
 	say("/as alice", "You are now alice")
@@ -124,11 +123,10 @@ func TestMain_IssuerStorm(t *testing.T) {
 		t.Helper()
 		before, sent := len(s.out.String()), s.m.SandboxAPI.Requests(wire.OpScan)
 		fmt.Fprintf(s.stdin, "/poaps %s\n", sandbox.DemoWallet)
-		waitFor(t, "an answer to /poaps", func() bool {
-			out := s.out.String()[before:]
+		answer = waitAfter(t, s, before, func(out string) bool {
 			return strings.Contains(out, "not answering") || strings.Contains(out, "took too long")
 		})
-		return s.out.String()[before:], s.m.SandboxAPI.Requests(wire.OpScan) - sent
+		return answer, s.m.SandboxAPI.Requests(wire.OpScan) - sent
 	}
 	open := false
 	for range 5 {
@@ -146,4 +144,18 @@ func TestMain_IssuerStorm(t *testing.T) {
 			t.Errorf("/poaps with the circuit open = %q and %d requests, want the POAP message at once and none", answer, n)
 		}
 	}
+}
+
+// waitAfter waits, for up to 10 s, until the session's output after its
+// first from bytes satisfies cond, checking after every write, and returns
+// that part of the output. It asserts nothing about speed.
+func waitAfter(t *testing.T, s *session, from int, cond func(string) bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := s.out.WaitFor(ctx, func(out string) bool { return cond(out[from:]) })
+	if err != nil {
+		t.Fatalf("waiting for an answer: %v\n%s", err, s.out.String()[from:])
+	}
+	return out[from:]
 }

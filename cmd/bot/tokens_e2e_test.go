@@ -100,7 +100,7 @@ func TestMain_MintWithoutToken(t *testing.T) {
 			s := startMainWith(t, map[string]string{"DATABASE_URL": url, "BOT_SECRET_KEY": testSecretKey}, true)
 			fmt.Fprintf(s.stdin, "/drop add %d %s delivery:mint\n/as alice\n/link %s\n",
 				sandbox.DemoLinksDropID, sandbox.DemoEditCode, coretest.TestAddress)
-			waitFor(t, "the link reply", func() bool { return strings.Contains(s.out.String(), "/verify") })
+			waitOutput(t, s, "/verify")
 			// The drop's set-up spent one token request of the hour; three
 			// more spend the budget, and the token expires.
 			client := core.TokenClient{Service: s.m.SandboxURL, ID: sandboxClientID}
