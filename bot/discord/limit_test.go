@@ -8,8 +8,10 @@ import (
 func TestLimiter(t *testing.T) {
 	t.Parallel()
 	l := newLimiter(2)
-	if !l.tryStart() || !l.tryStart() {
-		t.Fatal("tryStart() = false with free slots, want true")
+	for range 2 {
+		if !l.tryStart() {
+			t.Fatal("tryStart() = false with free slots, want true")
+		}
 	}
 	if l.tryStart() {
 		t.Fatal("tryStart() = true with every slot taken, want false")
