@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -81,7 +82,22 @@ func TestBot_SameAnswer(t *testing.T) {
 		{"/distribute 197001 message:" + strings.Repeat("x", 501), "The option `message` is too long: at most 500 characters"},
 		{"/drop add 197001 123456 delivery:link starts:2026-12-01 18:00", "Claims: from 2026-12-01 at 18:00 UTC."},
 	}
+	// The dialects run in parallel subtests: their answers are compared
+	// once both are done.
+	var mu sync.Mutex
 	answers := map[string][]string{}
+	t.Cleanup(func() {
+		var first []string
+		for name, got := range answers {
+			if first == nil {
+				first = got
+				continue
+			}
+			if diff := cmp.Diff(first, got); diff != "" {
+				t.Errorf("%s answers differently (-one +other):\n%s", name, diff)
+			}
+		}
+	})
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		e := newDropEnv(t, openStore(t, newURL()))
 		var got []string
@@ -96,18 +112,10 @@ func TestBot_SameAnswer(t *testing.T) {
 			}
 			got = append(got, text)
 		}
+		mu.Lock()
 		answers[t.Name()] = got
+		mu.Unlock()
 	})
-	var first []string
-	for name, got := range answers {
-		if first == nil {
-			first = got
-			continue
-		}
-		if diff := cmp.Diff(first, got); diff != "" {
-			t.Errorf("%s answers differently (-one +other):\n%s", name, diff)
-		}
-	}
 }
 
 // FuzzBot_HandleLine: whatever a member types, the bot answers without
