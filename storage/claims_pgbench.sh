@@ -8,7 +8,7 @@
 # foreign keys) into a schema of its own, with one drop of links and as
 # many members, runs pgbench on it, then runs the Go benchmark right after
 # with the same number of claims, and prints both rates and their ratio.
-# docs/benchmarks.md has the figures.
+# (Its figures are still to be written into docs/benchmarks.md: issue 12.)
 #
 # Usage, from anywhere in the module:
 #
