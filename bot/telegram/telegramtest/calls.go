@@ -44,34 +44,17 @@ func (c Call) Decode(key string, v any) error {
 func (s *Server) Calls(method string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Call
-	for _, c := range s.calls {
-		if method == "" || c.Method == method {
-			out = append(out, c)
-		}
-	}
-	return out
+	return ofMethod(s.calls, method)
 }
 
 // WaitCall returns the first call of method, waiting for it until ctx is
 // done.
 func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
-	for {
-		s.mu.Lock()
-		for _, c := range s.calls {
-			if c.Method == method {
-				s.mu.Unlock()
-				return c, nil
-			}
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return Call{}, fmt.Errorf("telegramtest: no %s call: %w", method, ctx.Err())
-		}
+	c, err := s.waitIn(ctx, func() []Call { return s.calls }, method)
+	if err != nil {
+		return Call{}, fmt.Errorf("telegramtest: no %s call: %w", method, err)
 	}
+	return c, nil
 }
 
 // Abandoned returns the calls of method whose client gave up (cancelled
@@ -80,13 +63,7 @@ func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
 func (s *Server) Abandoned(method string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Call
-	for _, c := range s.abandoned {
-		if method == "" || c.Method == method {
-			out = append(out, c)
-		}
-	}
-	return out
+	return ofMethod(s.abandoned, method)
 }
 
 // WaitAbandoned returns the first call of method whose client gave up
@@ -94,20 +71,39 @@ func (s *Server) Abandoned(method string) []Call {
 // shows a bot abandoned a slow call or a long poll instead of waiting it
 // out.
 func (s *Server) WaitAbandoned(ctx context.Context, method string) (Call, error) {
+	c, err := s.waitIn(ctx, func() []Call { return s.abandoned }, method)
+	if err != nil {
+		return Call{}, fmt.Errorf("telegramtest: no abandoned %s call: %w", method, err)
+	}
+	return c, nil
+}
+
+// ofMethod returns the calls of method among calls; "" is every method.
+func ofMethod(calls []Call, method string) []Call {
+	var out []Call
+	for _, c := range calls {
+		if method == "" || c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// waitIn returns the first call of method in the list list gives (read
+// under s.mu), waiting for a change of the server until ctx is done.
+func (s *Server) waitIn(ctx context.Context, list func() []Call, method string) (Call, error) {
 	for {
 		s.mu.Lock()
-		for _, c := range s.abandoned {
-			if c.Method == method {
-				s.mu.Unlock()
-				return c, nil
-			}
+		if found := ofMethod(list(), method); len(found) > 0 {
+			s.mu.Unlock()
+			return found[0], nil
 		}
 		changed := s.changed
 		s.mu.Unlock()
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return Call{}, fmt.Errorf("telegramtest: no abandoned %s call: %w", method, ctx.Err())
+			return Call{}, ctx.Err()
 		}
 	}
 }
