@@ -15,12 +15,16 @@ const (
 // defaultSQLitePath is the database used when DATABASE_URL is empty.
 const defaultSQLitePath = "bot.db"
 
-// sqlitePragmas are set on every SQLite connection: wait up to 5 s for a
-// lock instead of failing at once, write-ahead logging so readers never
-// block the writer, foreign keys enforced (SQLite's default is off), and
-// BEGIN IMMEDIATE so a transaction takes the write lock when it starts
-// rather than failing to upgrade a read lock half-way through.
-const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+// sqlitePragmas are set on every SQLite connection: wait up to 20 s for a
+// lock instead of failing at once (the file belongs to this one process,
+// see ErrLocked, so the lock is only ever held by its own transactions: a
+// burst of a thousand claims on a busy machine queues for it, and failing
+// a member's claim after 5 s would be worse than waiting, within the 30 s
+// a command has), write-ahead logging so readers never block the writer,
+// foreign keys enforced (SQLite's default is off), and BEGIN IMMEDIATE so
+// a transaction takes the write lock when it starts rather than failing to
+// upgrade a read lock half-way through.
+const sqlitePragmas = "_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 
 // target is a parsed DATABASE_URL.
 type target struct {

@@ -133,7 +133,9 @@ func (db *DB) ForgetUser(ctx context.Context, p core.Platform, externalID string
 	return out, nil
 }
 
-// userData reads what ForgetUser deletes of the user.
+// userData reads what ForgetUser deletes of the user: its wallets, the
+// number of its challenges, and the grants gating made to it (deleted with
+// it, returned so that gating can take back what they gave).
 func userData(tx *gorm.DB, owner userRow) (core.Forgotten, error) {
 	out := core.Forgotten{User: owner.user()}
 	var wallets []walletRow
@@ -149,5 +151,16 @@ func userData(tx *gorm.DB, owner userRow) (core.Forgotten, error) {
 		return out, err
 	}
 	out.Challenges = int(challenges)
+	var grants []grantRow
+	if err := tx.Where("user_id = ?", owner.ID).Order("granted_at, gate_id").Find(&grants).Error; err != nil {
+		return out, err
+	}
+	for _, g := range grants {
+		grant, err := g.grant()
+		if err != nil {
+			return out, err
+		}
+		out.Grants = append(out.Grants, grant)
+	}
 	return out, nil
 }
