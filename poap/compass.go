@@ -40,12 +40,23 @@ type MomentSummary struct {
 	Description string
 	CreatedOn   time.Time
 	DropIDs     []int64
+	// Media are the Moment's files, in the order they were attached.
+	Media []MomentMedia
+}
+
+// MomentMedia is a file of a listed Moment.
+type MomentMedia struct {
+	// MimeType is the type the file was uploaded with, e.g. image/png.
+	MimeType string
+	// Gateways are the addresses the file can be downloaded from.
+	Gateways []Gateway
 }
 
 // Moments lists Moments from Compass, the Moments query service: a POST of
 // the GraphQL moments query (limit, offset, where, order_by) to
 // Options.CompassURL, with the API key when one is configured
-// (https://documentation.poap.tech/docs/poap-moments-mvp). Errors:
+// (https://documentation.poap.tech/docs/poap-moments-mvp); each Moment comes
+// with its drops and its media's gateway addresses. Errors:
 // ErrUnavailable for failures, timeouts and GraphQL errors (Compass answers
 // those with 200, for instance when its schema changed), ErrUnauthorized when
 // the key is refused, ErrRateLimited, a plain error when no CompassURL is
@@ -133,10 +144,25 @@ func summaries(rows []wire.MomentRow) ([]MomentSummary, error) {
 		for j, d := range row.Drops {
 			drops[j] = d.DropID
 		}
-		out[i] = MomentSummary{ID: row.ID, Author: row.Author, CreatedOn: created, DropIDs: drops}
+		out[i] = MomentSummary{ID: row.ID, Author: row.Author, CreatedOn: created, DropIDs: drops, Media: momentMedia(row.Medias)}
 		if row.Description != nil {
 			out[i].Description = *row.Description
 		}
 	}
 	return out, nil
+}
+
+// momentMedia converts a row's files; nil when it has none.
+func momentMedia(rows []wire.MomentMedia) []MomentMedia {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]MomentMedia, len(rows))
+	for i, m := range rows {
+		out[i] = MomentMedia{MimeType: m.MimeType}
+		for _, g := range m.Gateways {
+			out[i].Gateways = append(out[i].Gateways, Gateway(g))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package poap_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,55 @@ func TestClient_Moments(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestClient_Moments_Media(t *testing.T) {
+	_, c, dropID := startMomentsSandbox(t, sandbox.Options{})
+	ctx := context.Background()
+	key, err := c.UploadMedia(ctx, bytes.NewReader(pngContent), int64(len(pngContent)), "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	media, err := c.WaitForMedia(ctx, key, poap.WaitOptions{Interval: time.Millisecond})
+	if err != nil {
+		t.Fatalf("WaitForMedia() error = %v", err)
+	}
+	m, err := c.CreateMoment(ctx, poap.MomentInput{Author: momentAuthor, DropIDs: []int64{dropID}, MediaKeys: []string{key}})
+	if err != nil {
+		t.Fatalf("CreateMoment() error = %v", err)
+	}
+	got, err := c.Moments(ctx, poap.MomentsQuery{DropIDs: []int64{dropID}})
+	if err != nil || len(got) != 1 || got[0].ID != m.ID {
+		t.Fatalf("Moments() = %+v, %v, want the new Moment", got, err)
+	}
+	want := []poap.MomentMedia{{MimeType: "image/png", Gateways: media.Gateways}}
+	if diff := cmp.Diff(want, got[0].Media); diff != "" || len(media.Gateways) != 1 {
+		t.Fatalf("Moments() media diff (-want +got), want the gateways of the status read:\n%s", diff)
+	}
+	picture := got[0].Media[0].Gateways[0].URL
+	status, contentType, body := fetch(t, picture)
+	if status != http.StatusOK || contentType != "image/png" || !bytes.Equal(body, pngContent) {
+		t.Errorf("GET %s = %d %q, %d bytes, want 200 image/png with the %d bytes uploaded", picture, status, contentType, len(body), len(pngContent))
+	}
+	unknown := strings.Replace(picture, key, "0b6a3c36-1d8e-4e0c-9a44-5a0f3c7e2b11", 1)
+	if status, _, _ := fetch(t, unknown); status != http.StatusNotFound {
+		t.Errorf("GET %s = %d, want 404", unknown, status)
+	}
+}
+
+// fetch GETs target and returns the status, the Content-Type and the body.
+func fetch(t *testing.T, target string) (int, string, []byte) {
+	t.Helper()
+	resp, err := http.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 
 // graphQLCapture is a fake query service that answers the moments query

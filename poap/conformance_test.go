@@ -37,7 +37,8 @@ type conformance struct {
 
 func newConformance(t *testing.T) *conformance {
 	t.Helper()
-	sb := sandbox.New(sandbox.Options{APIKey: testKey, ClientID: confClientID, ClientSecret: confSecret.Reveal()})
+	sb := sandbox.New(sandbox.Options{APIKey: testKey, ClientID: confClientID, ClientSecret: confSecret.Reveal(), MediaDir: t.TempDir()})
+	t.Cleanup(func() { sb.Close() })
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
 	db, err := storage.Open(t.Context(), storagetest.SQLiteURL(t), storage.WithKey(storage.Key{1}))
@@ -287,8 +288,8 @@ func TestConformance_Moments(t *testing.T) {
 		t.Fatalf("PostMoment() = %+v, %v", m, err)
 	}
 	got, err := cf.c.Moments(cf.ctx, poap.MomentsQuery{Limit: 10, DropIDs: []int64{drop.ID}})
-	if err != nil || len(got) != 1 || got[0].ID != m.ID {
-		t.Errorf("Moments() = %+v, %v, want the new Moment", got, err)
+	if err != nil || len(got) != 1 || got[0].ID != m.ID || len(got[0].Media) != 1 || got[0].Media[0].MimeType != "image/png" {
+		t.Errorf("Moments() = %+v, %v, want the new Moment with its PNG", got, err)
 	}
 	key, err := cf.c.UploadMedia(cf.ctx, bytes.NewReader([]byte("plain text, not a picture")), 25, "image/png")
 	if err != nil {

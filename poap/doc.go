@@ -1,7 +1,9 @@
 // Package poap is a client of the POAP issuing service
 // (https://documentation.poap.tech), of Moments and of the Moments query
-// service (Compass), and the adapter that lets the core read holdings
-// through it (Client satisfies core.Scanner).
+// service (Compass), and the adapters that let the core use it: Client
+// satisfies core.Scanner (holdings) and core.IssuerCheck (/setup check),
+// DropIssuer core.DropIssuer (drops, mint links, mints) and GateIssuer
+// core.GateIssuer (what gating reads: holdings, a drop's holders, its name).
 //
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a

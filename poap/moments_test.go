@@ -37,10 +37,19 @@ func (m momentTokens) Renew(context.Context, string, core.Secret) (core.Secret, 
 
 // startMomentsSandbox serves a sandbox with one drop on loopback and returns
 // it, a client for its Moments and query services, and the drop's id. The
-// client has no rate limit and fast retries.
+// client has no rate limit and fast retries. The sandbox keeps its media
+// files in a test directory, and is closed when the test ends.
 func startMomentsSandbox(tb testing.TB, opts sandbox.Options) (*sandbox.Server, *poap.Client, int64) {
 	tb.Helper()
+	if opts.MediaDir == "" {
+		opts.MediaDir = tb.TempDir()
+	}
 	s := sandbox.New(opts)
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("sandbox Close() error = %v", err)
+		}
+	})
 	day := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	drop := s.AddDrop(sandbox.Drop{Name: "Moments", StartDate: day, EndDate: day, ExpiryDate: day.AddDate(1, 0, 0)})
 	srv := httptest.NewServer(s)

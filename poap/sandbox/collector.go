@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -47,6 +48,38 @@ func (s *Server) SeedCollector(address string, n int) error {
 		d.ImageURL = fmt.Sprintf("https://assets.poap.xyz/%s-logo-%d.png", d.FancyID, at.UnixMilli())
 		s.drops[d.ID] = d
 		if _, err := s.mint(Token{EventID: d.ID, Owner: address, Chain: "xdai", Created: at}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedHolders mints one POAP of drop eventID to each of addresses (0x
+// addresses or known ENS names), all at the Server's now on the drop's
+// network, in the order given: an address listed twice, or one holding the
+// drop already, gets another, since this is a knob and not a claim. It
+// takes one lock for the lot, so tens of thousands of holders are seeded in
+// milliseconds. It fails, minting nothing, for an unknown drop or an
+// address that is not one.
+func (s *Server) SeedHolders(eventID int64, addresses []string) error {
+	at := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.drops[eventID]
+	if !ok {
+		return fmt.Errorf("sandbox: seed holders: no drop %d", eventID)
+	}
+	holders := make([]string, len(addresses))
+	for i, a := range addresses {
+		h, k := s.resolve(a)
+		if k != kindAddress {
+			return fmt.Errorf("sandbox: seed holders: %q is not a 0x address or a known ENS name", a)
+		}
+		holders[i] = h
+	}
+	s.tokens = slices.Grow(s.tokens, len(holders))
+	for _, h := range holders {
+		if _, err := s.mint(Token{EventID: eventID, Owner: h, Chain: chainName(d.ChainID), Created: at}); err != nil {
 			return err
 		}
 	}

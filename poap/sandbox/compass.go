@@ -69,7 +69,7 @@ func (s *Server) graphQL(w http.ResponseWriter, r *http.Request) {
 		writeCompassError(w, http.StatusOK, "validation-failed", err.Error())
 		return
 	}
-	rows := s.moments.query(vars, order)
+	rows := s.moments.query(vars, order, func(key string) string { return mediaGatewayURL(r, key) })
 	writeJSON(w, http.StatusOK, wire.MomentsAnswer{Data: &wire.MomentsData{Moments: rows}})
 }
 
@@ -142,24 +142,39 @@ func parseOrderBy(raw json.RawMessage) ([]momentOrder, error) {
 	return keys, nil
 }
 
-// query selects, sorts and pages the Moments as v and order say.
-func (st *momentStore) query(v momentsVariables, order []momentOrder) []wire.MomentRow {
+// query selects, sorts and pages the Moments as v and order say; each
+// file's gateway address is gatewayURL(key).
+func (st *momentStore) query(v momentsVariables, order []momentOrder, gatewayURL func(key string) string) []wire.MomentRow {
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	var selected []Moment
 	for _, m := range st.moments {
 		if v.Where.match(m) {
 			selected = append(selected, m)
 		}
 	}
-	st.mu.Unlock()
 	slices.SortStableFunc(selected, func(a, b Moment) int { return compareMoments(a, b, order) })
 	start := min(max(v.Offset, 0), len(selected))
 	end := min(start+max(*v.Limit, 0), len(selected))
 	rows := make([]wire.MomentRow, 0, end-start)
 	for _, m := range selected[start:end] {
-		rows = append(rows, toMomentRow(m))
+		row := toMomentRow(m)
+		row.Medias = st.mediasOf(m, gatewayURL)
+		rows = append(rows, row)
 	}
 	return rows
+}
+
+// mediasOf lists the files of m, processed all since attach took them, as
+// the query does: an empty list, not null, for a Moment without files, as
+// Hasura writes an array relation. The caller holds st.mu.
+func (st *momentStore) mediasOf(m Moment, gatewayURL func(key string) string) []wire.MomentMedia {
+	out := make([]wire.MomentMedia, 0, len(m.MediaKeys))
+	for _, key := range m.MediaKeys {
+		t := st.files[key].DeclaredType
+		out = append(out, wire.MomentMedia{MimeType: t, Gateways: []wire.MediaGateway{{Type: t, URL: gatewayURL(key)}}})
+	}
+	return out
 }
 
 // match reports whether m passes every condition of w; a nil w passes all.

@@ -30,14 +30,16 @@ func (e *momentsEnv) graphQL(t *testing.T, query string, vars any) (int, map[str
 }
 
 // seedMoments posts three Moments a minute apart, by two authors on two
-// drops, and returns their ids and the second drop.
+// drops, the third with a PNG, and returns their ids and the second drop.
+// The sandbox must process media at once.
 func seedMoments(t *testing.T, e *momentsEnv) ([]string, int64) {
 	t.Helper()
 	other := e.s.AddDrop(sandbox.Drop{Name: "Other", StartDate: e.clock.Now(), EndDate: e.clock.Now(), ExpiryDate: e.clock.Now()}).ID
+	pic := e.upload(t, pngFile, "image/png")
 	specs := []map[string]any{
 		{"author": author, "mediaKeys": []string{}, "dropIds": []int64{e.dropID}, "description": "first"},
 		{"author": "0x00000000000000000000000000000000000000AA", "mediaKeys": []string{}, "dropIds": []int64{other}},
-		{"author": author, "mediaKeys": []string{}, "dropIds": []int64{e.dropID, other}, "description": "third"},
+		{"author": author, "mediaKeys": []string{pic}, "dropIds": []int64{e.dropID, other}, "description": "third"},
 	}
 	var ids []string
 	for _, in := range specs {
@@ -89,12 +91,17 @@ func TestServer_MomentsQuery(t *testing.T) {
 func TestServer_MomentsQueryRow(t *testing.T) {
 	e := startMoments(t, 0)
 	ids, other := seedMoments(t, e)
+	pic := e.s.Moments()[2].MediaKeys[0]
 	_, body := e.graphQL(t, wire.MomentsQuery, map[string]any{"limit": 2, "offset": 0, "orderBy": []any{map[string]string{"created_on": "desc"}}})
 	want := map[string]any{"data": map[string]any{"moments": []any{
 		map[string]any{"id": ids[2], "author": author, "description": "third", "created_on": "2025-06-01T12:02:00+00:00",
-			"drops": []any{map[string]any{"drop_id": float64(e.dropID)}, map[string]any{"drop_id": float64(other)}}},
+			"drops": []any{map[string]any{"drop_id": float64(e.dropID)}, map[string]any{"drop_id": float64(other)}},
+			"medias": []any{map[string]any{"mime_type": "image/png", "gateways": []any{
+				map[string]any{"type": "image/png", "url": e.url + "/gateway/media/" + pic},
+			}}}},
 		map[string]any{"id": ids[1], "author": "0x00000000000000000000000000000000000000aa", "description": nil,
-			"created_on": "2025-06-01T12:01:00+00:00", "drops": []any{map[string]any{"drop_id": float64(other)}}},
+			"created_on": "2025-06-01T12:01:00+00:00", "drops": []any{map[string]any{"drop_id": float64(other)}},
+			"medias": []any{}},
 	}}}
 	if diff := cmp.Diff(want, body); diff != "" {
 		t.Errorf("moments rows diff (-want +got):\n%s", diff)

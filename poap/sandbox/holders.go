@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -54,13 +53,16 @@ func (s *Server) holders(w http.ResponseWriter, r *http.Request) {
 	}
 	minted := s.minted(id)
 	out := holdersJSON{Limit: limit, Offset: offset, Total: len(minted), Tokens: []holderJSON{}}
+	for _, t := range minted {
+		out.TransferCount += t.TransferCount
+	}
 	for _, t := range minted[min(offset, len(minted)):min(offset+limit, len(minted))] {
 		out.Tokens = append(out.Tokens, holderJSON{
 			ID:            tokenID(t),
 			Created:       t.Created.Format(timeLayout),
 			Migrated:      formatTime(t.Migrated),
-			TransferCount: "0",
-			Owner:         ownerJSON{ID: t.Owner, TokensOwned: len(s.held(t.Owner)), ENS: s.ensOf(t.Owner)},
+			TransferCount: strconv.Itoa(t.TransferCount),
+			Owner:         ownerJSON{ID: t.Owner, TokensOwned: s.ownedBy(t.Owner), ENS: s.ensOf(t.Owner)},
 		})
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -69,16 +71,7 @@ func (s *Server) holders(w http.ResponseWriter, r *http.Request) {
 // minted returns the POAPs with a token id of drop eventID, newest first.
 // The caller holds s.mu.
 func (st *state) minted(eventID int64) []Token {
-	var out []Token
-	for _, t := range st.tokens {
-		if t.EventID == eventID && t.ID != 0 {
-			out = append(out, t)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Token) int {
-		return cmp.Or(b.Created.Compare(a.Created), cmp.Compare(b.ID, a.ID))
-	})
-	return out
+	return slices.DeleteFunc(st.newestFirst(st.byEvent[eventID]), func(t Token) bool { return t.ID == 0 })
 }
 
 // ensOf returns the first ENS name, in order, that resolves to address, or
@@ -122,26 +115,20 @@ func (s *Server) tokenInfo(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.tokens {
-		if t.ID == id {
-			writeJSON(w, http.StatusOK, s.tokenInfoJSON(t))
-			return
-		}
+	i, ok := s.byID[id]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Token not found")
+		return
 	}
-	writeError(w, http.StatusNotFound, "Token not found")
+	writeJSON(w, http.StatusOK, s.tokenInfoJSON(i))
 }
 
-// tokenInfoJSON writes t. The caller holds s.mu.
-func (st *state) tokenInfoJSON(t Token) tokenInfoJSON {
-	order := 0
-	for _, other := range st.tokens {
-		if other.EventID == t.EventID {
-			order++
-		}
-		if other.ID == t.ID {
-			break
-		}
-	}
+// tokenInfoJSON writes the token at position i; its order is its rank in
+// the mints of its drop. The caller holds s.mu.
+func (st *state) tokenInfoJSON(i int) tokenInfoJSON {
+	t := st.tokens[i]
+	rank, _ := slices.BinarySearch(st.byEvent[t.EventID], i)
+	order := rank + 1
 	layer := "Layer2"
 	if t.Chain == "homestead" {
 		layer = "Layer1"

@@ -92,10 +92,8 @@ func (s *Server) Holders(eventID int64) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, t := range s.tokens {
-		if t.EventID == eventID {
-			out = append(out, t.Owner)
-		}
+	for _, i := range s.byEvent[eventID] {
+		out = append(out, s.tokens[i].Owner)
 	}
 	return out
 }

@@ -9,14 +9,15 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/poapbot/poapbot/poap/wire"
 )
 
-// Media is an uploaded file as the Server keeps it: what it learnt while the
-// bytes streamed through, never the bytes.
+// Media is an uploaded file as the Server describes it: what it learnt while
+// the bytes streamed through to disk.
 type Media struct {
 	Key string
 	// DeclaredType is the upload's Content-Type.
@@ -40,6 +41,9 @@ type mediaRecord struct {
 	uploadedAt time.Time
 	// final is the state once processing is over.
 	final string
+	// file holds the bytes of a file whose final state is PROCESSED, for
+	// the media gateway; "" for the others.
+	file string
 }
 
 // mediaUploadURL answers POST /moments/media-upload-url with a new key and a
@@ -54,8 +58,9 @@ func (s *Server) mediaUploadURL(w http.ResponseWriter, r *http.Request) {
 }
 
 // uploadMedia answers PUT /uploads/{key}, the signed address. Like S3 it
-// needs a Content-Length; it hashes and sniffs the body as it streams and
-// discards the rest, so a file of any size costs a few kilobytes.
+// needs a Content-Length; it hashes and sniffs the body as it streams to a
+// file on disk, so a file of any size costs a few kilobytes of memory. A
+// failed upload leaves no file; after Close, uploads answer 503.
 func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
 	declared := baseMediaType(r.Header.Get("Content-Type"))
@@ -70,13 +75,22 @@ func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Content-Type is required")
 		return
 	}
-	m, err := digestUpload(r.Body)
+	f, err := s.moments.createFile()
 	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "Upload storage unavailable")
+		return
+	}
+	m, err := digestUpload(r.Body, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		writeError(w, http.StatusBadRequest, "Upload incomplete")
 		return
 	}
 	m.Key, m.DeclaredType = key, declared
-	if msg := s.moments.upload(m, s.now()); msg != "" {
+	if msg := s.moments.upload(m, f.Name(), s.now()); msg != "" {
 		writeError(w, http.StatusConflict, msg)
 		return
 	}
@@ -95,22 +109,25 @@ func (s *Server) mediaStatus(w http.ResponseWriter, r *http.Request) {
 	if m.Status == wire.MediaProcessed {
 		body.Hash = m.Hash
 		body.Location = "poap://media/" + m.Key
-		body.Gateways = []wire.MediaGateway{{Type: m.DeclaredType, URL: "https://gateway.sandbox.invalid/ipfs/" + m.Hash}}
+		body.Gateways = []wire.MediaGateway{{Type: m.DeclaredType, URL: mediaGatewayURL(r, m.Key)}}
 	}
 	writeJSON(w, http.StatusOK, body)
 }
 
-// digestUpload reads body to its end and returns its size, SHA-256 and sniffed
-// type, holding only its first 512 bytes.
-func digestUpload(body io.Reader) (Media, error) {
+// digestUpload copies body to dst and returns its size, SHA-256 and sniffed
+// type, holding only its first 512 bytes and a copy buffer.
+func digestUpload(body io.Reader, dst io.Writer) (Media, error) {
 	h := sha256.New()
+	out := io.MultiWriter(h, dst)
 	head := make([]byte, 512)
 	n, err := io.ReadFull(body, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return Media{}, err
 	}
-	h.Write(head[:n])
-	rest, err := io.Copy(h, body)
+	if _, err := out.Write(head[:n]); err != nil {
+		return Media{}, err
+	}
+	rest, err := io.Copy(out, body)
 	if err != nil {
 		return Media{}, err
 	}

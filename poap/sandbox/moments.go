@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -31,27 +32,31 @@ type Moment struct {
 // momentStore holds media and Moments, guarded by its own mutex.
 type momentStore struct {
 	secret []byte // signs upload addresses; never changes
+	parent string // where dir is made (Options.MediaDir); never changes
 
 	mu      sync.Mutex
 	delay   time.Duration
 	files   map[string]*mediaRecord // by key
 	moments []Moment
+	dir     string // the uploads' bytes, made on the first upload
+	closed  bool
 }
 
-func newMomentStore(delay time.Duration) *momentStore {
+func newMomentStore(delay time.Duration, parent string) *momentStore {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	return &momentStore{secret: secret, delay: delay, files: map[string]*mediaRecord{}}
+	return &momentStore{secret: secret, parent: parent, delay: delay, files: map[string]*mediaRecord{}}
 }
 
 // momentsRoutes registers Moments and the Moments query service.
 func (s *Server) momentsRoutes() {
-	s.moments = newMomentStore(s.opts.MediaDelay)
+	s.moments = newMomentStore(s.opts.MediaDelay, s.opts.MediaDir)
 	s.handle(wire.OpMediaUploadURL, "POST /moments/media-upload-url", bearerOnly, s.mediaUploadURL)
 	s.handle(wire.OpMediaUpload, "PUT /uploads/{key}", open, s.uploadMedia)
 	s.handle(wire.OpMediaStatus, "GET /media/{key}", open, s.mediaStatus)
 	s.handle(wire.OpCreateMoment, "POST /moments", bearerOnly, s.createMoment)
 	s.handle(wire.OpMomentsQuery, "POST /v1/graphql", open, s.graphQL)
+	s.mediaGatewayRoutes()
 }
 
 // createMoment answers POST /moments: 400 for a bad author, description or
@@ -121,19 +126,32 @@ func (st *momentStore) signed(key, sig string) bool {
 	return hmac.Equal([]byte(sig), []byte(signUpload(st.secret, key)))
 }
 
-// upload records the file of an issued key, replacing an earlier upload
-// unless a Moment uses it; it returns the refusal's message or "".
-func (st *momentStore) upload(m Media, now time.Time) string {
+// upload records the file of an issued key, its bytes at file, replacing
+// an earlier upload unless a Moment uses it; it returns the refusal's
+// message or "". It keeps the bytes of a file that will be PROCESSED and
+// removes the others, those of a refused upload and those of the upload it
+// replaces: nothing would serve them.
+func (st *momentStore) upload(m Media, file string, now time.Time) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	rec, ok := st.files[m.Key]
 	switch {
 	case !ok:
+		os.Remove(file)
 		return "Media " + m.Key + " not found"
 	case rec.MomentID != "":
+		os.Remove(file)
 		return "Media " + m.Key + " is already attached to a moment"
 	}
-	*rec = mediaRecord{Media: m, uploaded: true, uploadedAt: now, final: judgeMedia(m)}
+	final := judgeMedia(m)
+	if rec.file != "" {
+		os.Remove(rec.file)
+	}
+	if final != wire.MediaProcessed {
+		os.Remove(file)
+		file = ""
+	}
+	*rec = mediaRecord{Media: m, uploaded: true, uploadedAt: now, final: final, file: file}
 	return ""
 }
 

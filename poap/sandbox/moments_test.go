@@ -43,24 +43,33 @@ func (c *momentClock) Advance(d time.Duration) {
 }
 
 // momentsEnv is a sandbox serving Moments on loopback, with a drop to post
-// to, a Moments access token and the clock it runs on.
+// to, a Moments access token, the clock it runs on and the directory it
+// keeps its media files under (Options.MediaDir).
 type momentsEnv struct {
-	s      *sandbox.Server
-	url    string
-	bearer string
-	dropID int64
-	clock  *momentClock
+	s        *sandbox.Server
+	url      string
+	bearer   string
+	dropID   int64
+	clock    *momentClock
+	mediaDir string
 }
 
-// startMoments serves a sandbox whose media take delay to process.
+// startMoments serves a sandbox whose media take delay to process. It is
+// closed when the test ends, after its HTTP server.
 func startMoments(t *testing.T, delay time.Duration) *momentsEnv {
 	t.Helper()
 	clock := &momentClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-	s := sandbox.New(sandbox.Options{APIKey: key, Now: clock.Now, MediaDelay: delay})
+	dir := t.TempDir()
+	s := sandbox.New(sandbox.Options{APIKey: key, Now: clock.Now, MediaDelay: delay, MediaDir: dir})
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close() error = %v", err)
+		}
+	})
 	drop := s.AddDrop(sandbox.Drop{Name: "Moments test", StartDate: clock.Now(), EndDate: clock.Now(), ExpiryDate: clock.Now()})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &momentsEnv{s: s, url: srv.URL, bearer: s.IssueToken(sandbox.DefaultMomentsAudience), dropID: drop.ID, clock: clock}
+	return &momentsEnv{s: s, url: srv.URL, bearer: s.IssueToken(sandbox.DefaultMomentsAudience), dropID: drop.ID, clock: clock, mediaDir: dir}
 }
 
 // call sends a request to path (below the sandbox, or an absolute URL) with
@@ -147,7 +156,7 @@ func TestServer_MomentFlow(t *testing.T) {
 	want := map[string]any{
 		"key": key, "status": "PROCESSED", "mimeType": "image/png", "hash": hash,
 		"location": "poap://media/" + key,
-		"gateways": []any{map[string]any{"type": "image/png", "url": "https://gateway.sandbox.invalid/ipfs/" + hash}},
+		"gateways": []any{map[string]any{"type": "image/png", "url": e.url + "/gateway/media/" + key}},
 	}
 	if diff := cmp.Diff(want, body); status != http.StatusOK || diff != "" {
 		t.Fatalf("GET /media/{key} = %d, diff (-want +got):\n%s", status, diff)

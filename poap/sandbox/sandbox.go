@@ -9,10 +9,12 @@
 // A Server is an http.Handler: serve it with httptest.NewServer in tests, or
 // with an http.Server for a demo. State lives in memory; SeedDemo fills it
 // with the demo wallets the README names, SeedCollector with a collection of
-// any size. Besides the service's routes it serves, on its own host, what
+// any size, SeedHolders with a drop of any number of holders, and MoveToken
+// transfers a POAP as a wallet would. Besides the service's routes it serves, on its own host, what
 // production keeps elsewhere: the signed upload addresses of Moments
-// (/uploads/) and the artwork of the drops made with POST /events
-// (/assets/).
+// (/uploads/), the gateway of the processed files (/gateway/media/) and the
+// artwork of the drops made with POST /events (/assets/). The uploaded
+// files are kept on disk until Close.
 package sandbox
 
 import (
@@ -67,6 +69,10 @@ type Options struct {
 	// the Now clock: status reads answer 404 for its first half, IN_PROCESS for
 	// the second, then PROCESSED, INVALID or FAILED. Zero finishes at once.
 	MediaDelay time.Duration
+	// MediaDir is where the Server makes its own directory, on the first
+	// upload, for the bytes of the files its media gateway serves; empty
+	// is os.TempDir. Close removes that directory.
+	MediaDir string
 }
 
 // The audiences production uses, the sandbox's defaults.

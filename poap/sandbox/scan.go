@@ -74,10 +74,9 @@ func (s *Server) scanItems(address string) (items []scanJSON, ok bool) {
 		return nil, false
 	}
 	held := s.held(holder)
-	supplies := s.supplies()
 	items = make([]scanJSON, 0, len(held))
 	for _, t := range held {
-		supply := supplies[t.EventID]
+		supply := s.supply(t.EventID)
 		items = append(items, scanJSON{
 			Event:    s.eventJSON(t.EventID, &supply),
 			TokenID:  tokenID(t),

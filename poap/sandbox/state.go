@@ -71,14 +71,24 @@ type Token struct {
 	Created time.Time
 	// Migrated is when the token moved network, or nil.
 	Migrated *time.Time
+	// TransferCount is how many times the token changed hands
+	// (MoveToken).
+	TransferCount int
 }
 
 // state is the Server's data, guarded by Server.mu.
 type state struct {
-	drops     map[int64]Drop
+	drops map[int64]Drop
+	// tokens are the POAPs issued, in mint order. byOwner, byEvent and
+	// byID index them by position, so that a holder page, a scan or a
+	// token read costs what it returns rather than a pass over every POAP:
+	// a benchmark seeds tens of thousands.
 	tokens    []Token
+	byOwner   map[string][]int  // lower-case holder to its POAPs, ascending
+	byEvent   map[int64][]int   // drop to its POAPs, ascending
+	byID      map[int64]int     // token id to position
 	names     map[string]string // lower-case ENS name to address
-	holds     map[holding]bool  // who holds a POAP of which drop
+	holds     map[holding]int   // how many POAPs of which drop a holder holds
 	nextDrop  int64
 	nextToken int64
 	artworks  map[string]artwork // by file name, as /assets/{file} serves them
@@ -95,8 +105,11 @@ type holding struct {
 func newState() state {
 	return state{
 		drops:     map[int64]Drop{},
+		byOwner:   map[string][]int{},
+		byEvent:   map[int64][]int{},
+		byID:      map[int64]int{},
 		names:     map[string]string{},
-		holds:     map[holding]bool{},
+		holds:     map[holding]int{},
 		artworks:  map[string]artwork{},
 		nextDrop:  firstDropID,
 		nextToken: firstTokenID,
@@ -175,15 +188,22 @@ func (st *state) mint(t Token) (Token, error) {
 		t.ID = st.nextToken
 		st.nextToken++
 	}
+	i := len(st.tokens)
 	st.tokens = append(st.tokens, t)
-	st.holds[holding{t.EventID, strings.ToLower(t.Owner)}] = true
+	owner := strings.ToLower(t.Owner)
+	st.byOwner[owner] = append(st.byOwner[owner], i)
+	st.byEvent[t.EventID] = append(st.byEvent[t.EventID], i)
+	if t.ID != 0 {
+		st.byID[t.ID] = i
+	}
+	st.holds[holding{t.EventID, owner}]++
 	return t, nil
 }
 
 // holdsDrop reports whether holder, as resolve returns it, holds a POAP of
 // drop eventID. The caller holds s.mu.
 func (st *state) holdsDrop(eventID int64, holder string) bool {
-	return st.holds[holding{eventID, strings.ToLower(holder)}]
+	return st.holds[holding{eventID, strings.ToLower(holder)}] > 0
 }
 
 // resolve turns an address, a known ENS name or an e-mail into the holder
@@ -207,11 +227,20 @@ func (st *state) resolve(address string) (string, kind) {
 // held returns the tokens held by holder (matched without regard to case),
 // newest first. The caller holds s.mu.
 func (st *state) held(holder string) []Token {
-	var out []Token
-	for _, t := range st.tokens {
-		if strings.EqualFold(t.Owner, holder) {
-			out = append(out, t)
-		}
+	return st.newestFirst(st.byOwner[strings.ToLower(holder)])
+}
+
+// ownedBy counts the POAPs holder holds. The caller holds s.mu.
+func (st *state) ownedBy(holder string) int {
+	return len(st.byOwner[strings.ToLower(holder)])
+}
+
+// newestFirst returns the tokens at positions, newest first (the later
+// mint first among those of the same second). The caller holds s.mu.
+func (st *state) newestFirst(positions []int) []Token {
+	out := make([]Token, 0, len(positions))
+	for _, i := range positions {
+		out = append(out, st.tokens[i])
 	}
 	slices.SortStableFunc(out, func(a, b Token) int {
 		return cmp.Or(b.Created.Compare(a.Created), cmp.Compare(b.ID, a.ID))
@@ -221,23 +250,7 @@ func (st *state) held(holder string) []Token {
 
 // supply counts the POAPs issued for a drop. The caller holds s.mu.
 func (st *state) supply(eventID int64) int {
-	n := 0
-	for _, t := range st.tokens {
-		if t.EventID == eventID {
-			n++
-		}
-	}
-	return n
-}
-
-// supplies counts the POAPs issued for each drop, in one pass, for answers
-// that show the supply of many drops. The caller holds s.mu.
-func (st *state) supplies() map[int64]int {
-	n := map[int64]int{}
-	for _, t := range st.tokens {
-		n[t.EventID]++
-	}
-	return n
+	return len(st.byEvent[eventID])
 }
 
 // slug turns a name into a fancy id: lower-case words joined by hyphens.

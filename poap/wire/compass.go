@@ -3,8 +3,10 @@ package wire
 import "encoding/json"
 
 // MomentsQuery is the GraphQL document of the moments query
-// (OpMomentsQuery) that the client and the official SDK (poap-sdk 2026-03)
-// send to Compass, a Hasura schema where a Moment's drops are a relation.
+// (OpMomentsQuery) that the client sends to Compass, a Hasura schema where
+// a Moment's drops and media are relations. It is the official SDK's
+// (poap-sdk 2026-03) with the media added, in the fields the Moments
+// documentation lists: medias with mime_type and gateways {type, url}.
 const MomentsQuery = `query PaginatedMoments($limit: Int!, $offset: Int!, $orderBy: [moments_order_by!], $where: moments_bool_exp) {
   moments(limit: $limit, offset: $offset, order_by: $orderBy, where: $where) {
     id
@@ -12,6 +14,7 @@ const MomentsQuery = `query PaginatedMoments($limit: Int!, $offset: Int!, $order
     description
     created_on
     drops { drop_id }
+    medias { mime_type gateways { type url } }
   }
 }`
 
@@ -45,6 +48,17 @@ type MomentRow struct {
 	// "2025-03-01T12:00:00.123456+00:00".
 	CreatedOn string       `json:"created_on"`
 	Drops     []MomentDrop `json:"drops"`
+	// Medias are the Moment's files, in the order they were attached.
+	Medias []MomentMedia `json:"medias"`
+}
+
+// MomentMedia is a file of a listed Moment.
+type MomentMedia struct {
+	// MimeType is the type the file was uploaded with, e.g. image/png.
+	MimeType string `json:"mime_type"`
+	// Gateways are the addresses the file can be downloaded from
+	// (OpMediaGateway).
+	Gateways []MediaGateway `json:"gateways"`
 }
 
 // MomentDrop is a drop a listed Moment belongs to.

@@ -63,7 +63,7 @@ const (
 	// OpSetMintingNetwork is PATCH /drops/{dropId}/minting-config
 	// (SetMintingNetwork).
 	OpSetMintingNetwork = "set_minting_network"
-	// OpHealthCheck is GET /health-check; the client does not call it.
+	// OpHealthCheck is GET /health-check (CheckIssuer).
 	OpHealthCheck = "health_check"
 	// OpDropArtwork is a GET of a drop's artwork address (its drop_image
 	// ORIGINAL, else its image_url), on the image host rather than the
@@ -93,4 +93,8 @@ const (
 	// OpMomentsQuery is the GraphQL moments query, POST /v1/graphql on
 	// Compass (Moments).
 	OpMomentsQuery = "moments_query"
+	// OpMediaGateway is a GET of a processed file's gateway address
+	// (MediaGateway.URL, MomentMedia's gateways), on a public gateway
+	// rather than Moments.
+	OpMediaGateway = "media_gateway"
 )
