@@ -13,8 +13,10 @@
 //     (challenge.go), /verify and the verification page (verify.go),
 //     /wallet, /unlink and /forget (wallets.go). It tells WalletEvents of
 //     verified and unlinked wallets.
+//
 //   - CollectionService owns /poaps: whose POAPs to read and reading them
 //     from the issuing service (collections.go).
+//
 //   - DropService owns drops and their mint links: /drop add, list, info,
 //     remove (drops.go), refresh, top-up and export (stock.go), the claim
 //     (claims.go) with its direct mints and their reconciliation
@@ -23,10 +25,17 @@
 //     consumes are in drop.go, the issuing service it needs in
 //     dropissuer.go.
 //
-// Gating (roles and group access from the POAPs verified wallets hold) and
-// Moments (media posted to drops from the chat) are to be services of their
-// own beside these, subscribing to WalletEvents and reading holdings; the
-// gates' rule, its modes and its one pure evaluation are in gate.go.
+//   - GateService owns role and group gating: its contract (gates, grants,
+//     join requests, the store, the issuer and the adapters' GateActions)
+//     is in gating.go, the rule's modes and its one pure evaluation in
+//     gate.go, the commands in gates.go, sweeps and their locks in
+//     gatesweep.go, the reads of holders or scans in gateread.go, grants,
+//     removals, join requests and pauses in gateapply.go, the reactions to
+//     WalletEvents, joins and join requests in gateevents.go, and /why and
+//     /setup check in gatewhy.go. It is the WalletService's WalletEvents.
+//
+// Moments (media posted to drops from the chat) are to be a service of
+// their own beside these.
 //
 // Every sentinel error and error type of the package is in errors.go.
 //

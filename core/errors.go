@@ -136,7 +136,71 @@ var (
 	// ErrMintLinkUsed means the mint link set aside for the member's mint
 	// turned out used outside the bot, and the store keeps it as theirs.
 	ErrMintLinkUsed = errors.New("the member's mint link was used elsewhere")
+
+	// Errors of gating (GateService).
+
+	// ErrGateExists means the place already gates that role or group.
+	ErrGateExists = errors.New("gate exists already")
+	// ErrNoGate means the place has no gate on that role or group.
+	ErrNoGate = errors.New("no gate on that role or group")
+	// ErrCannotEnforce means /gate add was refused because the bot could
+	// not enforce the gate (see GateProblem for what to fix).
+	ErrCannotEnforce = errors.New("the bot cannot enforce this gate")
+	// ErrGateForbidden means the platform refused a role change or an
+	// admission for lack of a permission: the gate pauses.
+	ErrGateForbidden = errors.New("missing permission for the gate")
+	// ErrBadGateDrops means the drops of /gate add are not a list of drop
+	// ids, or name a drop the issuing service does not know (see
+	// GateDropsError).
+	ErrBadGateDrops = errors.New("bad gate drops")
+	// ErrBadGateMode means the mode of /gate add is not any, all or
+	// atleast:N within the number of drops.
+	ErrBadGateMode = errors.New("bad gate mode")
+	// ErrSyncRunning means a sweep of the place is running already (on
+	// this replica or another).
+	ErrSyncRunning = errors.New("a sync of this place is running")
+	// ErrNotGroup means a group gate was asked for outside a group.
+	ErrNotGroup = errors.New("not a group")
+	// ErrJoinRequestGone means a join request could not be approved
+	// because it is no longer pending: an administrator answered it, the
+	// member withdrew it, or they are in the group already. The bot did
+	// not admit them, so it records no grant.
+	ErrJoinRequestGone = errors.New("join request no longer pending")
 )
+
+// GateProblem says why the bot cannot enforce a gate, and how to fix it.
+// It matches ErrCannotEnforce, or ErrGateForbidden when Forbidden is set
+// (the platform refused an action the gate took).
+type GateProblem struct {
+	// Reason says what is wrong, Fix what a moderator does about it.
+	Reason    string
+	Fix       string
+	Forbidden bool
+}
+
+func (e *GateProblem) Error() string { return e.Reason }
+
+// Is makes errors.Is(err, ErrCannotEnforce) or ErrGateForbidden true.
+func (e *GateProblem) Is(target error) bool {
+	if e.Forbidden {
+		return target == ErrGateForbidden
+	}
+	return target == ErrCannotEnforce
+}
+
+// GateDropsError says what is wrong with the drops of /gate add: Input is
+// the word that is not a drop id, or Unknown the id the issuing service
+// does not know. It matches ErrBadGateDrops.
+type GateDropsError struct {
+	Input   string
+	Unknown int64
+	Reason  string
+}
+
+func (e *GateDropsError) Error() string { return "gate drops: " + e.Reason }
+
+// Is makes errors.Is(err, ErrBadGateDrops) true.
+func (e *GateDropsError) Is(target error) bool { return target == ErrBadGateDrops }
 
 // WalletError says why a wallet identifier was refused. It matches
 // ErrInvalidWallet with errors.Is.

@@ -133,6 +133,9 @@ type Forgotten struct {
 	User       User
 	Wallets    []Wallet
 	Challenges int
+	// Grants are the gate grants the bot had made to the member: the
+	// roles and groups gating takes back.
+	Grants []Grant
 }
 
 // WalletEvents is told about changes to verified wallets, after they are
@@ -143,9 +146,12 @@ type WalletEvents interface {
 	// WalletVerified: w was proven by user; moved are the wallets of the
 	// platform that held the same address before and lost it.
 	WalletVerified(ctx context.Context, user User, w Wallet, moved []Wallet)
-	// WalletUnlinked: the wallets are no longer linked to user (by /unlink
-	// or /forget).
+	// WalletUnlinked: the wallets are no longer linked to user (by
+	// /unlink).
 	WalletUnlinked(ctx context.Context, user User, wallets []Wallet)
+	// MemberForgotten: everything stored about the member was deleted
+	// (by /forget); f says what was, the gate grants among it.
+	MemberForgotten(ctx context.Context, f Forgotten)
 }
 
 // NopEvents ignores every event.
@@ -156,6 +162,9 @@ func (NopEvents) WalletVerified(context.Context, User, Wallet, []Wallet) {}
 
 // WalletUnlinked does nothing.
 func (NopEvents) WalletUnlinked(context.Context, User, []Wallet) {}
+
+// MemberForgotten does nothing.
+func (NopEvents) MemberForgotten(context.Context, Forgotten) {}
 
 // LinkResult is the answer to Link.
 type LinkResult struct {
@@ -256,8 +265,8 @@ func (s *WalletService) Forget(ctx context.Context, m Member) (Forgotten, error)
 	if err != nil {
 		return Forgotten{}, wrap("forget", err)
 	}
-	if len(f.Wallets) > 0 {
-		s.events.WalletUnlinked(ctx, f.User, f.Wallets)
+	if len(f.Wallets) > 0 || len(f.Grants) > 0 {
+		s.events.MemberForgotten(ctx, f)
 	}
 	return f, nil
 }

@@ -1,7 +1,7 @@
 // Package coretest helps tests act as a member's wallet app: it signs
 // ownership challenges with EIP-191 personal_sign, as MetaMask does, with
 // fixed test keys, and finds the challenge message in a reply. MemStore is
-// an in-memory store for tests of drops and claims.
+// an in-memory store for tests of drops, claims and gating.
 //
 // The keys are the published test keys of MetaMask's eth-sig-util
 // (src/personal-sign.test.ts); never use them for anything of value.

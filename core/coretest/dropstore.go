@@ -11,9 +11,9 @@ import (
 )
 
 // MemStore is an in-memory core.MemberStore, core.AuditLog,
-// core.DropStore, core.MintLinkStore and core.PostStore for tests of drops
-// and claims, with the atomicity the contract asks for: every method holds
-// one lock. A mint link claimed elsewhere during a mint is no longer its
+// core.DropStore, core.MintLinkStore, core.PostStore and core.GateStore
+// for tests of drops, claims and gating, with the atomicity the contract
+// asks for: every method holds one lock. A mint link claimed elsewhere during a mint is no longer its
 // member's, who can be given the next one. It keeps the audit log for
 // inspection.
 type MemStore struct {
@@ -30,6 +30,7 @@ type MemStore struct {
 	// lowDue holds the drops whose low-stock notice is still to be posted.
 	lowDue map[int64]bool
 	posts  []memPost
+	gates  memGates
 }
 
 var (
@@ -41,7 +42,9 @@ var (
 )
 
 // NewMemStore returns an empty MemStore.
-func NewMemStore() *MemStore { return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}} }
+func NewMemStore() *MemStore {
+	return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}, gates: newMemGates()}
+}
 
 // UpsertTenant creates the tenant or refreshes its name.
 func (s *MemStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) {

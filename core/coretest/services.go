@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
@@ -16,6 +17,7 @@ type Services struct {
 	Wallets     *core.WalletService
 	Collections *core.CollectionService
 	Drops       *core.DropService
+	Gates       *core.GateService
 }
 
 // Store is every store the services consume beside wallet linking:
@@ -26,6 +28,7 @@ type Store interface {
 	core.DropStore
 	core.MintLinkStore
 	core.PostStore
+	core.GateStore
 }
 
 // Deps are what a test chooses of the services; NewServices fills the rest.
@@ -37,7 +40,12 @@ type Deps struct {
 	// Scanner reads holdings; nil reads none (see NoHoldings).
 	Scanner core.Scanner
 	// Issuer issues drops; nil knows none (see NoDrops).
-	Issuer  core.DropIssuer
+	Issuer core.DropIssuer
+	// GateIssuer reads holders for gating; nil knows no drop (see
+	// NoGateIssuer, whose holdings are Scanner's).
+	GateIssuer core.GateIssuer
+	// Events hear of verified and unlinked wallets; nil is the gate
+	// service.
 	Events  core.WalletEvents
 	MintURL string
 	BotName string
@@ -60,6 +68,17 @@ func NewServices(d Deps) Services {
 	if d.Issuer == nil {
 		d.Issuer = NoDrops{}
 	}
+	if d.GateIssuer == nil {
+		d.GateIssuer = NoGateIssuer{Scanner: d.Scanner}
+	}
+	gates, err := core.NewGateService(core.GateServiceDeps{
+		Members: d.Store, Gates: d.Store, Issuer: d.GateIssuer, Locks: NewLocks(), Audit: d.Store,
+		Check: NoIssuerCheck{}, Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
+	if d.Events == nil {
+		d.Events = gates
+	}
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
 		Members: d.Store, Wallets: d.Wallets, Events: d.Events, BotName: d.BotName, Clock: d.Clock, Logger: d.Logger,
 	})
@@ -71,7 +90,7 @@ func NewServices(d Deps) Services {
 		Issuer: d.Issuer, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
-	return Services{Wallets: wallets, Collections: collections, Drops: drops}
+	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates}
 }
 
 func must(err error) {
@@ -158,4 +177,55 @@ func (NoDrops) RequestMintLinks(context.Context, int64, core.Secret, int) error 
 // PendingMintLinkRequests knows no drop.
 func (NoDrops) PendingMintLinkRequests(context.Context, int64) (int, error) {
 	return 0, core.ErrUnknownEvent
+}
+
+// Locks is a core.Exclusive within one process: a held name is refused,
+// never waited for.
+type Locks struct {
+	mu   sync.Mutex
+	held map[string]bool
+}
+
+// NewLocks returns locks of which none is held.
+func NewLocks() *Locks { return &Locks{held: map[string]bool{}} }
+
+// TryExclusive runs fn unless name is held.
+func (l *Locks) TryExclusive(ctx context.Context, name string, fn func(context.Context) error) (bool, error) {
+	l.mu.Lock()
+	if l.held[name] {
+		l.mu.Unlock()
+		return false, nil
+	}
+	l.held[name] = true
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.held, name)
+		l.mu.Unlock()
+	}()
+	return true, fn(ctx)
+}
+
+// NoGateIssuer is a core.GateIssuer that knows no drop; its holdings are
+// those of Scanner.
+type NoGateIssuer struct {
+	core.Scanner
+}
+
+// DropHolders knows no drop.
+func (NoGateIssuer) DropHolders(context.Context, int64, int) (core.HolderPage, error) {
+	return core.HolderPage{}, core.ErrUnknownEvent
+}
+
+// DropDetails knows no drop.
+func (NoGateIssuer) DropDetails(context.Context, int64) (core.DropDetails, error) {
+	return core.DropDetails{}, core.ErrUnknownEvent
+}
+
+// NoIssuerCheck is a core.IssuerCheck with one line: not checked in tests.
+type NoIssuerCheck struct{}
+
+// CheckIssuer says the test checks nothing.
+func (NoIssuerCheck) CheckIssuer(context.Context) []core.SetupLine {
+	return []core.SetupLine{{Check: "issuing service (not checked in tests)", OK: true}}
 }
