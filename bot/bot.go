@@ -36,6 +36,7 @@ type Services struct {
 	Wallets     *core.WalletService
 	Collections *core.CollectionService
 	Drops       *core.DropService
+	Gates       *core.GateService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -44,6 +45,7 @@ type Bot struct {
 	wallets     *core.WalletService
 	collections *core.CollectionService
 	drops       *core.DropService
+	gates       *core.GateService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -57,13 +59,14 @@ type Bot struct {
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil {
-		panic("bot: New needs every service: wallets, collections and drops")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil {
+		panic("bot: New needs every service: wallets, collections, drops and gates")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
 		collections: s.Collections,
 		drops:       s.Drops,
+		gates:       s.Gates,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,
@@ -90,6 +93,9 @@ func New(s Services, opts Options) *Bot {
 	b.register(b.claimCommand())
 	b.register(b.distributeCommand())
 	for _, c := range b.dropCommands() {
+		b.register(c)
+	}
+	for _, c := range b.gateCommands() {
 		b.register(c)
 	}
 	return b

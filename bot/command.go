@@ -66,6 +66,9 @@ type Option struct {
 	// MaxLen is the most characters the option takes; zero is its type's
 	// (see Limit).
 	MaxLen int
+	// IDs options are lists of drop ids ("12345,67890"): their numbers
+	// are ids, never mistaken for an edit code typed in the wrong place.
+	IDs bool
 	// Secret options carry a credential (a drop's edit code): no reply
 	// repeats them, and adapters remove, where they can, the message
 	// that carried one.
@@ -177,6 +180,9 @@ type Place struct {
 	Name       string
 	// Private is true in the bot's private chat (Telegram) or a DM.
 	Private bool
+	// Channel is the platform's id of the channel the command came from
+	// (the chat itself on Telegram), where gate notices to moderators go.
+	Channel string
 }
 
 // Request is a command invocation as the adapters hand it to the bot.

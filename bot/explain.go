@@ -43,6 +43,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 	if text, ok := linkText(err); ok {
 		return personal(text, OutcomeUserError)
 	}
+	if text, ok := gateText(req, err); ok {
+		return personal(text, OutcomeUserError)
+	}
 	switch {
 	case errors.As(err, &walletErr):
 		return personal("That wallet doesn't look right: "+walletErr.Reason+". "+
@@ -54,6 +57,8 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		return personal(optionText(req, optErr), OutcomeUserError)
 	case errors.Is(err, ErrUnknownCommand):
 		return personal("I don't know the command "+codeSpan("/"+req.Command)+". Type /help to see what I can do.", OutcomeUserError)
+	case errors.Is(err, core.ErrForbidden) && req.Platform == core.Telegram && req.Place.Private && strings.HasPrefix(req.Command, "gate "):
+		return personal("On Telegram a gate is a group: run "+codeSpan("/"+req.Command)+" in the group you want to gate, as one of its administrators.", OutcomeForbidden)
 	case errors.Is(err, core.ErrForbidden):
 		return personal("Only moderators can run "+codeSpan("/"+req.Command)+" here.", OutcomeForbidden)
 	case errors.Is(err, core.ErrNotLinked):

@@ -212,24 +212,36 @@ func (b *Bot) MayCarrySecret(line, botName string) bool {
 	opts, _ := bindWords(cmd, rest)
 	numbers := map[string]int{}
 	for name, v := range opts {
-		if o := cmd.Option(name); o != nil && o.Type == Integer {
+		o := cmd.Option(name)
+		switch {
+		case o == nil:
+		case o.Type == Integer:
 			numbers[strings.TrimSpace(v)]++
+		case o.IDs:
+			for _, id := range strings.FieldsFunc(v, isIDSeparator) {
+				numbers[id]++
+			}
 		}
 	}
 	for _, w := range rest {
 		if _, v, found := strings.Cut(w, ":"); found && optionName.MatchString(w[:strings.IndexByte(w, ':')]) {
 			w = v
 		}
-		if numbers[w] > 0 {
-			numbers[w]--
-			continue
-		}
-		if editCodeShape.MatchString(w) {
-			return true
+		for _, part := range strings.FieldsFunc(w, isIDSeparator) {
+			if numbers[part] > 0 {
+				numbers[part]--
+				continue
+			}
+			if editCodeShape.MatchString(part) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// isIDSeparator separates the ids of a list option (IDs).
+func isIDSeparator(r rune) bool { return r == ',' || r == ';' || r == ' ' }
 
 // moderatorCommand finds the moderator command a line (without its slash)
 // names: the command and its words, ok true; or, ok true with a nil

@@ -125,6 +125,9 @@ func TestBot_MayCarrySecret(t *testing.T) {
 		{"/drop refresh edit_code:123456", true},
 		{"/claim 197001 123456", false},
 		{"/poaps 123456", false},
+		{"/gate add 123456,654321 all", false},
+		{"/gate add drops:123456 mode:any", false},
+		{"/gate add 197001 123456", true},
 		{"hello 123456", false},
 		{"/nosuch 123456", false},
 		// Punctuated, quoted, misspelt: still a code in a moderator's line.

@@ -38,6 +38,12 @@ func (r *recordedEvents) WalletUnlinked(_ context.Context, _ core.User, wallets 
 	r.unlinked = append(r.unlinked, wallets...)
 }
 
+func (r *recordedEvents) MemberForgotten(_ context.Context, f core.Forgotten) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.unlinked = append(r.unlinked, f.Wallets...)
+}
+
 // linkEnv is a bot over a real database, with a fake clock.
 type linkEnv struct {
 	b      *Bot

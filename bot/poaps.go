@@ -68,7 +68,7 @@ func renderCollection(c core.Collection, page int) Reply {
 	for i, h := range shown {
 		fmt.Fprintf(&s, "%d. %s\n", first+i+1, holdingLine(h))
 	}
-	reply := Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true, Image: smallImage(shown[0].ImageURL)}
+	reply := Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true, Pictures: pictures(shown)}
 	if page > 1 {
 		reply.Buttons = append(reply.Buttons, Button{Label: "Previous", Command: pageCommand(c.Wallet, page-1)})
 	}
@@ -76,6 +76,24 @@ func renderCollection(c core.Collection, page int) Reply {
 		reply.Buttons = append(reply.Buttons, Button{Label: "Next", Command: pageCommand(c.Wallet, page+1)})
 	}
 	return reply
+}
+
+// pictures are the POAPs' images, small, captioned with the drop's name
+// and id.
+func pictures(hs []core.Holding) []Picture {
+	var out []Picture
+	for _, h := range hs {
+		img := smallImage(h.ImageURL)
+		if img == "" || len(out) == MaxPictures {
+			continue
+		}
+		name := strings.TrimSpace(h.DropName)
+		if name == "" {
+			name = "Drop " + strconv.FormatInt(h.DropID, 10)
+		}
+		out = append(out, Picture{URL: img, Caption: name + " (#" + strconv.FormatInt(h.DropID, 10) + ")"})
+	}
+	return out
 }
 
 // holdingLine renders one POAP: name, drop id, chain, minted date, image.

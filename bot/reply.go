@@ -17,6 +17,11 @@ type Reply struct {
 	Personal bool
 	// Image is shown with the reply when the platform can (a thumbnail).
 	Image string
+	// Pictures are images shown with the reply where the platform can
+	// (Discord embeds, a Telegram media group), at most MaxPictures, each
+	// with its caption. The text still names what they show, so nothing
+	// is lost where they cannot be shown (the console).
+	Pictures []Picture
 	// Buttons are link buttons (URL set) or command buttons (Command set:
 	// a command line the adapter runs for whoever presses it).
 	Buttons []Button
@@ -28,6 +33,18 @@ type Reply struct {
 	// with Bot.Posted so that later updates (Bot.PostUpdates) can edit it.
 	Post *Post
 }
+
+// Picture is an image of a reply: its address, a caption, and the page
+// it links to, if any.
+type Picture struct {
+	URL     string
+	Caption string
+	Link    string
+}
+
+// MaxPictures is the most pictures one reply shows: Discord's limit of
+// embeds in a message, and Telegram's of photos in a media group.
+const MaxPictures = 10
 
 // Post is a message the bot publishes in a channel and keeps up to date,
 // such as a drop's claim message with the number of links left.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,12 +35,17 @@ type Console struct {
 	interactive bool
 	member      string
 	fileDir     string
+	roles       *Roles
+	// outMu keeps lines whole: gate changes print from the background.
+	outMu sync.Mutex
 }
 
 // New returns a console over in and out. Interactive sessions (a terminal)
 // get a prompt; piped input gets none.
 func New(b *bot.Bot, in io.Reader, out io.Writer, interactive bool) *Console {
-	return &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner, fileDir: os.TempDir()}
+	c := &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner, fileDir: os.TempDir()}
+	c.roles = &Roles{c: c, members: map[string]map[string]bool{}}
+	return c
 }
 
 // WithFileDir sets the directory where files sent with replies (exports)
@@ -92,7 +98,7 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	}
 	req := &bot.Request{
 		Platform: core.Console,
-		Place:    bot.Place{ExternalID: "console", Name: "console", Private: true},
+		Place:    bot.Place{ExternalID: "console", Name: "console", Private: true, Channel: "console"},
 		Caller: bot.Caller{
 			ExternalID:   c.member,
 			Name:         c.member,
@@ -134,26 +140,30 @@ func (c *Console) switchMember(name string) {
 }
 
 // render prints a reply as plain text, then its buttons, and saves its
-// file, printing the path.
+// file, printing the path. The reply goes out in one write, so a line
+// printed from the background (a gate's role change) never lands inside it
+// and whoever reads the output sees a reply whole or not at all.
 func (c *Console) render(r bot.Reply) {
-	c.printf("%s\n", bot.PlainText(r.Text))
-	for _, b := range r.Buttons {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", bot.PlainText(r.Text))
+	for _, btn := range r.Buttons {
 		switch {
-		case b.URL != "":
-			c.printf("  [%s] %s\n", b.Label, b.URL)
-		case b.Command != "":
-			c.printf("  [%s] type: %s\n", b.Label, b.Command)
+		case btn.URL != "":
+			fmt.Fprintf(&b, "  [%s] %s\n", btn.Label, btn.URL)
+		case btn.Command != "":
+			fmt.Fprintf(&b, "  [%s] type: %s\n", btn.Label, btn.Command)
 		}
 	}
 	if r.File != nil {
 		name := filepath.Base(r.File.Name)
 		path, err := c.save(name, r.File.Data)
 		if err != nil {
-			c.printf("  The file %s could not be saved: %v\n", name, err)
-			return
+			fmt.Fprintf(&b, "  The file %s could not be saved: %v\n", name, err)
+		} else {
+			fmt.Fprintf(&b, "  Saved %s to %s\n", name, path)
 		}
-		c.printf("  Saved %s to %s\n", name, path)
 	}
+	c.printf("%s", b.String())
 }
 
 // save writes data into the file directory under a new name made from name
@@ -179,6 +189,8 @@ func (c *Console) prompt() {
 }
 
 func (c *Console) printf(format string, args ...any) {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
 	fmt.Fprintf(c.out, format, args...)
 }
 
