@@ -6,6 +6,11 @@
 // The session asks for the Guilds and GuildMembers intents. GuildMembers is
 // privileged: enable "Server Members Intent" for the bot in the Discord
 // developer portal, or Discord refuses the connection (close code 4014).
+//
+// For role gating, Gates gives and takes roles and tells members and
+// moderators; the members who join are handed to Options.Gates, and the
+// members' roles are kept in a bounded cache fed by the gateway's member
+// events, never by listing a server's members.
 package discord
 
 import (
@@ -79,6 +84,10 @@ type Options struct {
 	// and the acknowledgements need within those three seconds, and the
 	// database pool or the issuing service's rate limit bounds them anyway.
 	MaxCommands int
+	// Gates, when set, is told of every member who joins a server of
+	// this shard (GUILD_MEMBER_ADD), so that gating gives them their roles;
+	// nil when nothing is gated.
+	Gates MemberJoins
 }
 
 // Adapter connects the bot to Discord.
@@ -91,6 +100,11 @@ type Adapter struct {
 	limit    *limiter
 	commands []*discordgo.ApplicationCommand
 	session  *discordgo.Session
+
+	shardCount int
+	members    *memberCache
+	gates      *gates
+	joins      *joinQueue // nil without Options.Gates
 
 	ran   atomic.Bool
 	ready chan struct{}
@@ -134,12 +148,17 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	a := &Adapter{
 		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
 		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands),
-		commands: cmds, session: s, ready: make(chan struct{}),
+		commands: cmds, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	a.log = a.log.With("adapter", "discord", "shard", opts.ShardID)
+	a.members = newMemberCache(maxCachedMembers, a.onShard)
+	a.gates = &gates{session: s, log: a.log, render: a.render, members: a.members, queues: newGuildQueues()}
+	if opts.Gates != nil {
+		a.joins = newJoinQueue(opts.Gates, a.log)
+	}
 	return a, nil
 }
 
@@ -156,6 +175,11 @@ func newSession(opts Options) (*discordgo.Session, error) {
 	s.Client = rewriteClient(opts.HTTPClient, origin)
 	s.ShardID, s.ShardCount = opts.ShardID, opts.ShardCount
 	s.Identify.Intents = Intents
+	// Members are kept by the adapter's bounded cache (memberCache), not
+	// by discordgo's State, which would keep every member of every server
+	// seen in an event.
+	s.State.TrackMembers = false
+	s.State.TrackPresences = false
 	dialer := *websocket.DefaultDialer
 	dialer.HandshakeTimeout = restTimeout
 	s.Dialer = &dialer
@@ -197,9 +221,15 @@ func (a *Adapter) Run(ctx context.Context) error {
 		a.onInteraction(ctx, s, ic.Interaction)
 	})
 	s.AddHandler(a.onConnect)
+	s.AddHandler(a.onEvent)
+	if a.joins != nil {
+		a.joins.start(ctx)
+	}
 	if ok, err := a.open(ctx); !ok {
+		a.stopJoins()
 		return err
 	}
+	a.follow()
 	if err := a.register(ctx); err != nil {
 		a.close()
 		if ctx.Err() != nil {
@@ -270,7 +300,27 @@ func (a *Adapter) close() {
 	}
 	a.stop()
 	a.inflight.Wait()
+	a.stopJoins()
+	a.members.follow("", 0)
 	a.log.Info("discord adapter stopped")
+}
+
+// follow has the member cache follow the gateway session Open started.
+// READY's own handler may run later, in discordgo's goroutine; for the
+// same session it changes nothing.
+func (a *Adapter) follow() {
+	s := a.session
+	s.State.RLock()
+	session := s.State.SessionID
+	s.State.RUnlock()
+	a.members.follow(session, 0)
+}
+
+// stopJoins waits for the joins being handled and drops the others.
+func (a *Adapter) stopJoins() {
+	if a.joins != nil {
+		a.joins.stop()
+	}
 }
 
 // stop refuses new interactions, so that close can wait for the others.
@@ -294,10 +344,14 @@ func (a *Adapter) begin() bool {
 // onConnect closes a session that discordgo's reconnect loop reopened
 // after Run stopped.
 func (a *Adapter) onConnect(s *discordgo.Session, _ *discordgo.Connect) {
-	a.mu.Lock()
-	stopped := a.stopped
-	a.mu.Unlock()
-	if stopped {
+	if a.stopping() {
 		go func() { _ = s.Close() }()
 	}
+}
+
+// stopping reports whether Run is closing or closed.
+func (a *Adapter) stopping() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopped
 }

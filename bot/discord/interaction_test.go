@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
@@ -65,6 +66,7 @@ func TestAdapter_Interaction(t *testing.T) {
 		if _, ok := m.Button("Next"); !ok {
 			t.Errorf("reply buttons = %+v, want Next", m.Buttons)
 		}
+		wantPictures(t, m, 10)
 		if rs := it.Responses(); rs[len(rs)-1].Kind != discordtest.KindEdit {
 			t.Errorf("last response = %s, want the edit of the deferral", rs[len(rs)-1].Kind)
 		}
@@ -83,6 +85,8 @@ func TestAdapter_Interaction(t *testing.T) {
 		if _, ok := second.Button("Previous"); !ok {
 			t.Errorf("second page buttons = %+v, want Previous", second.Buttons)
 		}
+		wantPictures(t, first, 10)
+		wantPictures(t, second, 4)
 	})
 	t.Run("DM", func(t *testing.T) {
 		t.Parallel()
@@ -135,6 +139,26 @@ func (h heldIssuer) Holdings(ctx context.Context, _ string) ([]core.Holding, err
 		return []core.Holding{{DropID: 1, DropName: "Held drop", Chain: "xdai"}}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// wantPictures checks that a /poaps reply shows n POAPs as embeds: each
+// with the POAP's small image as its large image and, as its title, the
+// drop's name and id, a drop the text lists too.
+func wantPictures(t *testing.T, m discordtest.Message, n int) {
+	t.Helper()
+	if len(m.Embeds) != n {
+		t.Fatalf("reply embeds = %d, want %d", len(m.Embeds), n)
+	}
+	for i, e := range m.Embeds {
+		id := "" // "#163450" of "Tokyo Ethereum Meetup #7 (#163450)"
+		if cut := strings.LastIndex(e.Title, " (#"); cut > 0 {
+			id = strings.TrimSuffix(e.Title[cut+len(" ("):], ")")
+		}
+		if e.Image == nil || !strings.HasPrefix(e.Image.URL, "https://assets.poap.xyz/") || !strings.HasSuffix(e.Image.URL, "?size=small") ||
+			e.Thumbnail != nil || id == "" || !strings.Contains(m.Content, "** · drop "+id+" · ") {
+			t.Errorf("embed %d = title %q, image %+v, thumbnail %+v; want a small image titled with a drop of the text", i, e.Title, e.Image, e.Thumbnail)
+		}
 	}
 }
 
@@ -212,9 +236,9 @@ func TestAdapter_Complete(t *testing.T) {
 		reply         bot.Reply
 		wantEphemeral bool
 	}{
-		{"Same", true, bot.Reply{Text: "your link", Personal: true}, true},
-		{"PersonalAfterPublic", false, bot.Reply{Text: "your link", Personal: true}, true},
-		{"PublicAfterPrivate", true, bot.Reply{Text: "claim here"}, false},
+		{"Same", true, bot.Reply{Text: "your link", Personal: true, Pictures: picturesOf(3)}, true},
+		{"PersonalAfterPublic", false, bot.Reply{Text: "your link", Personal: true, Pictures: picturesOf(3)}, true},
+		{"PublicAfterPrivate", true, bot.Reply{Text: "claim here", Pictures: picturesOf(3)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,7 +259,10 @@ func TestAdapter_Complete(t *testing.T) {
 			a.complete(ctx, a.session, raw, tt.reply, tt.deferPrivate)
 			msgs := it.Messages()
 			if len(msgs) != 1 || msgs[0].Content != tt.reply.Text || msgs[0].Ephemeral != tt.wantEphemeral {
-				t.Errorf("messages = %+v, want only %q with ephemeral %v", msgs, tt.reply.Text, tt.wantEphemeral)
+				t.Fatalf("messages = %+v, want only %q with ephemeral %v", msgs, tt.reply.Text, tt.wantEphemeral)
+			}
+			if diff := cmp.Diff(pictureEmbeds(3), msgs[0].Embeds); diff != "" {
+				t.Errorf("message embeds mismatch (-want +got):\n%s", diff)
 			}
 			for _, resp := range it.Responses() {
 				if strings.Contains(resp.Content, tt.reply.Text) && tt.reply.Personal && !resp.Ephemeral() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -19,6 +20,8 @@ const (
 	maxButtonLabel   = 80
 	maxButtonsPerRow = 5
 	maxRows          = 5
+	maxEmbeds        = 10
+	maxEmbedTitle    = 256
 	// maxUpload is what a bot may attach to one message in a server
 	// without boosts; larger uploads fail with 413.
 	maxUpload = 10 << 20
@@ -36,9 +39,10 @@ type message struct {
 	file *bot.File
 }
 
-// render renders a reply: the text (cut to 2000 characters), the image as
-// an embed's thumbnail, the buttons in action rows, the file as an
-// attachment, or a note in the text when Discord would refuse its size.
+// render renders a reply: the text (cut to 2000 characters), the image and
+// the pictures as embeds (see embeds), the buttons in action rows, the file
+// as an attachment, or a note in the text when Discord would refuse its
+// size.
 func (a *Adapter) render(r bot.Reply) message {
 	r.Text = bot.RenderMentions(r.Text, mention)
 	file, note := attachment(r.File)
@@ -52,11 +56,51 @@ func (a *Adapter) render(r bot.Reply) message {
 	if strings.TrimSpace(text) == "" && note == "" {
 		text = "Done."
 	}
-	m := message{content: strings.TrimSpace(text + note), embeds: []*discordgo.MessageEmbed{}, components: a.components(r.Buttons), file: file}
+	return message{content: strings.TrimSpace(text + note), embeds: a.embeds(r), components: a.components(r.Buttons), file: file}
+}
+
+// embeds renders the reply's image as an embed's thumbnail, then each
+// picture as an embed of its own: the picture as the embed's large image,
+// the caption as its title (cut to 256 characters), the link, if any, as
+// the title's link. Discord takes at most 10 embeds in a message; the
+// thumbnail illustrates the text, so it keeps its place and the pictures
+// beyond the limit are left out and logged (the text still names what they
+// show). A picture whose address is not http or https is left out too:
+// Discord would refuse the message, and the text-only retry of deliver
+// would cost the reply its buttons.
+func (a *Adapter) embeds(r bot.Reply) []*discordgo.MessageEmbed {
+	out := []*discordgo.MessageEmbed{}
 	if r.Image != "" {
-		m.embeds = append(m.embeds, &discordgo.MessageEmbed{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: r.Image}})
+		out = append(out, &discordgo.MessageEmbed{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: r.Image}})
 	}
-	return m
+	left := 0
+	for _, p := range r.Pictures {
+		switch {
+		case !webURL(p.URL):
+			if p.URL != "" {
+				a.log.Warn("picture left out: not a web address", "url", p.URL)
+			}
+		case len(out) == maxEmbeds:
+			left++
+		default:
+			e := &discordgo.MessageEmbed{Title: trim(strings.TrimSpace(p.Caption), maxEmbedTitle), Image: &discordgo.MessageEmbedImage{URL: p.URL}}
+			if webURL(p.Link) {
+				e.URL = p.Link
+			}
+			out = append(out, e)
+		}
+	}
+	if left > 0 {
+		a.log.Warn("pictures left out: more embeds than Discord takes in a message", "left_out", left, "embeds", len(out))
+	}
+	return out
+}
+
+// webURL reports whether s is an http or https address, the only ones an
+// embed's image or link may have here.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
 }
 
 // mention renders a mention as Discord shows one: <@id>, the role <@&id>,

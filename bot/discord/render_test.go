@@ -101,6 +101,74 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// picturesOf returns n pictures, captioned "Drop i (#i)".
+func picturesOf(n int) []bot.Picture {
+	var out []bot.Picture
+	for i := range n {
+		out = append(out, bot.Picture{URL: fmt.Sprintf("https://assets.test/%d.png?size=small", i), Caption: fmt.Sprintf("Drop %d (#%d)", i, i)})
+	}
+	return out
+}
+
+// pictureEmbeds returns the embeds render makes of picturesOf(n).
+func pictureEmbeds(n int) []*discordgo.MessageEmbed {
+	var out []*discordgo.MessageEmbed
+	for i, p := range picturesOf(n) {
+		out = append(out, imageEmbed(p.URL, fmt.Sprintf("Drop %d (#%d)", i, i), ""))
+	}
+	return out
+}
+
+// imageEmbed is the embed render makes of a picture.
+func imageEmbed(url, title, link string) *discordgo.MessageEmbed {
+	return &discordgo.MessageEmbed{Title: title, URL: link, Image: &discordgo.MessageEmbedImage{URL: url}}
+}
+
+// TestRender_Pictures: each picture is an embed with the picture as its
+// large image and the caption as its title; at most 10 embeds in all.
+func TestRender_Pictures(t *testing.T) {
+	a := &Adapter{log: slog.New(slog.DiscardHandler)}
+	long := strings.Repeat("é", 300)
+	tests := []struct {
+		name string
+		in   bot.Reply
+		want []*discordgo.MessageEmbed
+	}{
+		{"Ten", bot.Reply{Pictures: picturesOf(10)}, pictureEmbeds(10)},
+		{"Twelve", bot.Reply{Pictures: picturesOf(12)}, pictureEmbeds(10)},
+		{"LongCaption", bot.Reply{Pictures: []bot.Picture{{URL: "https://assets.test/a.png", Caption: long}}},
+			[]*discordgo.MessageEmbed{imageEmbed("https://assets.test/a.png", strings.Repeat("é", maxEmbedTitle-1)+"…", "")}},
+		{"Skipped", bot.Reply{Pictures: []bot.Picture{
+			{Caption: "No image"},
+			{URL: "javascript:alert(1)", Caption: "Not a web address"},
+			{URL: "https://assets.test/b.png", Caption: "Linked", Link: "https://poap.gallery/drops/2"},
+			{URL: "https://assets.test/c.png", Caption: "Bad link", Link: "ftp://x.test/c"},
+		}}, []*discordgo.MessageEmbed{
+			imageEmbed("https://assets.test/b.png", "Linked", "https://poap.gallery/drops/2"),
+			imageEmbed("https://assets.test/c.png", "Bad link", ""),
+		}},
+		{"ThumbnailFirst", bot.Reply{Image: "https://assets.test/drop.png", Pictures: picturesOf(10)}, append(
+			[]*discordgo.MessageEmbed{{Thumbnail: &discordgo.MessageEmbedThumbnail{URL: "https://assets.test/drop.png"}}},
+			pictureEmbeds(9)...)},
+		{"None", bot.Reply{Text: "text"}, []*discordgo.MessageEmbed{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := a.render(tt.in)
+			if diff := cmp.Diff(tt.want, m.embeds); diff != "" {
+				t.Errorf("render(%d pictures).embeds mismatch (-want +got):\n%s", len(tt.in.Pictures), diff)
+			}
+			// Every way the message goes out carries them.
+			if e := m.edit().Embeds; !cmp.Equal(*e, m.embeds) {
+				t.Errorf("edit().Embeds = %v, want the message's", *e)
+			}
+			if !cmp.Equal(m.followup(true).Embeds, m.embeds) || !cmp.Equal(m.response(true).Embeds, m.embeds) {
+				t.Errorf("followup or response embeds differ from the message's")
+			}
+		})
+	}
+}
+
 // TestRender_Mentions: the reply model's mentions become Discord's.
 func TestRender_Mentions(t *testing.T) {
 	a := &Adapter{log: slog.New(slog.DiscardHandler)}

@@ -114,9 +114,9 @@ func optionText(v any) string {
 // place is the server, or the DM as "dm:<channel id>".
 func place(s *discordgo.Session, i *discordgo.Interaction) bot.Place {
 	if i.GuildID == "" {
-		return bot.Place{ExternalID: "dm:" + i.ChannelID, Private: true}
+		return bot.Place{ExternalID: "dm:" + i.ChannelID, Private: true, Channel: i.ChannelID}
 	}
-	p := bot.Place{ExternalID: i.GuildID}
+	p := bot.Place{ExternalID: i.GuildID, Channel: i.ChannelID}
 	if s != nil && s.State != nil {
 		if g, err := s.State.Guild(i.GuildID); err == nil {
 			p.Name = g.Name

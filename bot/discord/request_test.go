@@ -86,9 +86,9 @@ func TestPlace(t *testing.T) {
 		i    *discordgo.Interaction
 		want bot.Place
 	}{
-		{"Guild", &discordgo.Interaction{GuildID: "g1", ChannelID: "c1"}, bot.Place{ExternalID: "g1", Name: "Guild One"}},
-		{"UnknownGuild", &discordgo.Interaction{GuildID: "g2", ChannelID: "c1"}, bot.Place{ExternalID: "g2"}},
-		{"DM", &discordgo.Interaction{ChannelID: "c9"}, bot.Place{ExternalID: "dm:c9", Private: true}},
+		{"Guild", &discordgo.Interaction{GuildID: "g1", ChannelID: "c1"}, bot.Place{ExternalID: "g1", Name: "Guild One", Channel: "c1"}},
+		{"UnknownGuild", &discordgo.Interaction{GuildID: "g2", ChannelID: "c1"}, bot.Place{ExternalID: "g2", Channel: "c1"}},
+		{"DM", &discordgo.Interaction{ChannelID: "c9"}, bot.Place{ExternalID: "dm:c9", Private: true, Channel: "c9"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,6 +89,11 @@ func (s *Server) createChannelMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, codeMissingPermissions, "Missing Permissions")
 		return
 	}
+	if s.closedDMs[channel] {
+		s.mu.Unlock()
+		writeError(w, http.StatusForbidden, codeCannotMessageUser, "Cannot send messages to this user")
+		return
+	}
 	m := &ChannelMessage{ID: s.newIDLocked(), ChannelID: channel}
 	m.apply(&body)
 	s.posts = append(s.posts, m)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,7 +136,7 @@ func (s *Server) handshake(c *conn) error {
 		return err
 	}
 	if s.onShard(s.opts.GuildID, shard) {
-		if err := c.send(0, "GUILD_CREATE", s.guild()); err != nil {
+		if err := c.send(0, "GUILD_CREATE", s.guildCreate()); err != nil {
 			return err
 		}
 	}
@@ -169,10 +170,12 @@ func (s *Server) ready(shard [2]int) map[string]any {
 	}
 }
 
-func (s *Server) guild() map[string]any {
+func (s *Server) guildCreate() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return map[string]any{
-		"id": s.opts.GuildID, "name": s.opts.GuildName, "owner_id": "1", "member_count": 2,
-		"roles": []any{}, "members": []any{},
+		"id": s.opts.GuildID, "name": s.opts.GuildName, "owner_id": s.guild.owner, "member_count": len(s.guild.members),
+		"roles": slices.Clone(s.guild.roles), "members": []any{memberCopy(s.guild.members[s.opts.AppID])},
 		"channels": []any{map[string]any{"id": DefaultChannelID, "type": 0, "name": "general", "guild_id": s.opts.GuildID}},
 	}
 }

@@ -141,7 +141,7 @@ func (s *Server) build(ctx context.Context, spec InteractionSpec) (*discordgo.In
 	if spec.DM {
 		raw.User, raw.Context = u.user(), discordgo.InteractionContextBotDM
 		if raw.ChannelID == "" {
-			raw.ChannelID = "5" + u.ID[1:] // one DM channel per user
+			raw.ChannelID = DMChannel(u.ID)
 		}
 	} else {
 		raw.GuildID = cmp.Or(spec.GuildID, s.opts.GuildID)

@@ -27,6 +27,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /api/{v}/webhooks/{app}/{token}/messages/{msg}", s.deleteMessage)
 	s.mux.HandleFunc("POST /api/{v}/webhooks/{app}/{token}", s.followup)
 	s.channelRoutes()
+	s.guildRoutes()
+	s.dmRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "Unknown")
 	})

@@ -23,9 +23,15 @@
 // the bot. Options.Clock replaces the wall clock. Messages the bot posts in
 // channels (POST and PATCH /channels/{id}/messages) are kept too:
 // ChannelMessages, WaitChannelMessage, and DenyChannel for a channel the
-// bot may not post in (403, 50013 Missing Permissions). Routes it does not
-// know answer 404 and are recorded; HandleFunc adds more, Dispatch sends
-// other gateway events. Build and Session serve tests that call handlers
+// bot may not post in (403, 50013 Missing Permissions). The test guild
+// has roles and members for gating: GET /guilds/{g}, its roles and its
+// members (404, 10007 Unknown Member), role changes that refuse what
+// Discord refuses (403, 50013) and dispatch GUILD_MEMBER_UPDATE, AddRole,
+// AddMember, SetBotRoles, Join and Leave (GUILD_MEMBER_ADD and _REMOVE),
+// ForbidRoleChanges, RateLimitRoleChanges (429 with retry_after) and
+// WaitRole; the bot's DMs (POST /users/@me/channels, DMs, CloseDMs for
+// 50007). Routes it does not know answer 404 and are recorded; HandleFunc
+// adds more, Dispatch sends other gateway events. Build and Session serve tests that call handlers
 // directly.
 //
 // Stop the bot before the server closes (create the server first, so that
@@ -127,7 +133,10 @@ type Server struct {
 	interactions map[string]*Interaction      // by token
 	posts        []*ChannelMessage            // messages posted in channels
 	denied       map[string]bool              // channels the bot may not post in
+	closedDMs    map[string]bool              // DM channels that refuse messages
 	late         []LateCallback               // callbacks after the deadline
+	guild        guildState                   // the test guild's roles and members
+	limits       roleLimits                   // knobs of role changes
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test
@@ -141,7 +150,9 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		commands:     map[string][]json.RawMessage{},
 		interactions: map[string]*Interaction{},
 		denied:       map[string]bool{},
+		closedDMs:    map[string]bool{},
 	}
+	s.guild = newGuildState(s.opts)
 	s.routes()
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)

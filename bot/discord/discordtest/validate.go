@@ -12,7 +12,8 @@ import (
 const codeInvalidForm = 50035
 
 // validate checks a message the way Discord refuses one with 400 Invalid
-// Form Body: content length, action rows and buttons, embed image URLs.
+// Form Body: content length, action rows and buttons, embeds (at most 10,
+// titles of at most 256 characters, well-formed links and image URLs).
 func validate(b *messageBody) error {
 	if b.Content != nil && utf8.RuneCountInString(*b.Content) > 2000 {
 		return fmt.Errorf("content: must be 2000 or fewer in length")
@@ -23,13 +24,27 @@ func validate(b *messageBody) error {
 		}
 	}
 	if b.Embeds != nil {
-		for _, e := range *b.Embeds {
-			if e.Thumbnail != nil && !webURL(e.Thumbnail.URL) {
-				return fmt.Errorf("embeds: thumbnail url %q: scheme must be http, https or attachment", e.Thumbnail.URL)
-			}
-			if e.Image != nil && !webURL(e.Image.URL) {
-				return fmt.Errorf("embeds: image url %q: scheme must be http, https or attachment", e.Image.URL)
-			}
+		return validateEmbeds(*b.Embeds)
+	}
+	return nil
+}
+
+func validateEmbeds(es []*discordgo.MessageEmbed) error {
+	if len(es) > 10 {
+		return fmt.Errorf("embeds: must be 10 or fewer in length")
+	}
+	for _, e := range es {
+		if utf8.RuneCountInString(e.Title) > 256 {
+			return fmt.Errorf("embeds: title must be 256 or fewer in length")
+		}
+		if e.URL != "" && !linkURL(e.URL) {
+			return fmt.Errorf("embeds: url %q: not a well formed URL", e.URL)
+		}
+		if e.Thumbnail != nil && !webURL(e.Thumbnail.URL) {
+			return fmt.Errorf("embeds: thumbnail url %q: scheme must be http, https or attachment", e.Thumbnail.URL)
+		}
+		if e.Image != nil && !webURL(e.Image.URL) {
+			return fmt.Errorf("embeds: image url %q: scheme must be http, https or attachment", e.Image.URL)
 		}
 	}
 	return nil
