@@ -15,9 +15,9 @@ import (
 
 // allowedUpdates are the update kinds the adapter asks for, set explicitly
 // on getUpdates and setWebhook: left out, Telegram keeps whatever was set
-// before. Features that need more (chat_member, chat_join_request) add
-// theirs here.
-var allowedUpdates = []string{"message", "callback_query"}
+// before. chat_join_request feeds gating (Options.JoinRequests). Features
+// that need more (chat_member) add theirs here.
+var allowedUpdates = []string{"message", "callback_query", "chat_join_request"}
 
 // privateHint answers text that is not a command in the private chat.
 const privateHint = "Commands start with a slash. Type /help to see what I can do."
@@ -47,6 +47,8 @@ func (a *Adapter) handleUpdate(ctx context.Context, u tgbotapi.Update) {
 		a.handleMessage(ctx, u.Message)
 	case u.CallbackQuery != nil:
 		a.handleCallback(ctx, u.CallbackQuery)
+	case u.ChatJoinRequest != nil:
+		a.handleJoinRequest(ctx, u.ChatJoinRequest)
 	}
 }
 
@@ -141,7 +143,7 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 	if !o.private() {
 		admin = a.isAdmin(ctx, o.chat.ID, o.from.ID)
 	}
-	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private()}
+	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private(), Channel: strconv.FormatInt(o.chat.ID, 10)}
 	if place.Name == "" {
 		place.Name = displayName(o.from)
 	}

@@ -27,7 +27,7 @@ func TestRun_Webhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]any{"url": call.Params["url"], "secret_token": call.Params["secret_token"], "allowed_updates": allowed}
-	want := map[string]any{"url": "https://bot.example/webhook/telegram", "secret_token": secret, "allowed_updates": []string{"message", "callback_query"}}
+	want := map[string]any{"url": "https://bot.example/webhook/telegram", "secret_token": secret, "allowed_updates": []string{"message", "callback_query", "chat_join_request"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("setWebhook (-want +got):\n%s", diff)
 	}

@@ -22,11 +22,25 @@ const (
 	maxRetryWait = 30 * time.Second
 )
 
-// sendReply sends a reply to chatID: its text in as many messages as it
-// needs, the image as the link preview, the buttons under the last one,
-// and its file as a document (see sendWithFile).
+// sendReply sends a reply to chatID: its pictures first (see
+// sendPictures), then its text in as many messages as it needs, the image
+// as the link preview, the buttons under the last one (so that paging
+// buttons sit under the pictures they page), and its file as a document
+// (see sendWithFile). Pictures are extras: when they fail for any reason
+// but an unreachable chat, the failure is logged and the text, which
+// names what they show, is sent all the same.
 // See https://core.telegram.org/bots/api#sendmessage.
 func (a *Adapter) sendReply(ctx context.Context, chatID int64, r bot.Reply) error {
+	if len(r.Pictures) > 0 {
+		err := a.sendPictures(ctx, chatID, r.Pictures)
+		if unreachable(err) {
+			return err
+		}
+		if err != nil {
+			a.log.Warn("telegram pictures not sent, sending the text without them", "chat_id", chatID, "pictures", len(r.Pictures), "err", err)
+		}
+		r.Pictures = nil
+	}
 	if r.File != nil {
 		return a.sendWithFile(ctx, chatID, r)
 	}

@@ -15,6 +15,12 @@
 // there; a required_role naming another chat is not checked yet and is
 // refused as a missing role.
 //
+// Gating (gates.go) gates a group through its join requests: Adapter.Gates
+// creates the gate's join-request invite link, approves, declines and
+// removes (ban, then unban) members; the chat_join_request updates go,
+// like every update, through the update path (webhook log, timeout) to
+// Options.JoinRequests.
+//
 // The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
 // it one anyway: every call goes through an HTTP client bound to the
 // caller's context (see ctxClient), so cancelling Run's context aborts the
@@ -85,6 +91,10 @@ type Options struct {
 	// the private chat; nil is the bot itself (Bot.DropPlaces), which
 	// tests replace.
 	Drops DropPlacer
+	// JoinRequests is told of requests to join the groups the bot
+	// administers, for gating; nil leaves them to the groups'
+	// administrators.
+	JoinRequests JoinRequests
 }
 
 // DropPlacer lists the places where a drop is handed out; *bot.Bot

@@ -69,7 +69,7 @@ func TestRun_Polling(t *testing.T) {
 	if err := e.tg.Calls("getUpdates")[0].Decode("allowed_updates", &allowed); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"message", "callback_query"}; !cmp.Equal(allowed, want) {
+	if want := []string{"message", "callback_query", "chat_join_request"}; !cmp.Equal(allowed, want) {
 		t.Errorf("getUpdates allowed_updates = %v, want %v", allowed, want)
 	}
 
@@ -190,7 +190,7 @@ func TestAdapter_Button(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(t)
 	e.tg.SendText(group, alice, "/poaps "+demo)
-	page1 := e.waitMessage(t, telegramtest.To(alice.ID))
+	page1 := e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Method("sendMessage")))
 	want := [][]telegramtest.Button{{{Text: "Next", CallbackData: "cmd:poaps " + demo + " page:2"}}}
 	if diff := cmp.Diff(want, page1.Buttons); diff != "" {
 		t.Fatalf("buttons (-want +got):\n%s", diff)
@@ -254,14 +254,14 @@ func TestAdapter_NewRequest(t *testing.T) {
 		want bot.Request
 	}{
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"},
+			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
 				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"},
+			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
 				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
 		{"Private", origin{chat: &tgbotapi.Chat{ID: alice.ID, Type: "private"}, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: "1001", Name: "alice", Private: true},
+			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: "1001", Name: "alice", Private: true, Channel: "1001"},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice"}}},
 	}
 	for _, tt := range tests {

@@ -44,17 +44,36 @@ func (c Call) Decode(key string, v any) error {
 func (s *Server) Calls(method string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ofMethod(s.calls, method)
+	return filter(s.calls, ofMethod(method))
 }
 
 // WaitCall returns the first call of method, waiting for it until ctx is
 // done.
 func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
-	c, err := s.waitIn(ctx, func() []Call { return s.calls }, method)
+	c, err := s.waitIn(ctx, func() []Call { return s.calls }, ofMethod(method))
 	if err != nil {
 		return Call{}, fmt.Errorf("telegramtest: no %s call: %w", method, err)
 	}
 	return c, nil
+}
+
+// WaitCalls returns the calls of method once there are at least n of
+// them, waiting until ctx is done.
+func (s *Server) WaitCalls(ctx context.Context, method string, n int) ([]Call, error) {
+	for {
+		s.mu.Lock()
+		found := filter(s.calls, ofMethod(method))
+		changed := s.changed
+		s.mu.Unlock()
+		if len(found) >= n {
+			return found, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return found, fmt.Errorf("telegramtest: %d %s calls, want %d: %w", len(found), method, n, ctx.Err())
+		}
+	}
 }
 
 // Abandoned returns the calls of method whose client gave up (cancelled
@@ -63,7 +82,7 @@ func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
 func (s *Server) Abandoned(method string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ofMethod(s.abandoned, method)
+	return filter(s.abandoned, ofMethod(method))
 }
 
 // WaitAbandoned returns the first call of method whose client gave up
@@ -71,30 +90,35 @@ func (s *Server) Abandoned(method string) []Call {
 // shows a bot abandoned a slow call or a long poll instead of waiting it
 // out.
 func (s *Server) WaitAbandoned(ctx context.Context, method string) (Call, error) {
-	c, err := s.waitIn(ctx, func() []Call { return s.abandoned }, method)
+	c, err := s.waitIn(ctx, func() []Call { return s.abandoned }, ofMethod(method))
 	if err != nil {
 		return Call{}, fmt.Errorf("telegramtest: no abandoned %s call: %w", method, err)
 	}
 	return c, nil
 }
 
-// ofMethod returns the calls of method among calls; "" is every method.
-func ofMethod(calls []Call, method string) []Call {
+// ofMethod matches the calls of method; "" matches every method.
+func ofMethod(method string) func(Call) bool {
+	return func(c Call) bool { return method == "" || c.Method == method }
+}
+
+// filter returns the calls among calls that match accepts.
+func filter(calls []Call, match func(Call) bool) []Call {
 	var out []Call
 	for _, c := range calls {
-		if method == "" || c.Method == method {
+		if match(c) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// waitIn returns the first call of method in the list list gives (read
-// under s.mu), waiting for a change of the server until ctx is done.
-func (s *Server) waitIn(ctx context.Context, list func() []Call, method string) (Call, error) {
+// waitIn returns the first call that match accepts in the list list gives
+// (read under s.mu), waiting for a change of the server until ctx is done.
+func (s *Server) waitIn(ctx context.Context, list func() []Call, match func(Call) bool) (Call, error) {
 	for {
 		s.mu.Lock()
-		if found := ofMethod(list(), method); len(found) > 0 {
+		if found := filter(list(), match); len(found) > 0 {
 			s.mu.Unlock()
 			return found[0], nil
 		}

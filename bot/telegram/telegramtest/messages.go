@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// Message is something the bot sent: sendMessage, sendPhoto,
-// sendDocument, or an edit (editMessageText, editMessageCaption) of an
-// earlier message, recorded with that message's id.
+// Message is something the bot sent: sendMessage, sendPhoto, one photo
+// of a sendMediaGroup, sendDocument, or an edit (editMessageText,
+// editMessageCaption) of an earlier message, recorded with that message's
+// id.
 type Message struct {
 	Method    string
 	MessageID int
@@ -20,9 +21,12 @@ type Message struct {
 	// Text is the message text, or the caption of a photo or document.
 	Text      string
 	ParseMode string
-	// Photo is the photo sent by sendPhoto (a URL, a file id, or
-	// "attach:<name>" for an upload).
+	// Photo is the photo sent by sendPhoto or in a media group (a URL, a
+	// file id, or "attach:<name>" for an upload).
 	Photo string
+	// MediaGroupID is the album a sendMediaGroup photo belongs to, the
+	// same for every photo of one call; empty for other messages.
+	MediaGroupID string
 	// Document is the file sent by sendDocument; its Name alone for a
 	// file id or URL.
 	Document *Document
@@ -41,6 +45,9 @@ type Button struct {
 
 // String summarises the message for test failures.
 func (m Message) String() string {
+	if m.Photo != "" {
+		return fmt.Sprintf("%s #%d to %d: %s %q", m.Method, m.MessageID, m.ChatID, m.Photo, m.Text)
+	}
 	return fmt.Sprintf("%s #%d to %d: %q", m.Method, m.MessageID, m.ChatID, m.Text)
 }
 
@@ -83,6 +90,12 @@ func Contains(s string) func(Message) bool {
 	return func(m Message) bool { return strings.Contains(m.Text, s) }
 }
 
+// Method matches messages sent by method ("sendMessage",
+// "sendMediaGroup", ...).
+func Method(method string) func(Message) bool {
+	return func(m Message) bool { return m.Method == method }
+}
+
 // All matches messages that every one of preds matches.
 func All(preds ...func(Message) bool) func(Message) bool {
 	return func(m Message) bool {
@@ -106,8 +119,9 @@ func summary(ms []Message) string {
 	return strings.Join(parts, "; ")
 }
 
-// send records a sendMessage, sendPhoto or editMessageText after checking
-// it as the real API would.
+// send records a sendMessage, sendPhoto (of a photo the fake can fetch,
+// see RefuseURL) or editMessageText after checking it as the real API
+// would.
 func (s *Server) send(method string, p map[string]string) (any, *Failure) {
 	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
 	if err != nil {
@@ -120,6 +134,9 @@ func (s *Server) send(method string, p map[string]string) (any, *Failure) {
 		m.Photo, m.Text = p["photo"], p["caption"]
 		if m.Photo == "" {
 			return nil, badRequest("there is no photo in the request")
+		}
+		if f := s.fetch(m.Photo); f != nil {
+			return nil, f
 		}
 	case caption:
 		m.Text = p["caption"]
@@ -217,32 +234,6 @@ func (s *Server) sentLocked(chatID int64, id int) bool {
 		}
 	}
 	return false
-}
-
-// chatMember answers getChatMember from SetStatus and SetAdmins; anyone
-// else is a member.
-func (s *Server) chatMember(p map[string]string) (any, *Failure) {
-	chatID, err1 := strconv.ParseInt(p["chat_id"], 10, 64)
-	userID, err2 := strconv.ParseInt(p["user_id"], 10, 64)
-	if err1 != nil || err2 != nil {
-		return nil, badRequest("chat not found")
-	}
-	s.mu.Lock()
-	admin := s.admins[chatID][userID]
-	status, set := s.statuses[chatID][userID]
-	s.mu.Unlock()
-	switch {
-	case set:
-	case admin:
-		status = "administrator"
-	default:
-		status = "member"
-	}
-	m := map[string]any{"user": map[string]any{"id": userID, "is_bot": false, "first_name": "Member"}, "status": status}
-	if status == "restricted" {
-		m["is_member"] = true
-	}
-	return m, nil
 }
 
 func (s *Server) myCommands() any {

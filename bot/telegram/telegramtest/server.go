@@ -3,16 +3,27 @@
 // with form, multipart or JSON bodies, answering in the Bot API's shapes
 // ({"ok":true,"result":...} or {"ok":false,"error_code":...}).
 //
-// A test pushes what members do (SendText, PressButton, PushUpdate), reads
-// what the bot sent (Messages, WaitMessage) and which methods it called
-// (Calls, WaitCall), and shapes the fake's answers (SetAdmins, SetStatus,
-// NeverStarted, Fail, Delay). Edits (editMessageText, editMessageCaption)
-// of a message the bot sent are recorded as messages with its id. Updates are served by long-polling getUpdates, or POSTed to
-// the URL given to setWebhook, with its secret_token header, once a webhook
-// is set. Messages members send with SendText are kept as their chat shows
-// them (MemberMessages); deleteMessage marks them deleted, and Fail makes
-// it fail as when the bot lacks the right to delete messages. A Server is
-// safe for concurrent use.
+// A test pushes what members do (SendText, PressButton, RequestJoin,
+// PushUpdate), reads what the bot sent (Messages, WaitMessage) and which
+// methods it called (Calls, WaitCall), and shapes the fake's answers
+// (SetAdmins, SetStatus, NeverStarted, Fail, Delay, RefuseURL). Photos
+// (sendPhoto) and albums (sendMediaGroup, one message per photo with a
+// shared MediaGroupID) are recorded as messages with their Photo. Edits
+// (editMessageText, editMessageCaption) of a message the bot sent are
+// recorded as messages with its id. Updates are served by long-polling
+// getUpdates, or POSTed to the URL given to setWebhook, with its
+// secret_token header, once a webhook is set. Messages members send with
+// SendText are kept as their chat shows them (MemberMessages);
+// deleteMessage marks them deleted, and Fail makes it fail as when the bot
+// lacks the right to delete messages.
+//
+// For gating, the fake keeps chats (SetChat, getChat), the bot's rights in
+// them (SetBotRights, ForbidAdmin), members' statuses (SetStatus, Member),
+// join requests (RequestJoin, JoinPending) and answers
+// createChatInviteLink, approveChatJoinRequest, declineChatJoinRequest,
+// banChatMember and unbanChatMember as Telegram does, refusing what the
+// bot's rights do not allow; WaitApproved, WaitDeclined and WaitRemoved
+// wait for their success. A Server is safe for concurrent use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -70,15 +81,24 @@ type Server struct {
 	changed      chan struct{} // closed and replaced on every change
 	nextUpdate   int
 	nextMessage  int
+	nextGroup    int // media groups sent
 	pending      []pendingUpdate
 	sent         []Message
 	incoming     []MemberMessage
 	calls        []Call
 	abandoned    []Call // calls whose client gave up before the answer
+	answered     []Call // calls answered with a result, not an error
 	admins       map[int64]map[int64]bool
 	statuses     map[int64]map[int64]string
+	chats        map[int64]Chat
+	botRights    map[int64]BotRights
+	forbidden    map[int64]bool
+	joins        map[memberKey]bool       // pending join requests
+	links        map[int64]map[string]any // last join-request link of each chat
+	nextLink     int
 	neverStarted map[int64]bool
 	failures     map[string][]Failure
+	refused      map[string]bool // URLs the fake cannot fetch
 	delays       map[string]time.Duration
 	webhook      map[string]string
 	delivered    []Delivery
@@ -96,8 +116,14 @@ func NewServer(opts Options) *Server {
 		changed:       make(chan struct{}),
 		admins:        map[int64]map[int64]bool{},
 		statuses:      map[int64]map[int64]string{},
+		chats:         map[int64]Chat{},
+		botRights:     map[int64]BotRights{},
+		forbidden:     map[int64]bool{},
+		joins:         map[memberKey]bool{},
+		links:         map[int64]map[string]any{},
 		neverStarted:  map[int64]bool{},
 		failures:      map[string][]Failure{},
+		refused:       map[string]bool{},
 		delays:        map[string]time.Duration{},
 	}
 	if s.Token == "" {
@@ -173,10 +199,7 @@ func (s *Server) SetAdmins(chatID int64, userIDs ...int64) {
 func (s *Server) SetStatus(chatID, userID int64, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.statuses[chatID] == nil {
-		s.statuses[chatID] = map[int64]string{}
-	}
-	s.statuses[chatID][userID] = status
+	s.setStatusLocked(chatID, userID, status)
 }
 
 // NeverStarted simulates members who never opened the bot's private chat:
@@ -235,6 +258,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, *f)
 		return
 	}
+	s.answer(c)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
 }
 
@@ -293,8 +317,20 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 		return s.send(method, p)
 	case "sendDocument":
 		return s.sendDocument(c)
+	case "sendMediaGroup":
+		return s.sendMediaGroup(c)
 	case "getChatMember":
 		return s.chatMember(p)
+	case "getChat":
+		return s.getChat(p)
+	case "createChatInviteLink":
+		return s.createInviteLink(p)
+	case "approveChatJoinRequest", "declineChatJoinRequest":
+		return s.joinRequest(method == "approveChatJoinRequest", p)
+	case "banChatMember":
+		return s.ban(p)
+	case "unbanChatMember":
+		return s.unban(p)
 	}
 	return nil, &Failure{Code: http.StatusNotFound, Description: "Not Found: method not found"}
 }
