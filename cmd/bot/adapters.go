@@ -46,24 +46,31 @@ func (m *Main) addAdapter(platform core.Platform, a adapter) {
 // Telegram webhook, when configured, is served by the web server.
 func (m *Main) openAdapters() error {
 	c := m.Config
+	if m.Console {
+		m.console = console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
+		m.gates.Attach(core.Console, m.console.Gates())
+	}
 	if !c.DiscordToken.IsZero() {
 		dc, err := discord.New(m.Bot, discord.Options{
 			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
-			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Logger: m.Logger,
+			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Gates: m.Bot, Logger: m.Logger,
 		})
 		if err != nil {
 			return err
 		}
+		m.gates.Attach(core.Discord, dc.Gates())
 		m.addAdapter(core.Discord, dc)
 	}
 	if !c.TelegramToken.IsZero() {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
-			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Updates: m.DB, Logger: m.Logger,
+			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Updates: m.DB,
+			JoinRequests: m.Bot, Logger: m.Logger,
 		})
 		if err != nil {
 			return err
 		}
+		m.gates.Attach(core.Telegram, tg.Gates())
 		if c.TelegramWebhookURL != "" {
 			u, err := url.Parse(c.TelegramWebhookURL)
 			if err != nil {
@@ -91,8 +98,8 @@ func (m *Main) runAdapters(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	running := m.adapters
-	if m.Console {
-		running = append(running, consoleAdapter{c: console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive), alone: len(m.adapters) == 0, stop: cancel})
+	if m.console != nil {
+		running = append(running, consoleAdapter{c: m.console, alone: len(m.adapters) == 0, stop: cancel})
 	}
 	if len(running) == 0 {
 		<-ctx.Done()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/bot/console"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/auth"
@@ -70,6 +71,8 @@ type Main struct {
 	adapters   []adapter
 	editors    map[core.Platform]postEditor
 	drops      *core.DropService
+	gates      *core.GateService
+	console    *console.Console
 }
 
 // NewMain returns a Main with the default configuration.
@@ -105,6 +108,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if werr := m.Bot.Wait(waitCtx); werr != nil {
 		m.Logger.Warn("commands still running at shutdown", "err", werr)
 	}
+	if werr := m.gates.Wait(waitCtx); werr != nil {
+		m.Logger.Warn("gate changes still running at shutdown", "err", werr)
+	}
 	err = errors.Join(err, <-webDone)
 	<-workDone
 	m.Logger.Info("bot stopped")
@@ -136,7 +142,7 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	services := m.services(client)
-	m.drops = services.Drops
+	m.drops, m.gates = services.Drops, services.Gates
 	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
 		Observer: m.Metrics, Logger: m.Logger})
 	if m.Config.PublicURL != "" {
@@ -149,8 +155,13 @@ func (m *Main) open(ctx context.Context) error {
 // service. A missing dependency is a wiring mistake of this function, so
 // it panics rather than start a bot that would fail members later.
 func (m *Main) services(client *poap.Client) bot.Services {
+	gates, err := core.NewGateService(core.GateServiceDeps{
+		Members: m.DB, Gates: m.DB, Issuer: poap.NewGateIssuer(client), Locks: m.DB, Audit: m.DB,
+		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger,
+	})
+	must(err)
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
-		Members: m.DB, Wallets: m.DB, BotName: botName, Logger: m.Logger,
+		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger,
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
@@ -160,7 +171,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		Issuer: poap.NewDropIssuer(client), MintURL: m.Config.POAPMintURL, Logger: m.Logger,
 	})
 	must(err)
-	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops}
+	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates}
 }
 
 // must panics on a wiring error.
@@ -233,14 +244,14 @@ func (m *Main) startSandbox() error {
 	return nil
 }
 
-// Close stops the sandbox and closes the database. It is safe to call after
-// a failed Run.
+// Close stops the sandbox, removing the media files it kept, and closes the
+// database. It is safe to call after a failed Run.
 func (m *Main) Close() error {
 	var errs []error
 	if m.sandboxSrv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		errs = append(errs, m.sandboxSrv.Shutdown(ctx))
+		errs = append(errs, m.sandboxSrv.Shutdown(ctx), m.SandboxAPI.Close())
 	}
 	if m.DB != nil {
 		errs = append(errs, m.DB.Close())

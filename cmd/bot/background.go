@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
 )
 
 // refreshInterval is how often every drop's mint links are re-imported (a
@@ -25,8 +27,9 @@ const refreshJob = "refresh and reconcile"
 
 // background settles the mints a crash or a lost answer left in doubt, at
 // once, then re-imports links and settles mints every refreshInterval, and
-// edits the published posts and posts notices every postInterval, until
-// ctx is done. Failures are logged and retried at the next turn.
+// edits the published posts and posts notices every postInterval, and
+// sweeps the gates every GATE_SYNC_INTERVAL (sweepLoop), until ctx is
+// done. Failures are logged and retried at the next turn.
 //
 // With several replicas, one at a time takes a refresh-and-reconcile turn
 // (storage.DB.TryExclusive: a PostgreSQL advisory lock), so that they do
@@ -44,6 +47,9 @@ func (m *Main) background(ctx context.Context) {
 	}
 	posts := time.NewTicker(every)
 	defer posts.Stop()
+	sweeping := make(chan struct{})
+	go func() { m.sweepLoop(ctx); close(sweeping) }()
+	defer func() { <-sweeping }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,4 +137,40 @@ func (m *Main) postNotices(ctx context.Context) {
 			m.Logger.Warn("posting a notice failed", "platform", n.Ref.Platform, "channel", n.Ref.Channel, "err", err)
 		}
 	}
+}
+
+// sweepLoop sweeps the gates every GATE_SYNC_INTERVAL until ctx is done,
+// beside the other scheduled work: a long sweep (role changes waiting out
+// rate limits) holds up no post edit nor mint settlement.
+func (m *Main) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(m.gates.Interval())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.sweepGates(ctx)
+		}
+	}
+}
+
+// sweepGates applies every gate to every member, unless another replica
+// runs the sweep (core.GateService.Sweep takes a lock for it, and one per
+// place).
+func (m *Main) sweepGates(ctx context.Context) {
+	r, err := m.gates.Sweep(ctx)
+	switch {
+	case errors.Is(err, core.ErrSyncRunning):
+		m.Logger.Debug("gate sweep left to another replica")
+		return
+	case err != nil && ctx.Err() == nil:
+		m.Logger.Warn("gate sweep failed", "err", err)
+	}
+	gained, lost := 0, 0
+	for _, res := range r.Results {
+		gained += len(res.Gained)
+		lost += len(res.Lost)
+	}
+	m.Logger.Info("gate sweep", "gates", len(r.Results), "gained", gained, "lost", lost, "issuer_calls", r.IssuerCalls, "plan", r.Plan)
 }

@@ -203,7 +203,7 @@ func TestMain_TelegramWebhook(t *testing.T) {
 func TestMain_VerificationPage(t *testing.T) {
 	s := startMainWith(t, map[string]string{"PUBLIC_URL": "https://bot.example.org"}, true)
 	fmt.Fprintf(s.stdin, "/link %s\n", coretest.TestAddress)
-	waitOutput(t, s, "Signing is free")
+	waitOutput(t, s, "https://bot.example.org/verify/")
 	out := s.out.String()
 	i := strings.Index(out, "https://bot.example.org/verify/")
 	if i < 0 {

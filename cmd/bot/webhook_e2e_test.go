@@ -42,11 +42,18 @@ func webhookReplicas(t *testing.T, databaseURL string, n int) (*telegramtest.Ser
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
 	var bots []*session
-	for range n {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range n {
 		bots = append(bots, startMainWith(t, map[string]string{
 			"DATABASE_URL": databaseURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(),
 			"TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram/hook", "TELEGRAM_WEBHOOK_SECRET": hookSecret,
 		}, false))
+		// The adapter takes deliveries before it sets its webhook, as
+		// Telegram delivers only after: wait for that, as Telegram does.
+		if _, err := tg.WaitCalls(ctx, "setWebhook", i+1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return tg, bots
 }
