@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -127,6 +128,15 @@ type Command struct {
 	// Adapters that must acknowledge before the handler ends (Discord's
 	// deferral) decide the visibility from it.
 	Public bool
+	// Long commands (a Moment's upload) run for minutes: adapters
+	// acknowledge them at once (Discord defers the interaction without
+	// waiting), never run them in the way of other updates, and show the
+	// handler's Request.Progress. Their replies are public, answered where
+	// the command came from.
+	Long bool
+	// Timeout bounds the command instead of Options.CommandTimeout when
+	// set.
+	Timeout time.Duration
 }
 
 // Group returns the first word of the name, and Sub the second ("" when the
@@ -198,7 +208,49 @@ type Request struct {
 	Roles   []string
 	Command string
 	Options map[string]string
+	// Media are the files that came with the command, in the order the
+	// member attached them (Discord attachment options media, media2..;
+	// a Telegram message's photo, video, animation or document, an album's
+	// items, or those of the message replied to; the console's media:
+	// paths). Adapters fill it; the handler opens them through the opener
+	// the adapter attached to the Moments service.
+	Media []Media
+	// Key is the platform's id of the event that carried the command
+	// (a Discord interaction, a Telegram message or album), the same when
+	// the platform delivers it again; empty when there is none.
+	Key string
+	// Progress, when the adapter sets it, shows an interim reply of a Long
+	// command in place of the previous one (Discord edits the deferred
+	// response, Telegram its reply message); the final reply replaces the
+	// last. The bot calls it from the handler's goroutine, at most once
+	// every ProgressInterval, and never after the handler returned.
+	Progress func(Reply)
 }
+
+// Media is a file attached to a request. What the platform says about it
+// (Name, Type, Size) is a claim: the Moments service reads the file's first
+// bytes before trusting its type, and counts its bytes as it streams.
+type Media struct {
+	// Ref is the file's reference on its platform, which the adapter's
+	// opener (core.MediaOpener) opens, also after a restart: a Discord
+	// attachment URL, a Telegram file_id, a console path.
+	Ref string
+	// Name is the file name the platform gives, "" when none (a Telegram
+	// photo).
+	Name string
+	// Type is the MIME type the platform declares, "" when none.
+	Type string
+	// Size is the size the platform declares in bytes, 0 when unknown.
+	Size int64
+	// Unavailable, when not empty, says why the platform will not hand the
+	// file to the bot (Telegram's cloud Bot API serves bots files of at
+	// most 20 MB); the handler refuses the request with it.
+	Unavailable string
+}
+
+// ProgressInterval is the least time between two Request.Progress calls:
+// both platforms limit how often one message may be edited.
+const ProgressInterval = 2 * time.Second
 
 // Text returns the option's text as given, or "" when it was not.
 func (r *Request) Text(name string) string { return r.Options[name] }

@@ -166,6 +166,21 @@ var (
 	// member withdrew it, or they are in the group already. The bot did
 	// not admit them, so it records no grant.
 	ErrJoinRequestGone = errors.New("join request no longer pending")
+
+	// Moments.
+
+	// ErrMediaGone means the platform no longer has a file a member
+	// attached (a deleted message, an expired attachment address).
+	ErrMediaGone = errors.New("attached file no longer available")
+	// ErrMediaInvalid means Moments refused a file: its content is not
+	// what its type says (INVALID), it could not be processed (FAILED), or
+	// it cannot be attached (the service's 409).
+	ErrMediaInvalid = errors.New("media refused by Moments")
+	// ErrMediaTimeout means Moments was still processing a file at the
+	// deadline.
+	ErrMediaTimeout = errors.New("media still processing at the deadline")
+	// ErrMomentsOff means moderators turned Moments off in the place.
+	ErrMomentsOff = errors.New("moments are off here")
 )
 
 // GateProblem says why the bot cannot enforce a gate, and how to fix it.

@@ -1,0 +1,205 @@
+package core
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Moments: members post photos and videos to a drop from the chat. This
+// file is the contract of the MomentService: what a post is made of, the
+// record kept of it, the store, the issuing service and the adapters'
+// openers it consumes. The checks are in momentcheck.go, the post itself
+// in momentpost.go, /moments in momentlist.go.
+
+// Limits of a Moment that the service enforces before anything is
+// uploaded.
+const (
+	// MaxMomentDescription is the service's limit, in characters.
+	MaxMomentDescription = 600
+	// MaxMomentMedia is the most files one Moment carries.
+	MaxMomentMedia = 5
+	// DefaultMomentMaxBytes is MOMENT_MAX_BYTES' default: 100 MiB.
+	DefaultMomentMaxBytes = 100 << 20
+	// DefaultMomentRate is MOMENT_RATE's default: Moments per member per
+	// hour.
+	DefaultMomentRate = 10
+)
+
+// MediaOpener opens a file a member attached, by the reference its
+// platform gave (bot.Media.Ref); each adapter attaches one for its platform
+// (MomentService.Attach).
+type MediaOpener interface {
+	// OpenMedia returns the file's content and its size in bytes, -1 when
+	// the platform does not say. The caller reads it at most once, as a
+	// stream, and closes it. Errors: ErrMediaGone when the platform no
+	// longer has the file; any other error is the platform failing.
+	OpenMedia(ctx context.Context, ref string) (io.ReadCloser, int64, error)
+}
+
+// MediaRef is a file of a post as the platform described it; the service
+// trusts none of it but Ref (see bot.Media).
+type MediaRef struct {
+	Ref  string
+	Name string
+	// Type is the declared MIME type, "" when none; a declared type that
+	// is not what the first bytes say is refused.
+	Type string
+	// Size is the declared size, 0 when unknown.
+	Size int64
+	// Unavailable says why the platform will not hand the file over.
+	Unavailable string
+}
+
+// MomentPost is a member's request to post a Moment.
+type MomentPost struct {
+	Place  Place
+	Member Member
+	// Key is the platform's id of the event that carried the request: a
+	// second request with the same key is the same request (redelivered).
+	Key         string
+	DropID      int64
+	Description string
+	Media       []MediaRef
+	// Channel and Message locate the reply that shows the post's progress,
+	// when the adapter knows it, so that a post interrupted by a restart
+	// can be reported there; empty otherwise.
+	Channel string
+}
+
+// MomentState is where a recorded post stands.
+type MomentState string
+
+// The states of a recorded post, in order. A post is recorded once its
+// checks passed; Uploading until every file is sent, Processing while the
+// service processes them, then Posted, or Failed with the reason.
+const (
+	MomentUploading  MomentState = "uploading"
+	MomentProcessing MomentState = "processing"
+	MomentPosted     MomentState = "posted"
+	MomentFailed     MomentState = "failed"
+)
+
+// Final reports whether the state is the last one.
+func (s MomentState) Final() bool { return s == MomentPosted || s == MomentFailed }
+
+// MomentFile is a file of a recorded post.
+type MomentFile struct {
+	MediaRef
+	// Sniffed is the MIME type read from the first bytes.
+	Sniffed string
+	// HeadHash is the SHA-256 (hex) of the first MomentHeadBytes bytes
+	// with the size: it finds a repeated file before anything is
+	// uploaded. Hash is the SHA-256 of the whole content, known once
+	// uploaded. Bytes is the size read.
+	HeadHash string
+	Hash     string
+	Bytes    int64
+	// Key is the service's media key once uploaded.
+	Key string
+}
+
+// MomentHeadBytes is how much of a file HeadHash covers.
+const MomentHeadBytes = 64 << 10
+
+// MomentRecord is a post as the store keeps it.
+type MomentRecord struct {
+	ID          int64
+	TenantID    int64
+	UserID      int64
+	Platform    Platform
+	Place       string
+	Member      string
+	Key         string
+	DropID      int64
+	Author      string
+	Description string
+	Channel     string
+	Files       []MomentFile
+	State       MomentState
+	// MomentID is the service's id of the published Moment.
+	MomentID  string
+	Error     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// MomentStore keeps posts, and whether a place allows them.
+type MomentStore interface {
+	// AddMoment records a checked post in state MomentUploading and returns
+	// it with its ID. When the tenant has a post with the same Key it
+	// returns that one and ErrConflict, recording nothing.
+	AddMoment(ctx context.Context, r MomentRecord) (MomentRecord, error)
+	// UpdateMoment writes r's Author, Files, State, MomentID and Error.
+	UpdateMoment(ctx context.Context, r MomentRecord) error
+	// MemberMoments returns the user's posts to the drop in the tenant,
+	// newest first, at most limit.
+	MemberMoments(ctx context.Context, tenantID, userID, dropID int64, limit int) ([]MomentRecord, error)
+	// CountMoments counts the user's posts created at or after since, in
+	// every state but failed.
+	CountMoments(ctx context.Context, userID int64, since time.Time) (int, error)
+	// UnfinishedMoments returns the posts not in a final state, oldest
+	// first.
+	UnfinishedMoments(ctx context.Context) ([]MomentRecord, error)
+	// MomentsOff reports whether moderators turned Moments off in the
+	// tenant; SetMomentsOff sets it.
+	MomentsOff(ctx context.Context, tenantID int64) (bool, error)
+	SetMomentsOff(ctx context.Context, tenantID int64, off bool) error
+}
+
+// MomentIssuer is what the MomentService needs of the issuing service and
+// of Moments (poap.NewMomentIssuer).
+type MomentIssuer interface {
+	// HoldsDrop reports whether the address holds a POAP of the drop (one
+	// scan by event). Errors: ErrIssuerUnavailable, ErrIssuerRejected.
+	HoldsDrop(ctx context.Context, address string, dropID int64) (bool, error)
+	// DropName is the drop's name; ErrUnknownEvent when there is none.
+	DropName(ctx context.Context, dropID int64) (string, error)
+	// UploadMedia streams size bytes of r, of MIME type contentType, to a
+	// signed upload address, and returns the media key. progress, when not
+	// nil, is called with the bytes sent so far.
+	UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error)
+	// WaitForMedia waits until the uploaded file is processed. Errors:
+	// ErrMediaInvalid when the service refused its content, ErrMediaTimeout
+	// when it was still processing at the deadline, ErrIssuerUnavailable.
+	WaitForMedia(ctx context.Context, key string, size int64) error
+	// CreateMoment publishes the Moment and returns its id. Errors:
+	// ErrMediaInvalid (the service's 409: a key attached already or not
+	// processed), ErrIssuerUnavailable, ErrIssuerRejected.
+	CreateMoment(ctx context.Context, m NewMoment) (string, error)
+	// Moments lists published Moments, newest first.
+	Moments(ctx context.Context, q MomentQuery) ([]MomentView, error)
+}
+
+// NewMoment is what CreateMoment publishes.
+type NewMoment struct {
+	Author      string
+	DropID      int64
+	Description string
+	MediaKeys   []string
+}
+
+// MomentQuery selects Moments to list: of a drop, of an author, or all.
+type MomentQuery struct {
+	DropIDs []int64
+	Author  string
+	Limit   int
+	Offset  int
+}
+
+// MomentView is a published Moment as /moments shows it.
+type MomentView struct {
+	ID          string
+	Author      string
+	Description string
+	CreatedOn   time.Time
+	DropIDs     []int64
+	// Media are the files' addresses with their MIME types.
+	Media []MomentMediaView
+}
+
+// MomentMediaView is a file of a listed Moment.
+type MomentMediaView struct {
+	Type string
+	URL  string
+}
