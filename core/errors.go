@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Every sentinel error of the package, by concern. Callers test for them
@@ -181,6 +182,25 @@ var (
 	ErrMediaTimeout = errors.New("media still processing at the deadline")
 	// ErrMomentsOff means moderators turned Moments off in the place.
 	ErrMomentsOff = errors.New("moments are off here")
+	// ErrNotVerified means the member has linked wallets but proved none.
+	ErrNotVerified = errors.New("no verified wallet")
+	// ErrNotHolder means none of the member's verified wallets holds the
+	// drop (a *HolderError says which were checked).
+	ErrNotHolder = errors.New("no verified wallet holds the drop")
+	// ErrMomentRate means the member posted MOMENT_RATE Moments in the
+	// last hour (a *MomentRateError says when the next may go).
+	ErrMomentRate = errors.New("too many moments this hour")
+	// ErrMomentRepeat means the post repeats an earlier one: the same
+	// request delivered again, or the same file posted again by the same
+	// member to the same drop (a *MomentRepeatError names the first).
+	ErrMomentRepeat = errors.New("moment posted already")
+	// ErrBadMoment means the post itself breaks a rule: no media, too
+	// many, a description too long (a *MomentError says which).
+	ErrBadMoment = errors.New("bad moment")
+	// ErrBadMedia means a file is refused before anything is uploaded:
+	// not an accepted type, not the type declared, too large, or not
+	// handed over by the platform (a *MediaError says which and why).
+	ErrBadMedia = errors.New("bad media file")
 )
 
 // GateProblem says why the bot cannot enforce a gate, and how to fix it.
@@ -282,3 +302,127 @@ func quote(s string) string {
 	}
 	return "\"" + s + "\""
 }
+
+// MomentError says which rule a post broke: Problem is one of the
+// MomentProblem values, Got and Limit the figures. It matches ErrBadMoment.
+type MomentError struct {
+	Problem MomentProblem
+	Got     int
+	Limit   int
+}
+
+// MomentProblem names a rule of a post.
+type MomentProblem int
+
+// The rules a post can break.
+const (
+	MomentNoMedia MomentProblem = iota
+	MomentTooManyMedia
+	MomentDescriptionTooLong
+	MomentNoDrop
+)
+
+func (e *MomentError) Error() string {
+	return fmt.Sprintf("bad moment: problem %d (%d, limit %d)", e.Problem, e.Got, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrBadMoment) true.
+func (e *MomentError) Is(target error) bool { return target == ErrBadMoment }
+
+// MediaError says why a file of a post is refused. Index is its 0-based
+// position, Name the platform's name for it; Problem says what is wrong,
+// with Sniffed and Declared the types read and declared, Size and Limit the
+// sizes, Reason the platform's own words (MediaUnavailable). It matches
+// ErrBadMedia, and Err when set (ErrMediaGone).
+type MediaError struct {
+	Index    int
+	Name     string
+	Problem  MediaProblem
+	Sniffed  string
+	Declared string
+	Size     int64
+	Limit    int64
+	Reason   string
+	Err      error
+}
+
+// MediaProblem names what is wrong with a file.
+type MediaProblem int
+
+// What can be wrong with a file before it is uploaded.
+const (
+	// MediaUnsupported: the first bytes are none of the accepted types.
+	MediaUnsupported MediaProblem = iota
+	// MediaMismatch: the declared type is not what the bytes say.
+	MediaMismatch
+	// MediaTooLarge: over MOMENT_MAX_BYTES.
+	MediaTooLarge
+	// MediaUnavailable: the platform will not hand the file over.
+	MediaUnavailable
+	// MediaUnreadable: the platform failed to hand it over, or no longer
+	// has it (Err says which).
+	MediaUnreadable
+	// MediaEmpty: the file has no bytes.
+	MediaEmpty
+	// MediaChanged: the file read for the upload is not the one checked.
+	MediaChanged
+)
+
+func (e *MediaError) Error() string {
+	msg := fmt.Sprintf("bad media file %d (%s): problem %d", e.Index+1, quote(e.Name), e.Problem)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrBadMedia) true.
+func (e *MediaError) Is(target error) bool { return target == ErrBadMedia }
+
+// Unwrap returns the cause, if any.
+func (e *MediaError) Unwrap() error { return e.Err }
+
+// HolderError says that none of Checked, the member's verified addresses,
+// holds drop DropID; Unverified counts the linked wallets not counted. It
+// matches ErrNotHolder.
+type HolderError struct {
+	DropID     int64
+	Checked    []string
+	Unverified int
+}
+
+func (e *HolderError) Error() string {
+	return fmt.Sprintf("none of %d verified wallets holds drop %d", len(e.Checked), e.DropID)
+}
+
+// Is makes errors.Is(err, ErrNotHolder) true.
+func (e *HolderError) Is(target error) bool { return target == ErrNotHolder }
+
+// MomentRateError says the member reached Limit posts in the last hour;
+// the next may go at Next. It matches ErrMomentRate.
+type MomentRateError struct {
+	Limit int
+	Next  time.Time
+}
+
+func (e *MomentRateError) Error() string {
+	return fmt.Sprintf("%d moments in the last hour", e.Limit)
+}
+
+// Is makes errors.Is(err, ErrMomentRate) true.
+func (e *MomentRateError) Is(target error) bool { return target == ErrMomentRate }
+
+// MomentRepeatError names the earlier post a post repeats: First, and
+// File, the 0-based index of the repeated file in the new post (-1 when the
+// whole request was delivered again). It matches ErrMomentRepeat.
+type MomentRepeatError struct {
+	First MomentRecord
+	File  int
+}
+
+func (e *MomentRepeatError) Error() string {
+	return fmt.Sprintf("repeats post #%d (%s)", e.First.ID, e.First.State)
+}
+
+// Is makes errors.Is(err, ErrMomentRepeat) true.
+func (e *MomentRepeatError) Is(target error) bool { return target == ErrMomentRepeat }

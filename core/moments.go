@@ -61,9 +61,8 @@ type MomentPost struct {
 	DropID      int64
 	Description string
 	Media       []MediaRef
-	// Channel and Message locate the reply that shows the post's progress,
-	// when the adapter knows it, so that a post interrupted by a restart
-	// can be reported there; empty otherwise.
+	// Channel is where the post was made, where a post interrupted by a
+	// restart is reported (MomentActions.AnnounceMoment).
 	Channel string
 }
 
@@ -156,13 +155,14 @@ type MomentIssuer interface {
 	// DropName is the drop's name; ErrUnknownEvent when there is none.
 	DropName(ctx context.Context, dropID int64) (string, error)
 	// UploadMedia streams size bytes of r, of MIME type contentType, to a
-	// signed upload address, and returns the media key. progress, when not
-	// nil, is called with the bytes sent so far.
+	// signed upload address, and returns the media key. Errors:
+	// ErrIssuerUnavailable, ErrIssuerRejected, or r's own error.
 	UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error)
-	// WaitForMedia waits until the uploaded file is processed. Errors:
-	// ErrMediaInvalid when the service refused its content, ErrMediaTimeout
-	// when it was still processing at the deadline, ErrIssuerUnavailable.
-	WaitForMedia(ctx context.Context, key string, size int64) error
+	// WaitForMedia waits until the uploaded file is processed and returns
+	// where it can be seen. Errors: ErrMediaInvalid when the service
+	// refused its content, ErrMediaTimeout when it was still processing at
+	// the deadline, ErrIssuerUnavailable.
+	WaitForMedia(ctx context.Context, key string, size int64) (MomentMediaView, error)
 	// CreateMoment publishes the Moment and returns its id. Errors:
 	// ErrMediaInvalid (the service's 409: a key attached already or not
 	// processed), ErrIssuerUnavailable, ErrIssuerRejected.
@@ -202,4 +202,47 @@ type MomentView struct {
 type MomentMediaView struct {
 	Type string
 	URL  string
+}
+
+// MomentAnnouncer is what an adapter's MediaOpener may also do: tell the
+// place how a post it could not answer ended (a post resumed after a
+// restart, whose progress reply is gone with the process).
+type MomentAnnouncer interface {
+	AnnounceMoment(ctx context.Context, n MomentNotice) error
+}
+
+// MomentNotice is how a resumed post ended: posted (Err nil, Media its
+// files) or failed with Err.
+type MomentNotice struct {
+	Record MomentRecord
+	Media  []MomentMediaView
+	Err    error
+}
+
+// MomentStage is the step a post is at, for its progress reply.
+type MomentStage int
+
+// The steps of a post.
+const (
+	StageChecking MomentStage = iota
+	StageUploading
+	StageProcessing
+)
+
+// MomentProgress is where a post stands: at Stage, on file File of Files
+// (1-based), Sent of Size bytes of it sent.
+type MomentProgress struct {
+	Stage MomentStage
+	File  int
+	Files int
+	Sent  int64
+	Size  int64
+}
+
+// MomentResult is a published post: its record, its drop's name and its
+// files as Moments serves them.
+type MomentResult struct {
+	Record   MomentRecord
+	DropName string
+	Media    []MomentMediaView
 }

@@ -71,6 +71,9 @@ var (
 	// ErrMediaInvalid means Moments refused an uploaded media file (its
 	// content does not match its type, or it is not processed).
 	ErrMediaInvalid = errors.New("media invalid")
+	// ErrMediaTimeout means an uploaded file was still processing at the
+	// deadline of WaitForMedia; it comes with ErrUnavailable.
+	ErrMediaTimeout = errors.New("media still processing")
 	// ErrRequestPending means the service refused a distribution request
 	// (RequestMintLinks, CreateSecretRequest) because one of the same
 	// method is still pending review: only one may be. The service

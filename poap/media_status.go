@@ -81,8 +81,8 @@ func (c *Client) Media(ctx context.Context, key string) (Media, error) {
 // is processed, first at once and then every opts.Interval, for at most
 // opts.Timeout. It returns the processed media. Errors: ErrMediaInvalid when
 // the service reports the file INVALID (its content does not match its
-// type) or FAILED, with the media; ErrUnavailable when it is still
-// processing at the deadline; the caller's context error when ctx ends; and
+// type) or FAILED, with the media; ErrUnavailable with ErrMediaTimeout
+// when it is still processing at the deadline; the caller's context error when ctx ends; and
 // those of Media.
 func (c *Client) WaitForMedia(ctx context.Context, key string, opts WaitOptions) (Media, error) {
 	interval := opts.Interval
@@ -134,7 +134,7 @@ func (c *Client) waitResult(ctx, waitCtx context.Context, m Media, err error, ti
 		return Media{}, fmt.Errorf("poap: %s: %w", wire.OpMediaStatus, ctx.Err())
 	}
 	if waitCtx.Err() != nil {
-		return Media{}, fmt.Errorf("poap: %s: %w: media still processing after %s", wire.OpMediaStatus, ErrUnavailable, timeout)
+		return Media{}, fmt.Errorf("poap: %s: %w: %w after %s", wire.OpMediaStatus, ErrUnavailable, ErrMediaTimeout, timeout)
 	}
 	return m, err
 }

@@ -31,6 +31,10 @@ type MemStore struct {
 	lowDue map[int64]bool
 	posts  []memPost
 	gates  memGates
+	// moments are the posts of Moments; momentsOff the tenants that
+	// turned them off.
+	moments    []core.MomentRecord
+	momentsOff map[int64]bool
 }
 
 var (
@@ -43,7 +47,7 @@ var (
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}, gates: newMemGates()}
+	return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}, gates: newMemGates(), momentsOff: map[int64]bool{}}
 }
 
 // UpsertTenant creates the tenant or refreshes its name.

@@ -18,6 +18,7 @@ type Services struct {
 	Collections *core.CollectionService
 	Drops       *core.DropService
 	Gates       *core.GateService
+	Moments     *core.MomentService
 }
 
 // Store is every store the services consume beside wallet linking:
@@ -29,6 +30,7 @@ type Store interface {
 	core.MintLinkStore
 	core.PostStore
 	core.GateStore
+	core.MomentStore
 }
 
 // Deps are what a test chooses of the services; NewServices fills the rest.
@@ -44,6 +46,8 @@ type Deps struct {
 	// GateIssuer reads holders for gating; nil knows no drop (see
 	// NoGateIssuer, whose holdings are Scanner's).
 	GateIssuer core.GateIssuer
+	// MomentIssuer defaults to NoMoments.
+	MomentIssuer core.MomentIssuer
 	// Events hear of verified and unlinked wallets; nil is the gate
 	// service.
 	Events  core.WalletEvents
@@ -90,7 +94,14 @@ func NewServices(d Deps) Services {
 		Issuer: d.Issuer, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
-	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates}
+	if d.MomentIssuer == nil {
+		d.MomentIssuer = NoMoments{}
+	}
+	moments, err := core.NewMomentService(core.MomentServiceDeps{
+		Members: d.Store, Store: d.Store, Issuer: d.MomentIssuer, Locks: NewLocks(), Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
+	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
 }
 
 func must(err error) {

@@ -1,0 +1,318 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// MomentService owns Moments from the chat: /moment checks a post before
+// any byte is uploaded (momentcheck.go), records it, streams each file from
+// the platform to Moments, waits for processing and publishes it; it
+// finishes posts a restart interrupted (Resume); /moments lists them
+// (momentlist.go); moderators turn them off and on per place.
+type MomentService struct {
+	runtime
+	members  MemberStore
+	store    MomentStore
+	issuer   MomentIssuer
+	locks    Exclusive
+	maxBytes int64
+	rate     int
+
+	mu      sync.RWMutex
+	openers map[Platform]MediaOpener
+}
+
+// MomentServiceDeps are the dependencies of a MomentService.
+type MomentServiceDeps struct {
+	// Members, Store, Issuer and Locks are required; storage.DB is
+	// Members, Store and Locks.
+	Members MemberStore
+	Store   MomentStore
+	Issuer  MomentIssuer
+	Locks   Exclusive
+	// MaxBytes is the largest file accepted (MOMENT_MAX_BYTES); zero is
+	// DefaultMomentMaxBytes. Rate is the most posts a member makes in an
+	// hour (MOMENT_RATE); zero is DefaultMomentRate.
+	MaxBytes int64
+	Rate     int
+	// Clock defaults to the system clock, Logger to one that discards.
+	Clock  Clock
+	Logger *slog.Logger
+}
+
+// NewMomentService returns the service, or ErrMissingDependency.
+func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
+	if err := missing("moment service", "Members", d.Members, "Store", d.Store, "Issuer", d.Issuer, "Locks", d.Locks); err != nil {
+		return nil, err
+	}
+	s := &MomentService{
+		runtime: newRuntime(d.Clock, d.Logger), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
+		maxBytes: d.MaxBytes, rate: d.Rate, openers: map[Platform]MediaOpener{},
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultMomentMaxBytes
+	}
+	if s.rate <= 0 {
+		s.rate = DefaultMomentRate
+	}
+	return s, nil
+}
+
+// MaxBytes is the largest file the service accepts.
+func (s *MomentService) MaxBytes() int64 { return s.maxBytes }
+
+// Attach makes o the opener of the platform's files. When o is also a
+// MomentAnnouncer, resumed posts of the platform are reported through it.
+func (s *MomentService) Attach(p Platform, o MediaOpener) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openers[p] = o
+}
+
+// opener returns the platform's opener, or an error when none is attached.
+func (s *MomentService) opener(p Platform) (MediaOpener, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	o := s.openers[p]
+	if o == nil {
+		return nil, fmt.Errorf("moments: no media opener attached for %s", p)
+	}
+	return o, nil
+}
+
+// Post checks p (see check), records it, uploads its files one after
+// another, waits until Moments processed them and publishes the Moment.
+// progress, when not nil, hears each step. Errors: those of check; a
+// *MomentRepeatError when the request was delivered before; after the
+// record, ErrMediaInvalid, ErrMediaTimeout, ErrIssuerUnavailable,
+// ErrIssuerRejected, a *MediaError (MediaChanged, MediaUnreadable), each
+// also written to the record as failed.
+func (s *MomentService) Post(ctx context.Context, p MomentPost, progress func(MomentProgress)) (MomentResult, error) {
+	if progress == nil {
+		progress = func(MomentProgress) {}
+	}
+	progress(MomentProgress{Stage: StageChecking, Files: len(p.Media)})
+	c, err := s.check(ctx, p)
+	if err != nil {
+		return MomentResult{}, err
+	}
+	rec, err := s.store.AddMoment(ctx, c.record(p))
+	if errors.Is(err, ErrConflict) {
+		return MomentResult{}, &MomentRepeatError{First: rec, File: -1}
+	}
+	if err != nil {
+		return MomentResult{}, err
+	}
+	return s.publish(ctx, rec, c.opener, c.dropName, progress)
+}
+
+// publish uploads the record's files not uploaded yet, waits for all of
+// them, and creates the Moment, keeping the record up to date; a failure
+// is written to the record before it is returned.
+func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOpener, dropName string, progress func(MomentProgress)) (MomentResult, error) {
+	res := MomentResult{Record: rec, DropName: dropName}
+	if progress == nil {
+		progress = func(MomentProgress) {}
+	}
+	beat := s.heartbeat(ctx, &rec, progress)
+	for i := range rec.Files {
+		if rec.Files[i].Key != "" {
+			continue
+		}
+		f, err := s.upload(ctx, o, rec.Files[i], i, len(rec.Files), beat)
+		if err != nil {
+			res.Record = rec
+			return res, s.fail(ctx, &res.Record, err)
+		}
+		rec.Files[i] = f
+		if err := s.store.UpdateMoment(ctx, rec); err != nil {
+			s.log.Warn("moment progress not recorded", "moment", rec.ID, "err", err)
+		}
+	}
+	rec.State = MomentProcessing
+	res.Record = rec
+	if err := s.store.UpdateMoment(ctx, rec); err != nil {
+		s.log.Warn("moment progress not recorded", "moment", rec.ID, "err", err)
+	}
+	keys := make([]string, len(rec.Files))
+	for i, f := range rec.Files {
+		beat(MomentProgress{Stage: StageProcessing, File: i + 1, Files: len(rec.Files), Sent: f.Bytes, Size: f.Bytes})
+		m, err := s.issuer.WaitForMedia(ctx, f.Key, f.Bytes)
+		if err != nil {
+			return res, s.fail(ctx, &res.Record, err)
+		}
+		res.Media = append(res.Media, m)
+		keys[i] = f.Key
+	}
+	id, err := s.issuer.CreateMoment(ctx, NewMoment{Author: rec.Author, DropID: rec.DropID, Description: rec.Description, MediaKeys: keys})
+	if err != nil {
+		return res, s.fail(ctx, &res.Record, err)
+	}
+	rec.State, rec.MomentID = MomentPosted, id
+	res.Record = rec
+	// The Moment exists: record it even when the caller is gone.
+	if err := s.store.UpdateMoment(context.WithoutCancel(ctx), rec); err != nil {
+		s.log.Error("posted moment not recorded", "moment", rec.ID, "moment_id", id, "err", err)
+	}
+	return res, nil
+}
+
+// momentLease is how long a post in progress may go without a write to
+// its record before Resume takes it for one a stop interrupted; the
+// process posting it writes at least every momentBeat.
+const (
+	momentLease = 5 * time.Minute
+	momentBeat  = time.Minute
+)
+
+// heartbeat returns progress wrapped so that the record is written at least
+// every momentBeat while the post goes on, telling Resume on another
+// replica that it is alive. It runs in the post's goroutine.
+func (s *MomentService) heartbeat(ctx context.Context, rec *MomentRecord, progress func(MomentProgress)) func(MomentProgress) {
+	last := s.clock.Now()
+	return func(p MomentProgress) {
+		progress(p)
+		if now := s.clock.Now(); now.Sub(last) >= momentBeat {
+			last = now
+			if err := s.store.UpdateMoment(ctx, *rec); err != nil {
+				s.log.Warn("moment heartbeat not recorded", "moment", rec.ID, "err", err)
+			}
+		}
+	}
+}
+
+// fail records err on the post as its failure and returns err.
+func (s *MomentService) fail(ctx context.Context, rec *MomentRecord, err error) error {
+	rec.State, rec.Error = MomentFailed, clip(err.Error(), 500)
+	if uerr := s.store.UpdateMoment(context.WithoutCancel(ctx), *rec); uerr != nil {
+		s.log.Error("failed moment not recorded", "moment", rec.ID, "err", uerr)
+	}
+	return err
+}
+
+// upload streams file i from the platform to Moments, hashing it on the
+// way, and returns it with its key, hash and size. The bytes must be those
+// checked: the same first bytes, the same size.
+func (s *MomentService) upload(ctx context.Context, o MediaOpener, f MomentFile, i, n int, progress func(MomentProgress)) (MomentFile, error) {
+	rc, size, err := o.OpenMedia(ctx, f.Ref)
+	if err != nil {
+		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaUnreadable, Err: err}
+	}
+	defer rc.Close()
+	if size >= 0 && size != f.Bytes {
+		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaChanged, Size: size}
+	}
+	r := &uploadReader{r: rc, head: sha256.New(), all: sha256.New(), size: f.Bytes, report: func(sent int64) {
+		progress(MomentProgress{Stage: StageUploading, File: i + 1, Files: n, Sent: sent, Size: f.Bytes})
+	}}
+	r.head.Write(sizePrefix(f.Bytes))
+	r.report(0)
+	key, err := s.issuer.UploadMedia(ctx, r, f.Bytes, f.Sniffed)
+	if r.err != nil {
+		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaUnreadable, Err: r.err}
+	}
+	if err != nil {
+		return f, err
+	}
+	if hex.EncodeToString(r.head.Sum(nil)) != f.HeadHash {
+		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaChanged}
+	}
+	f.Key, f.Hash = key, hex.EncodeToString(r.all.Sum(nil))
+	return f, nil
+}
+
+// uploadReader passes a platform's file to an upload, hashing its first
+// MomentHeadBytes and all of it, and reporting progress at each whole
+// percent. err keeps the platform's own read error, told apart from the
+// upload's.
+type uploadReader struct {
+	r       io.Reader
+	head    hash.Hash
+	all     hash.Hash
+	size    int64
+	sent    int64
+	percent int64
+	report  func(sent int64)
+	err     error
+}
+
+func (u *uploadReader) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	if n > 0 {
+		if u.sent < MomentHeadBytes {
+			u.head.Write(p[:min(int64(n), MomentHeadBytes-u.sent)])
+		}
+		u.all.Write(p[:n])
+		u.sent += int64(n)
+		if pct := u.sent * 100 / max(u.size, 1); pct != u.percent {
+			u.percent = pct
+			u.report(u.sent)
+		}
+	}
+	if err != nil && err != io.EOF {
+		u.err = err
+	}
+	return n, err
+}
+
+// sizePrefix is the size as it starts a head hash: the same first bytes
+// in files of other sizes hash apart.
+func sizePrefix(size int64) []byte { return fmt.Appendf(nil, "%d\n", size) }
+
+// Resume finishes the posts a stop interrupted: a post whose files were
+// all uploaded is waited for and published, one still uploading sends its
+// remaining files again from the platform; each outcome is announced in
+// the place when the platform's opener is a MomentAnnouncer. A post
+// written to within momentLease is taken for one still in progress
+// elsewhere and left alone, as are those of platforms with no opener
+// attached; one replica resumes at a time. It returns how many posts it
+// finished or failed, and the store's error.
+func (s *MomentService) Resume(ctx context.Context) (int, error) {
+	done := 0
+	_, err := s.locks.TryExclusive(ctx, "moments resume", func(ctx context.Context) error {
+		recs, err := s.store.UnfinishedMoments(ctx)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			if s.clock.Now().Sub(rec.UpdatedAt) < momentLease {
+				continue
+			}
+			if s.resume(ctx, rec) {
+				done++
+			}
+		}
+		return nil
+	})
+	return done, err
+}
+
+// resume finishes one interrupted post and announces how it ended; false
+// when its platform has no opener here.
+func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
+	o, err := s.opener(rec.Platform)
+	if err != nil {
+		return false
+	}
+	dropName, _ := s.issuer.DropName(ctx, rec.DropID)
+	res, err := s.publish(ctx, rec, o, dropName, nil)
+	s.log.Info("interrupted moment resumed", "moment", rec.ID, "posted", err == nil, "err", err)
+	if a, ok := o.(MomentAnnouncer); ok {
+		if aerr := a.AnnounceMoment(ctx, MomentNotice{Record: res.Record, Media: res.Media, Err: err}); aerr != nil {
+			s.log.Warn("resumed moment not announced", "moment", rec.ID, "err", aerr)
+		}
+	}
+	return true
+}
+
+// since is an hour before now: the window of MOMENT_RATE.
+func (s *MomentService) since() time.Time { return s.clock.Now().Add(-time.Hour) }
