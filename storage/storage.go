@@ -2,9 +2,9 @@
 // SQLite file. It applies the schema from package migrations at Open,
 // implements every store the core's services consume (core.MemberStore,
 // core.AuditLog, core.WalletStore, core.DropStore, core.MintLinkStore,
-// core.PostStore, core.GateStore), stores the issuing service's access
-// token and drop edit codes encrypted, and translates driver errors into
-// core sentinels in one place.
+// core.PostStore, core.GateStore, core.MomentStore), stores the issuing
+// service's access token and drop edit codes encrypted, and translates
+// driver errors into core sentinels in one place.
 package storage
 
 import (
