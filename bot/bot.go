@@ -37,6 +37,7 @@ type Services struct {
 	Collections *core.CollectionService
 	Drops       *core.DropService
 	Gates       *core.GateService
+	Moments     *core.MomentService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -46,6 +47,7 @@ type Bot struct {
 	collections *core.CollectionService
 	drops       *core.DropService
 	gates       *core.GateService
+	moments     *core.MomentService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -59,14 +61,15 @@ type Bot struct {
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil {
-		panic("bot: New needs every service: wallets, collections, drops and gates")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil || s.Moments == nil {
+		panic("bot: New needs every service: wallets, collections, drops, gates and moments")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
 		collections: s.Collections,
 		drops:       s.Drops,
 		gates:       s.Gates,
+		moments:     s.Moments,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,
@@ -98,6 +101,9 @@ func New(s Services, opts Options) *Bot {
 	for _, c := range b.gateCommands() {
 		b.register(c)
 	}
+	b.register(b.momentCommand())
+	b.register(b.momentsCommand())
+	b.register(b.setupMomentsCommand())
 	return b
 }
 
@@ -120,10 +126,14 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	b.inflight.Add(1)
 	defer b.inflight.Done()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.timeout)
+	cmd := b.byName[req.Command]
+	timeout := b.timeout
+	if cmd != nil && cmd.Timeout > 0 {
+		timeout = cmd.Timeout
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 
-	cmd := b.byName[req.Command]
 	if cmd == nil {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
@@ -172,6 +182,11 @@ func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
 	outcome := OutcomeOK
 	if err != nil {
 		reply, outcome = b.explain(req, err)
+		if cmd := b.byName[req.Command]; cmd != nil && cmd.Long {
+			// A long command's answer replaces its progress, where the
+			// command was given; its words name no wallet.
+			reply.Personal = false
+		}
 	}
 	if b.observer != nil {
 		b.observer.ObserveCommand(string(req.Platform), metricName(b, req.Command), outcome)

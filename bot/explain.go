@@ -46,6 +46,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 	if text, ok := gateText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}
+	if text, ok := momentText(err); ok {
+		return personal(text, OutcomeUserError)
+	}
 	switch {
 	case errors.As(err, &walletErr):
 		return personal("That wallet doesn't look right: "+walletErr.Reason+". "+

@@ -91,6 +91,21 @@ func momentPostedReply(res core.MomentResult) Reply {
 	return Reply{Text: s.String()}
 }
 
+// MomentNoticeText words how a post that a restart interrupted ended, for
+// the place it was posted in: adapters render it (core.MomentAnnouncer).
+func MomentNoticeText(n core.MomentNotice) string {
+	who := MemberMention(n.Record.Member)
+	if n.Err == nil {
+		res := momentPostedReply(core.MomentResult{Record: n.Record, Media: n.Media})
+		return who + ", your Moment was finished after the bot restarted.\n" + res.Text
+	}
+	text, ok := momentText(n.Err)
+	if !ok {
+		text = "It could not be finished. Please post it again."
+	}
+	return fmt.Sprintf("%s, your Moment to drop %d was interrupted by a restart of the bot. %s", who, n.Record.DropID, text)
+}
+
 // progress turns a post's steps into progress replies, at most one every
 // ProgressInterval unless the step or the file changed.
 type progress struct {

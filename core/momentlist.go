@@ -17,9 +17,10 @@ type MomentPage struct {
 }
 
 // List reads page (0-based) of the Moments of drops (all when empty), or,
-// when member is not nil, of the member's verified wallets (ErrNotLinked,
-// ErrNotVerified when they have none). Errors: the issuing service's and
-// the store's.
+// when member is not nil, of the member's verified wallets: the member is
+// found by ExternalID, or by Name when that is empty (ErrUnknownMember
+// when not found; ErrNotLinked, ErrNotVerified when they have no verified
+// wallet). Errors: the issuing service's and the store's.
 func (s *MomentService) List(ctx context.Context, drops []int64, member *Member, page int) (MomentPage, error) {
 	page = max(page, 0)
 	if member == nil {
@@ -64,9 +65,15 @@ func (s *MomentService) listPage(ctx context.Context, q MomentQuery, page int) (
 
 // authors are the member's verified addresses.
 func (s *MomentService) authors(ctx context.Context, m Member) ([]string, error) {
-	u, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
+	var u User
+	var err error
+	if m.ExternalID == "" {
+		u, err = s.members.FindUserByName(ctx, m.Platform, m.Name)
+	} else {
+		u, err = s.members.FindUser(ctx, m.Platform, m.ExternalID)
+	}
 	if errors.Is(err, ErrNotFound) {
-		return nil, ErrNotLinked
+		return nil, ErrUnknownMember
 	}
 	if err != nil {
 		return nil, err

@@ -49,6 +49,7 @@ func (m *Main) openAdapters() error {
 	if m.Console {
 		m.console = console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
 		m.gates.Attach(core.Console, m.console.Gates())
+		m.moments.Attach(core.Console, m.console.Media())
 	}
 	if !c.DiscordToken.IsZero() {
 		dc, err := discord.New(m.Bot, discord.Options{

@@ -72,6 +72,7 @@ type Main struct {
 	editors    map[core.Platform]postEditor
 	drops      *core.DropService
 	gates      *core.GateService
+	moments    *core.MomentService
 	console    *console.Console
 }
 
@@ -142,7 +143,7 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	services := m.services(client)
-	m.drops, m.gates = services.Drops, services.Gates
+	m.drops, m.gates, m.moments = services.Drops, services.Gates, services.Moments
 	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
 		Observer: m.Metrics, Logger: m.Logger})
 	if m.Config.PublicURL != "" {
@@ -171,7 +172,12 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		Issuer: poap.NewDropIssuer(client), MintURL: m.Config.POAPMintURL, Logger: m.Logger,
 	})
 	must(err)
-	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates}
+	moments, err := core.NewMomentService(core.MomentServiceDeps{
+		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
+		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger,
+	})
+	must(err)
+	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
 }
 
 // must panics on a wiring error.

@@ -28,8 +28,8 @@ const refreshJob = "refresh and reconcile"
 // background settles the mints a crash or a lost answer left in doubt, at
 // once, then re-imports links and settles mints every refreshInterval, and
 // edits the published posts and posts notices every postInterval, and
-// sweeps the gates every GATE_SYNC_INTERVAL (sweepLoop), until ctx is
-// done. Failures are logged and retried at the next turn.
+// sweeps the gates every GATE_SYNC_INTERVAL (sweepLoop) and resumes
+// interrupted Moments (momentLoop), until ctx is done. Failures are logged and retried at the next turn.
 //
 // With several replicas, one at a time takes a refresh-and-reconcile turn
 // (storage.DB.TryExclusive: a PostgreSQL advisory lock), so that they do
@@ -50,6 +50,9 @@ func (m *Main) background(ctx context.Context) {
 	sweeping := make(chan struct{})
 	go func() { m.sweepLoop(ctx); close(sweeping) }()
 	defer func() { <-sweeping }()
+	resuming := make(chan struct{})
+	go func() { m.momentLoop(ctx); close(resuming) }()
+	defer func() { <-resuming }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -59,6 +62,33 @@ func (m *Main) background(ctx context.Context) {
 		case <-posts.C:
 			m.editPosts(ctx)
 			m.postNotices(ctx)
+		}
+	}
+}
+
+// resumeInterval is how often posts of Moments that a stop interrupted are
+// looked for; a post is taken for interrupted five minutes after its last
+// write (core.MomentService.Resume).
+const resumeInterval = time.Minute
+
+// momentLoop finishes or reports the posts of Moments a stop interrupted,
+// every resumeInterval until ctx is done, one replica at a time. It runs
+// beside the other background work: a resumed post uploads for minutes.
+func (m *Main) momentLoop(ctx context.Context) {
+	t := time.NewTicker(resumeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := m.moments.Resume(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			m.Logger.Warn("interrupted Moments not resumed", "err", err)
+		case n > 0:
+			m.Logger.Info("interrupted Moments resumed", "count", n)
 		}
 	}
 }

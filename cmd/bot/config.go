@@ -44,6 +44,8 @@ type Config struct {
 	POAPMintURL         string      `envconfig:"POAP_MINT_URL" default:"https://poap.xyz"`
 
 	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
+	MomentMaxBytes   int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
+	MomentRate       int           `envconfig:"MOMENT_RATE" default:"10"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"text"`
 }
@@ -96,6 +98,12 @@ func (c *Config) Validate(sandbox, console bool) error {
 	}
 	if c.GateSyncInterval < time.Minute {
 		add(fmt.Errorf("GATE_SYNC_INTERVAL must be at least 1m, not %s", c.GateSyncInterval))
+	}
+	if c.MomentMaxBytes < 1 {
+		add(fmt.Errorf("MOMENT_MAX_BYTES must be at least 1 byte (default 104857600, 100 MiB), not %d", c.MomentMaxBytes))
+	}
+	if c.MomentRate < 1 {
+		add(fmt.Errorf("MOMENT_RATE must be at least 1 Moment per member per hour (default 10), not %d", c.MomentRate))
 	}
 	add(oneOf("LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error"))
 	add(oneOf("LOG_FORMAT", c.LogFormat, "text", "json"))
