@@ -109,6 +109,7 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	if word == "/moment" {
 		// The console has no event id: nothing delivers a line twice.
 		line, req.Media = cutMedia(line)
+		req.Progress = func(r bot.Reply) { c.printf("  … %s\n", bot.PlainText(r.Text)) }
 	}
 	reply, ok := c.bot.HandleLine(ctx, req, line, "")
 	if !ok {
