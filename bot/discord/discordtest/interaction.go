@@ -193,3 +193,19 @@ func (s *Server) connFor(ctx context.Context, guildID string) (*conn, error) {
 	}
 	return target, nil
 }
+
+// WaitResponses waits until the calls the bot made about the interaction,
+// in the order the fake received them, satisfy match, and returns them:
+// the acknowledgement, then each edit of a Long command's progress and
+// its final reply, for instance.
+func (it *Interaction) WaitResponses(ctx context.Context, match func([]Response) bool) ([]Response, error) {
+	var got []Response
+	err := it.waitFor(ctx, func() bool {
+		if match(it.responses) {
+			got = append([]Response(nil), it.responses...)
+			return true
+		}
+		return false
+	})
+	return got, err
+}
