@@ -52,7 +52,8 @@ type InteractionSpec struct {
 	// Line is a slash command as typed, "/drop add 123 edit_code:456789":
 	// words fill the registered options in order, "name:value" sets one by
 	// name, double quotes group words. Values get the registered types;
-	// members are ids or <@id> mentions, attachments file names.
+	// members are ids or <@id> mentions, attachments file names (a file
+	// registered with AddFile resolves to it, with a signed URL).
 	Line string
 	// Data is a slash command's data as is.
 	Data *discordgo.ApplicationCommandInteractionData
