@@ -91,15 +91,17 @@ func (o *MediaOpener) OpenMedia(ctx context.Context, ref string) (io.ReadCloser,
 	// The size and the bytes must be the file's own: no transparent gzip.
 	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := o.client.Do(req)
-	inTime := timer.Stop()
-	switch {
-	case !inTime && ctx.Err() == nil:
+	if !timer.Stop() { // the headers came too late, if at all: reqCtx is done
 		if err == nil {
 			_ = resp.Body.Close()
 		}
 		cancel()
+		if ctx.Err() != nil {
+			return nil, 0, &mediaError{where: where, msg: ctx.Err().Error(), err: ctx.Err()}
+		}
 		return nil, 0, &mediaError{where: where, msg: fmt.Sprintf("no answer within %s", o.headerTimeout), err: context.DeadlineExceeded}
-	case err != nil:
+	}
+	if err != nil {
 		cancel()
 		return nil, 0, transportError(where, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,14 +122,15 @@ func TestMedia(t *testing.T) {
 
 // openerRig returns a fake Discord and the opener of an adapter pointed at
 // it, whose client refuses to leave the machine.
-func openerRig(t *testing.T) (*discordtest.Server, *MediaOpener) {
+func openerRig(t *testing.T) (*discordtest.Server, *MediaOpener, *loopbackOnly) {
 	t.Helper()
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL(), HTTPClient: &http.Client{Transport: &loopbackOnly{}}})
+	net := &loopbackOnly{}
+	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL(), HTTPClient: &http.Client{Transport: net}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake, a.Media()
+	return fake, a.Media(), net
 }
 
 // wantNoQuery checks that an error of OpenMedia does not quote the signed
@@ -143,11 +145,14 @@ func wantNoQuery(t *testing.T, err error, ref string) {
 
 func TestMediaOpener(t *testing.T) {
 	t.Parallel()
-	fake, o := openerRig(t)
+	fake, o, net := openerRig(t)
 	fake.AddFile("photo.png", "image/png", photo)
 	fake.HandleFunc("GET /status/{code}/{file}", func(w http.ResponseWriter, r *http.Request) {
 		code, _ := strconv.Atoi(r.PathValue("code"))
 		http.Error(w, "status", code)
+	})
+	fake.HandleFunc("GET /elsewhere/{file}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://cdn.example.com/a.png?ex=1&is=2&hm=secret", http.StatusFound)
 	})
 	t.Run("Streams", func(t *testing.T) {
 		at, _ := fake.Attachment("photo.png")
@@ -164,13 +169,13 @@ func TestMediaOpener(t *testing.T) {
 			"/attachments/1/2/a.png?hm=secret",
 			"https://cdn.discordapp.com/a\x7f.png?hm=secret",
 		} {
-			before := len(fake.Requests())
+			before := len(net.seen())
 			rc, _, err := o.OpenMedia(context.Background(), ref)
 			if err == nil {
 				rc.Close()
 				t.Errorf("OpenMedia(%q) = nil error, want a refusal", ref)
 			}
-			if errors.Is(err, core.ErrMediaGone) || len(fake.Requests()) != before {
+			if errors.Is(err, core.ErrMediaGone) || len(net.seen()) != before {
 				t.Errorf("OpenMedia(%q) = %v after a request; want a refusal before any", ref, err)
 			}
 			wantNoQuery(t, err, ref)
@@ -181,8 +186,16 @@ func TestMediaOpener(t *testing.T) {
 		// machine, and its error must not quote the signature either.
 		ref := "https://cdn.discordapp.com/attachments/1/2/a.png?ex=1&is=2&hm=secret"
 		_, _, err := o.OpenMedia(context.Background(), ref)
-		if err == nil || !strings.Contains(err.Error(), "test refuses") || errors.Is(err, core.ErrMediaGone) {
-			t.Errorf("OpenMedia(CDN) = %v, want the test transport's refusal", err)
+		if err == nil || errors.Is(err, core.ErrMediaGone) || !slices.Contains(net.seen(), "cdn.discordapp.com") {
+			t.Errorf("OpenMedia(CDN) = %v, hosts asked %v; want the test transport's refusal", err, net.seen())
+		}
+		wantNoQuery(t, err, ref)
+	})
+	t.Run("Redirect", func(t *testing.T) {
+		ref := fake.URL() + "/elsewhere/a.png?ex=1&is=2&hm=secret"
+		_, _, err := o.OpenMedia(context.Background(), ref)
+		if err == nil || errors.Is(err, core.ErrMediaGone) || slices.Contains(net.seen(), "cdn.example.com") {
+			t.Errorf("OpenMedia(redirected off the CDN) = %v, hosts asked %v; want a refusal before cdn.example.com", err, net.seen())
 		}
 		wantNoQuery(t, err, ref)
 	})
@@ -240,7 +253,7 @@ const largeFile = core.DefaultMomentMaxBytes
 // size declared, the bytes those served.
 func TestMediaOpener_Large(t *testing.T) {
 	t.Parallel()
-	fake, o := openerRig(t)
+	fake, o, _ := openerRig(t)
 	fake.AddFileFunc("big.mp4", "video/mp4", largeFile, func() io.ReadSeeker { return discordtest.PseudoRandom(7, largeFile) })
 	at, _ := fake.Attachment("big.mp4")
 	rc, size, err := o.OpenMedia(timeout(t, time.Minute), at.URL)
