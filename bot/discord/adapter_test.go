@@ -77,15 +77,25 @@ type rig struct {
 	err    error
 }
 
-// start runs an adapter with opts (token, URL and client filled in) and
-// waits until it is ready.
+// start runs an adapter of a bot whose issuing service is a seeded
+// sandbox with opts (token, URL and client filled in) and waits until it
+// is ready.
 func start(t *testing.T, opts Options) *rig {
 	t.Helper()
 	b, sb := newBot(t)
-	r := &rig{fake: discordtest.NewServer(t, discordtest.Options{}), sandbox: sb, net: &loopbackOnly{}, done: make(chan error, 1)}
+	r := startWith(t, b, opts)
+	r.sandbox = sb
+	return r
+}
+
+// startWith runs an adapter of the command table with opts (token, URL
+// and client filled in) and waits until it is ready.
+func startWith(t *testing.T, b commandTable, opts Options) *rig {
+	t.Helper()
+	r := &rig{fake: discordtest.NewServer(t, discordtest.Options{}), net: &loopbackOnly{}, done: make(chan error, 1)}
 	opts.Token, opts.APIURL = core.Secret(r.fake.Token()), r.fake.URL()
 	opts.HTTPClient = &http.Client{Transport: r.net}
-	a, err := New(b, opts)
+	a, err := newAdapter(b, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

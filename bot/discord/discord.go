@@ -7,6 +7,11 @@
 // privileged: enable "Server Members Intent" for the bot in the Discord
 // developer portal, or Discord refuses the connection (close code 4014).
 //
+// Long commands (a Moment's upload) are deferred at once, publicly, and
+// show their progress by editing the deferred response (see answerLong);
+// the files attached to a command's attachment options reach the bot as
+// Request.Media, and Media opens them by their attachment URL.
+//
 // For role gating, Gates gives and takes roles and tells members and
 // moderators; the members who join are handed to Options.Gates, and the
 // members' roles are kept in a bounded cache fed by the gateway's member
@@ -71,6 +76,7 @@ type Options struct {
 	Logger              *slog.Logger
 	// HTTPClient, when set, is the base of the REST client; its transport
 	// is wrapped to rewrite the origin, the client itself is not changed.
+	// Media's opener uses its transport too, as it is.
 	HTTPClient *http.Client
 	// AckAfter is how long after the interaction's creation a command may
 	// run before the interaction is deferred; default 1.5 s, at most 2 s.
@@ -83,6 +89,7 @@ type Options struct {
 	// out first. Commands spend CPU (SQLite, JSON) that the gateway reader
 	// and the acknowledgements need within those three seconds, and the
 	// database pool or the issuing service's rate limit bounds them anyway.
+	// Long commands have as many slots again, of their own.
 	MaxCommands int
 	// Gates, when set, is told of every member who joins a server of
 	// this shard (GUILD_MEMBER_ADD), so that gating gives them their roles;
@@ -90,14 +97,34 @@ type Options struct {
 	Gates MemberJoins
 }
 
+// commandTable is what the adapter needs of the bot: its commands, and
+// the calls that run them and record posts. *bot.Bot is the one New takes;
+// tests wrap it to add commands of their own.
+type commandTable interface {
+	Commands() []*bot.Command
+	Command(name string) *bot.Command
+	Handle(ctx context.Context, req *bot.Request) bot.Reply
+	ParseLine(line, botName string) (*bot.Command, map[string]string, error)
+	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
+	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
+}
+
 // Adapter connects the bot to Discord.
 type Adapter struct {
-	bot      *bot.Bot
+	bot      commandTable
 	log      *slog.Logger
 	guildID  string
 	shardID  int
 	ackAfter time.Duration
 	limit    *limiter
+	// longs bounds the Long commands running at once, apart from limit:
+	// an upload that runs for minutes must not hold a slot of the
+	// commands that answer within seconds.
+	longs *limiter
+	// now tells the time of a Long command's token expiry (see
+	// answerLong); tests move it by hand.
+	now      func() time.Time
+	media    *MediaOpener
 	commands []*discordgo.ApplicationCommand
 	session  *discordgo.Session
 
@@ -119,6 +146,11 @@ type Adapter struct {
 // APIURL, bad shard numbers, AckAfter over 2 s, or a command table Discord
 // would refuse.
 func New(b *bot.Bot, opts Options) (*Adapter, error) {
+	return newAdapter(b, opts)
+}
+
+// newAdapter is New for any command table.
+func newAdapter(b commandTable, opts Options) (*Adapter, error) {
 	if opts.Token.IsZero() {
 		return nil, errors.New("discord: the bot token is empty")
 	}
@@ -141,19 +173,24 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSession(opts)
+	origin, err := parseOrigin(opts.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSession(opts, origin)
 	if err != nil {
 		return nil, err
 	}
 	a := &Adapter{
 		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
-		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands),
-		commands: cmds, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
+		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands), longs: newLimiter(opts.MaxCommands),
+		now: time.Now, commands: cmds, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	a.log = a.log.With("adapter", "discord", "shard", opts.ShardID)
+	a.media = newMediaOpener(origin, opts.HTTPClient)
 	a.members = newMemberCache(maxCachedMembers, a.onShard)
 	a.gates = &gates{session: s, log: a.log, render: a.render, members: a.members, queues: newGuildQueues()}
 	if opts.Gates != nil {
@@ -163,11 +200,7 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 }
 
 // newSession builds a discordgo session whose REST calls go to APIURL.
-func newSession(opts Options) (*discordgo.Session, error) {
-	origin, err := parseOrigin(opts.APIURL)
-	if err != nil {
-		return nil, err
-	}
+func newSession(opts Options, origin *url.URL) (*discordgo.Session, error) {
 	s, err := discordgo.New("Bot " + strings.TrimPrefix(opts.Token.Reveal(), "Bot "))
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)

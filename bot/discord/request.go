@@ -26,13 +26,20 @@ const (
 // types, autocompletion, modals, buttons it did not make.
 var errNotOurs = errors.New("not an interaction of this bot")
 
+// keyPrefix starts a request's Key: the interaction's id follows, the same
+// when Discord delivers the interaction again.
+const keyPrefix = "discord:interaction:"
+
 // job is the work an interaction asks for.
 type job struct {
 	req *bot.Request
 	// public commands answer in the channel, so their deferral is public
 	// too; the others defer privately.
 	public bool
-	run    func(ctx context.Context) bot.Reply
+	// long commands are deferred at once and show their progress (see
+	// answerLong).
+	long bool
+	run  func(ctx context.Context) bot.Reply
 }
 
 // job turns a slash command or a command button into the bot request it
@@ -50,7 +57,7 @@ func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, err
 
 // request builds the job of an interaction, without its post.
 func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
-	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i), Roles: roles(i)}
+	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i), Roles: roles(i), Key: keyPrefix + i.ID}
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()
@@ -58,8 +65,10 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 			return nil, errNotOurs
 		}
 		req.Command, req.Options = commandOptions(data)
+		cmd := a.bot.Command(req.Command)
+		req.Media = media(cmd, req.Options, data.Resolved)
 		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }
-		return &job{req: req, public: isPublic(a.bot.Command(req.Command)), run: run}, nil
+		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil
 	case discordgo.InteractionMessageComponent:
 		line, ok := strings.CutPrefix(i.MessageComponentData().CustomID, customIDPrefix)
 		if !ok {
@@ -73,12 +82,45 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 			}
 			return reply
 		}
-		return &job{req: req, public: isPublic(cmd), run: run}, nil
+		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil
 	}
 	return nil, errNotOurs
 }
 
-func isPublic(c *bot.Command) bool { return c != nil && c.Public }
+// isPublic reports whether the command answers in the channel; Long
+// commands always do.
+func isPublic(c *bot.Command) bool { return c != nil && (c.Public || c.Long) }
+
+func isLong(c *bot.Command) bool { return c != nil && c.Long }
+
+// media returns the files of the command's attachment options that were
+// given, in the order the command declares the options (media, media2,
+// ...), from the interaction's resolved attachments: the attachment's URL
+// as Ref, with the name, type and size Discord declares. The option's value
+// (in opts) is the attachment's id. An id Discord did not resolve becomes
+// an unavailable file, which the command refuses.
+func media(c *bot.Command, opts map[string]string, res *discordgo.ApplicationCommandInteractionDataResolved) []bot.Media {
+	if c == nil {
+		return nil
+	}
+	var out []bot.Media
+	for _, o := range c.Options {
+		id := opts[o.Name]
+		if o.Type != bot.Attachment || id == "" {
+			continue
+		}
+		var at *discordgo.MessageAttachment
+		if res != nil {
+			at = res.Attachments[id]
+		}
+		if at == nil || at.URL == "" {
+			out = append(out, bot.Media{Unavailable: "Discord did not say where this file is; please attach it again."})
+			continue
+		}
+		out = append(out, bot.Media{Ref: at.URL, Name: at.Filename, Type: at.ContentType, Size: int64(at.Size)})
+	}
+	return out
+}
 
 // commandOptions returns the command name ("drop add" for a subcommand)
 // and the options as text.

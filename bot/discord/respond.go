@@ -25,7 +25,8 @@ const (
 // its reply is the response; otherwise the interaction is deferred then,
 // within Discord's three seconds, and the reply completes the deferral when
 // the command ends. When the adapter is busy (see limiter), the interaction
-// is deferred at once and its command waits its turn.
+// is deferred at once and its command waits its turn. A Long command is
+// deferred at once and shows its progress (see answerLong).
 func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction) {
 	received := time.Now()
 	if !a.begin() {
@@ -39,13 +40,17 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		return
 	}
 	createdAt := created(i.ID, received)
+	if j.long {
+		a.answerLong(ctx, s, i, j, createdAt)
+		return
+	}
 	deferAt := createdAt.Add(a.ackAfter)
 	started := a.limit.tryStart()
 	if !started {
 		deferAt = received
 		a.limit.queue()
 	}
-	done := a.run(ctx, j, started, createdAt.Add(discordDeadline))
+	done := a.run(ctx, j, a.limit, started, createdAt.Add(discordDeadline))
 	timer := time.NewTimer(time.Until(deferAt))
 	defer timer.Stop()
 	select {
@@ -63,17 +68,17 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 	a.log.Debug("interaction answered after deferral", "command", j.req.Command, "took", time.Since(received))
 }
 
-// run runs the job in its own goroutine and delivers its reply: at once
-// when the caller started it, else once it is its turn, not before
-// notBefore. A panic becomes an apology and a log line: no command may
-// crash the bot.
-func (a *Adapter) run(ctx context.Context, j *job, started bool, notBefore time.Time) <-chan bot.Reply {
+// run runs the job in its own goroutine, in a slot of l, and delivers its
+// reply: at once when the caller started it, else once it is its turn,
+// not before notBefore. A panic becomes an apology and a log line: no
+// command may crash the bot.
+func (a *Adapter) run(ctx context.Context, j *job, l *limiter, started bool, notBefore time.Time) <-chan bot.Reply {
 	done := make(chan bot.Reply, 1)
 	go func() {
 		if !started {
-			a.limit.start(notBefore)
+			l.start(notBefore)
 		}
-		defer a.limit.release()
+		defer l.release()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("command panicked", "command", j.req.Command, "panic", p, "stack", string(debug.Stack()))

@@ -52,7 +52,8 @@ type InteractionSpec struct {
 	// Line is a slash command as typed, "/drop add 123 edit_code:456789":
 	// words fill the registered options in order, "name:value" sets one by
 	// name, double quotes group words. Values get the registered types;
-	// members are ids or <@id> mentions, attachments file names.
+	// members are ids or <@id> mentions, attachments file names (a file
+	// registered with AddFile resolves to it, with a signed URL).
 	Line string
 	// Data is a slash command's data as is.
 	Data *discordgo.ApplicationCommandInteractionData
@@ -192,4 +193,20 @@ func (s *Server) connFor(ctx context.Context, guildID string) (*conn, error) {
 		return nil, fmt.Errorf("discordtest: no gateway connection: %w", err)
 	}
 	return target, nil
+}
+
+// WaitResponses waits until the calls the bot made about the interaction,
+// in the order the fake received them, satisfy match, and returns them:
+// the acknowledgement, then each edit of a Long command's progress and
+// its final reply, for instance.
+func (it *Interaction) WaitResponses(ctx context.Context, match func([]Response) bool) ([]Response, error) {
+	var got []Response
+	err := it.waitFor(ctx, func() bool {
+		if match(it.responses) {
+			got = append([]Response(nil), it.responses...)
+			return true
+		}
+		return false
+	})
+	return got, err
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
-	"path"
 	"strconv"
 	"strings"
 
@@ -143,23 +141,6 @@ func (s *Server) optionValue(def *discordgo.ApplicationCommandOption, v string, 
 		return nil, errors.New("not a " + def.Type.String())
 	}
 	return o, nil
-}
-
-// attachment adds a resolved attachment named file and returns its id.
-func (s *Server) attachment(file string, res *discordgo.ApplicationCommandInteractionDataResolved) string {
-	id := s.newID()
-	if res.Attachments == nil {
-		res.Attachments = map[string]*discordgo.MessageAttachment{}
-	}
-	ct := mime.TypeByExtension(path.Ext(file))
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	res.Attachments[id] = &discordgo.MessageAttachment{
-		ID: id, Filename: file, ContentType: ct,
-		URL: s.URL() + "/attachments/" + id + "/" + file, ProxyURL: s.URL() + "/attachments/" + id + "/" + file,
-	}
-	return id
 }
 
 // splitWords splits on spaces, keeping double-quoted text together.

@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	s.channelRoutes()
 	s.guildRoutes()
 	s.dmRoutes()
+	s.fileRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "Unknown")
 	})

@@ -30,7 +30,12 @@
 // AddMember, SetBotRoles, Join and Leave (GUILD_MEMBER_ADD and _REMOVE),
 // ForbidRoleChanges, RateLimitRoleChanges (429 with retry_after) and
 // WaitRole; the bot's DMs (POST /users/@me/channels, DMs, CloseDMs for
-// 50007). Routes it does not know answer 404 and are recorded; HandleFunc
+// 50007). Files members attach: AddFile and AddFileFunc (with
+// PseudoRandom for a large one) register a file that a typed line's
+// attachment option resolves to by name, served at a signed attachment URL
+// on the fake's origin (ex, is and hm query parameters, as Discord's CDN
+// links carry; 404 when the signature is wrong or the file was removed,
+// RemoveFile). Routes it does not know answer 404 and are recorded; HandleFunc
 // adds more, Dispatch sends other gateway events. Build and Session serve tests that call handlers
 // directly.
 //
@@ -137,6 +142,7 @@ type Server struct {
 	late         []LateCallback               // callbacks after the deadline
 	guild        guildState                   // the test guild's roles and members
 	limits       roleLimits                   // knobs of role changes
+	files        fileState                    // files members attach
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test
@@ -151,6 +157,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		interactions: map[string]*Interaction{},
 		denied:       map[string]bool{},
 		closedDMs:    map[string]bool{},
+		files:        fileState{byName: map[string]*file{}, attached: map[string]string{}},
 	}
 	s.guild = newGuildState(s.opts)
 	s.routes()
