@@ -69,3 +69,36 @@ func (g *gates) post(ctx context.Context, channel string, n core.GateNotice) err
 		return err
 	})
 }
+
+// momentActions is the adapter's part in Moments: its attachment opener,
+// and the notice of a post that a restart interrupted.
+type momentActions struct {
+	*MediaOpener
+	a *Adapter
+}
+
+var _ core.MomentAnnouncer = momentActions{}
+
+// Moments returns the adapter's part in Moments, for
+// MomentService.Attach: Media's opener, and AnnounceMoment.
+func (a *Adapter) Moments() core.MediaOpener { return momentActions{MediaOpener: a.media, a: a} }
+
+// AnnounceMoment posts how a post that a restart interrupted ended, in the
+// channel it was posted in, mentioning (and pinging) its member: their
+// interaction's reply cannot be edited any more. It returns Discord's
+// error.
+func (m momentActions) AnnounceMoment(ctx context.Context, n core.MomentNotice) error {
+	r := m.a.render(bot.Reply{Text: bot.MomentNoticeText(n)})
+	send := &discordgo.MessageSend{
+		Content:         r.content,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Users: []string{n.Record.Member}},
+	}
+	err := retryRateLimited(ctx, func(o ...discordgo.RequestOption) error {
+		_, err := m.a.session.ChannelMessageSendComplex(n.Record.Channel, send, o...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("discord: announce moment %d in %s: %w", n.Record.ID, n.Record.Channel, err)
+	}
+	return nil
+}

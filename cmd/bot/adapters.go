@@ -60,6 +60,7 @@ func (m *Main) openAdapters() error {
 			return err
 		}
 		m.gates.Attach(core.Discord, dc.Gates())
+		m.moments.Attach(core.Discord, dc.Moments())
 		m.addAdapter(core.Discord, dc)
 	}
 	if !c.TelegramToken.IsZero() {
