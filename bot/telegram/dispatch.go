@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -52,13 +53,62 @@ func (a *Adapter) handleUpdate(ctx context.Context, u tgbotapi.Update) {
 	}
 }
 
-// handleMessage runs a command typed in a private chat or a group.
+// incoming is a message, or an album, that may carry a command.
+type incoming struct {
+	o origin
+	// messageID is the message whose text or caption line is; replies of
+	// long commands answer it.
+	messageID int
+	line      string
+	// media are the files that came with the line: the message's own, its
+	// album's, or those of the message it replies to.
+	media []bot.Media
+	// key is the request's Key (see bot.Request).
+	key string
+}
+
+// handleMessage runs a command typed in a private chat or a group, or
+// written as the caption of a photo, video, animation or document. The
+// items of an album are collected first (album.go).
 func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	if m.Chat == nil || m.From == nil || m.From.IsBot {
 		return
 	}
-	o := origin{chat: m.Chat, from: m.From}
-	text := strings.TrimSpace(m.Text)
+	if m.MediaGroupID != "" && a.collect(m) {
+		return
+	}
+	a.handleIncoming(ctx, a.single(m))
+}
+
+// single is the incoming of one message: its text or caption, with its
+// own file or, when it has none, that of the message it replies to (only
+// that message's, also when it belongs to an album).
+func (a *Adapter) single(m *tgbotapi.Message) incoming {
+	in := incoming{
+		o: origin{chat: m.Chat, from: m.From}, messageID: m.MessageID, line: m.Text,
+		key: fmt.Sprintf("telegram:%d:%d", m.Chat.ID, m.MessageID),
+	}
+	if in.line == "" {
+		in.line = m.Caption
+	}
+	if md, ok := a.messageMedia(m); ok {
+		in.media = []bot.Media{md}
+	} else if m.ReplyToMessage != nil {
+		if md, ok := a.messageMedia(m.ReplyToMessage); ok {
+			in.media = []bot.Media{md}
+		}
+	}
+	return in
+}
+
+// handleIncoming runs the command of a text or a caption. A command that
+// takes files (an Attachment option, /moment) gets the media that came
+// with it in Request.Media; other commands run as typed, their media
+// ignored, so that a caption /help answers as the text /help does. Long
+// commands run apart (long.go).
+func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
+	o := in.o
+	text := strings.TrimSpace(in.line)
 	if !strings.HasPrefix(text, "/") {
 		if o.private() && text != "" {
 			a.send(ctx, o, bot.Reply{Text: privateHint})
@@ -76,7 +126,7 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		a.send(ctx, o, a.start(ctx, o, payload))
 		return
 	case !o.private() && a.bot.MayCarrySecret(text, a.username):
-		a.secretInGroup(ctx, o, m.MessageID, text)
+		a.secretInGroup(ctx, o, in.messageID, text)
 		return
 	case o.private() && o.command == "claim":
 		if reply, ok := a.privateClaim(ctx, o, text); ok {
@@ -84,10 +134,21 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 			return
 		}
 	}
-	if _, _, err := a.bot.ParseLine(text, a.username); errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
+	cmd, _, err := a.bot.ParseLine(text, a.username)
+	if errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
 		return // another bot's command, most likely
 	}
-	if reply, ok := a.bot.HandleLine(ctx, a.newRequest(ctx, o), text, a.username); ok {
+	req := a.newRequest(ctx, o)
+	req.Key = in.key
+	if cmd != nil && takesMedia(cmd) {
+		req.Media = in.media
+	}
+	if cmd != nil && cmd.Long {
+		in.o = o
+		a.startLong(ctx, in, cmd, req, text)
+		return
+	}
+	if reply, ok := a.bot.HandleLine(ctx, req, text, a.username); ok {
 		a.send(ctx, o, a.withPost(ctx, o, reply))
 	}
 }

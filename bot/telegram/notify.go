@@ -27,7 +27,7 @@ func (a *Adapter) Notify(ctx context.Context, ref bot.PostRef, text string) erro
 		"chat_id": strings.TrimSpace(ref.Channel), "text": renderHTML(part), "parse_mode": tgbotapi.ModeHTML,
 		"link_preview_options": `{"is_disabled":true}`,
 	}
-	if err := a.sendMessage(ctx, p, part); err != nil {
+	if _, err := a.textRequest(ctx, "sendMessage", p, part); err != nil {
 		return fmt.Errorf("telegram: notify in %s: %w", ref.Channel, err)
 	}
 	return nil

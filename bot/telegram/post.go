@@ -178,6 +178,8 @@ func words(err error) string {
 		return "This button is for the members of the group it was posted in. Join that group, then press the button again."
 	case errors.Is(err, errMemberCheck):
 		return "I could not check that you are in the group this button belongs to. Please press the button again in a minute."
+	case errors.Is(err, errLongBusy):
+		return "I am busy with many uploads right now. Please send it again in a few minutes."
 	case errors.Is(err, errBadChat):
 		return "I could not post the claim message: the channel must be a Telegram chat id, such as -1001234567890."
 	case errors.As(err, &apiErr) && (apiErr.Code == http.StatusForbidden || strings.Contains(apiErr.Message, "not enough rights") ||

@@ -157,13 +157,18 @@ func (a *Adapter) acquire() bool {
 	return a.running
 }
 
-// stop refuses new updates and waits for those in flight, at most the
-// update timeout and a little more (every update is bounded by it).
+// stop refuses new updates and waits for those in flight, albums being
+// collected and long commands, at most the update timeout or the time
+// the last long command has left, whichever is longer, and a little more
+// (every update and long command is bounded).
 func (a *Adapter) stop() {
 	a.setRunning(false)
 	done := make(chan struct{})
 	go func() { a.inflight.Wait(); close(done) }()
-	t := time.NewTimer(a.opts.UpdateTimeout + 5*time.Second)
+	a.mu.Lock()
+	wait := max(a.opts.UpdateTimeout+a.opts.AlbumWait, time.Until(a.longEnd))
+	a.mu.Unlock()
+	t := time.NewTimer(wait + 5*time.Second)
 	defer t.Stop()
 	select {
 	case <-done:

@@ -31,6 +31,13 @@ const (
 // names what they show, is sent all the same.
 // See https://core.telegram.org/bots/api#sendmessage.
 func (a *Adapter) sendReply(ctx context.Context, chatID int64, r bot.Reply) error {
+	return a.sendReplyTo(ctx, chatID, 0, r)
+}
+
+// sendReplyTo is sendReply with the first message of the text in reply to
+// message replyTo of the chat (none when 0), sent also should that
+// message be gone.
+func (a *Adapter) sendReplyTo(ctx context.Context, chatID int64, replyTo int, r bot.Reply) error {
 	if len(r.Pictures) > 0 {
 		err := a.sendPictures(ctx, chatID, r.Pictures)
 		if unreachable(err) {
@@ -49,40 +56,73 @@ func (a *Adapter) sendReply(ctx context.Context, chatID int64, r bot.Reply) erro
 	}
 	parts := chunks(r.Text)
 	for i, part := range parts {
-		p := tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10), "text": renderHTML(part), "parse_mode": tgbotapi.ModeHTML}
-		// link_preview_options (Bot API 7.0) is newer than the library.
-		preview := map[string]any{"is_disabled": true}
-		if i == 0 && r.Image != "" {
-			preview = map[string]any{"url": r.Image, "prefer_small_media": true}
-		}
-		if err := p.AddInterface("link_preview_options", preview); err != nil {
-			return err
+		image, buttons := "", []bot.Button(nil)
+		if i == 0 {
+			image = r.Image
 		}
 		if i == len(parts)-1 {
-			if err := p.AddInterface("reply_markup", a.keyboard(r.Buttons)); err != nil {
-				return err
-			}
+			buttons = r.Buttons
 		}
-		if err := a.sendMessage(ctx, p, part); err != nil {
+		p, err := a.textParams(chatID, part, image, buttons)
+		if err == nil && i == 0 && replyTo != 0 {
+			err = addReplyTo(p, replyTo)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := a.textRequest(ctx, "sendMessage", p, part); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sendMessage sends one message. Should Telegram refuse the HTML (a reply
-// whose Markdown nests oddly), it sends the plain text instead: a member
-// gets the words either way.
-func (a *Adapter) sendMessage(ctx context.Context, p tgbotapi.Params, md string) error {
-	_, err := a.makeRequest(ctx, "sendMessage", p)
+// textParams renders one message of Markdown md to chatID as HTML, with
+// image as its link preview (none when ""), and buttons.
+func (a *Adapter) textParams(chatID int64, md, image string, buttons []bot.Button) (tgbotapi.Params, error) {
+	p := tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10), "text": renderHTML(md), "parse_mode": tgbotapi.ModeHTML}
+	// link_preview_options (Bot API 7.0) is newer than the library.
+	preview := map[string]any{"is_disabled": true}
+	if image != "" {
+		preview = map[string]any{"url": image, "prefer_small_media": true}
+	}
+	if err := p.AddInterface("link_preview_options", preview); err != nil {
+		return nil, err
+	}
+	if err := p.AddInterface("reply_markup", a.keyboard(buttons)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// addReplyTo makes a message answer message id of its chat, and still be
+// sent should that one be gone. reply_parameters (Bot API 7.0) is newer
+// than the library. See https://core.telegram.org/bots/api#replyparameters.
+func addReplyTo(p tgbotapi.Params, id int) error {
+	return p.AddInterface("reply_parameters", map[string]any{"message_id": id, "allow_sending_without_reply": true})
+}
+
+// textRequest sends (sendMessage) or edits (editMessageText) one message,
+// and returns its id. Should Telegram refuse the HTML (a reply whose
+// Markdown nests oddly), it sends the plain text instead: a member gets
+// the words either way.
+func (a *Adapter) textRequest(ctx context.Context, method string, p tgbotapi.Params, md string) (int, error) {
+	resp, err := a.makeRequest(ctx, method, p)
 	var apiErr *tgbotapi.Error
 	if errors.As(err, &apiErr) && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "can't parse entities") {
-		a.log.Warn("telegram refused the HTML of a reply, sending plain text", "err", err)
+		a.log.Warn("telegram refused the HTML of a reply, sending plain text", "method", method, "err", err)
 		delete(p, "parse_mode")
 		p["text"] = bot.PlainText(md)
-		_, err = a.makeRequest(ctx, "sendMessage", p)
+		resp, err = a.makeRequest(ctx, method, p)
 	}
-	return err
+	if err != nil {
+		return 0, err
+	}
+	var m tgbotapi.Message
+	if json.Unmarshal(resp.Result, &m) != nil {
+		return 0, nil // an edit answered true (an inline message)
+	}
+	return m.MessageID, nil
 }
 
 // keyboard renders buttons as an inline keyboard, one per row; nil when

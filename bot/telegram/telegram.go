@@ -4,9 +4,19 @@
 // Updates arrive by long polling (getUpdates) or, when a webhook URL is
 // configured, through WebhookHandler, which the web server mounts. Each
 // update is handled in its own goroutine, bounded in number and in time
-// (Options.UpdateTimeout). Personal replies always go to the member's
-// private chat; a member who never opened it is told so in the group, with
-// the t.me deep link that opens it. A /drop add typed in a group carries
+// (Options.UpdateTimeout); a long command (bot.Command.Long, a Moment's
+// upload) runs apart, bounded by its own Timeout, and shows its progress
+// by editing one reply (long.go).
+//
+// A command may be the caption of a photo, video, animation or document,
+// or of an album, whose items are collected first (album.go); a command
+// that takes files gets them in Request.Media, also those of the message a
+// text command replies to (dispatch.go). Adapter.Media opens them by
+// file_id from TELEGRAM_API_URL, streaming (files.go).
+//
+// Personal replies always go to the member's private chat; a member who
+// never opened it is told so in the group, with the t.me deep link that
+// opens it. A /drop add typed in a group carries
 // the drop's edit code: the adapter deletes it at once and answers in the
 // private chat (dropadd.go). A /claim <drop> typed in the private chat
 // claims for the one group of the member's that hands the drop out
@@ -95,7 +105,15 @@ type Options struct {
 	// administers, for gating; nil leaves them to the groups'
 	// administrators.
 	JoinRequests JoinRequests
+	// AlbumWait is how long the items of an album are collected after the
+	// last one arrived before its command runs (album.go). Default
+	// DefaultAlbumWait.
+	AlbumWait time.Duration
 }
+
+// DefaultAlbumWait is Options.AlbumWait's default: Telegram delivers the
+// items of an album within moments of each other.
+const DefaultAlbumWait = time.Second
 
 // DropPlacer lists the places where a drop is handed out; *bot.Bot
 // satisfies it.
@@ -103,18 +121,31 @@ type DropPlacer interface {
 	DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error)
 }
 
+// commandTable is what the adapter asks of the bot: *bot.Bot. Tests put a
+// table with a command of their own in its place.
+type commandTable interface {
+	Commands() []*bot.Command
+	ParseLine(line, botName string) (*bot.Command, map[string]string, error)
+	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
+	MayCarrySecret(line, botName string) bool
+	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
+}
+
 // Adapter connects one bot to Telegram. Create it with New, then Run it.
 type Adapter struct {
-	bot      *bot.Bot
-	api      *tgbotapi.BotAPI
-	opts     Options
-	log      *slog.Logger
-	username string
-	admins   *adminCache
-	slots    chan struct{}
+	bot       commandTable
+	api       *tgbotapi.BotAPI
+	opts      Options
+	log       *slog.Logger
+	username  string
+	admins    *adminCache
+	slots     chan struct{}
+	longSlots chan struct{}
+	albums    *albums
 
 	mu       sync.Mutex
 	running  bool
+	longEnd  time.Time // when the last long command in flight must end
 	inflight sync.WaitGroup
 }
 
@@ -128,7 +159,11 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 	if opts.Drops == nil {
 		opts.Drops = b
 	}
-	a := &Adapter{bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(), slots: make(chan struct{}, maxConcurrent)}
+	a := &Adapter{
+		bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(),
+		slots: make(chan struct{}, maxConcurrent), longSlots: make(chan struct{}, maxLong),
+		albums: &albums{pending: map[albumKey]*pendingAlbum{}},
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	// The endpoint is a format string: a "%" in the base must not count.
@@ -161,6 +196,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
+	}
+	if o.AlbumWait <= 0 {
+		o.AlbumWait = DefaultAlbumWait
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -2,19 +2,26 @@ package telegramtest
 
 import "strconv"
 
-// MemberMessage is a message a member sent with SendText, as its chat
-// shows it.
+// MemberMessage is a message a member sent (SendText, SendMedia,
+// SendAlbum, ReplyText), as its chat shows it.
 type MemberMessage struct {
 	MessageID int
 	ChatID    int64
 	From      User
-	Text      string
+	// Text is the message's text, or the caption of its media.
+	Text string
+	// Media is the file the message carries, nil for a text.
+	Media *Media
+	// MediaGroupID is the album the message belongs to, "" for none.
+	MediaGroupID string
+	// ReplyTo is the id of the message it replies to, 0 for none.
+	ReplyTo int
 	// Deleted is set once the bot deleted the message (deleteMessage).
 	Deleted bool
 }
 
-// MemberMessages returns the messages members sent to chatID with
-// SendText, oldest first, deleted ones included (see Deleted).
+// MemberMessages returns the messages members sent to chatID, oldest
+// first, deleted ones included (see Deleted).
 func (s *Server) MemberMessages(chatID int64) []MemberMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -27,11 +34,13 @@ func (s *Server) MemberMessages(chatID int64) []MemberMessage {
 	return out
 }
 
-// keep records a message a member sent.
-func (s *Server) keep(m MemberMessage) {
+// keep records a message a member sent, and its body as updates carry
+// it, for the replies to it.
+func (s *Server) keep(m MemberMessage, body map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.incoming = append(s.incoming, m)
+	s.memberBodies[m.MessageID] = body
 }
 
 // deleteMessage answers deleteMessage as the real API does for a bot

@@ -32,6 +32,9 @@ type Message struct {
 	Document *Document
 	// Buttons are the inline keyboard, row by row.
 	Buttons [][]Button
+	// ReplyTo is the id of the message this one answers
+	// (reply_parameters, or the older reply_to_message_id), 0 for none.
+	ReplyTo int
 	// Params holds every parameter as sent.
 	Params map[string]string
 }
@@ -150,7 +153,20 @@ func (s *Server) send(method string, p map[string]string) (any, *Failure) {
 	if m.Buttons, f = keyboard(p); f != nil {
 		return nil, f
 	}
+	m.ReplyTo = replyTo(p)
 	return s.store(m)
+}
+
+// replyTo reads the message a sent one replies to, 0 for none.
+func replyTo(p map[string]string) int {
+	var rp struct {
+		MessageID int `json:"message_id"`
+	}
+	if json.Unmarshal([]byte(p["reply_parameters"]), &rp) == nil && rp.MessageID > 0 {
+		return rp.MessageID
+	}
+	id, _ := strconv.Atoi(p["reply_to_message_id"])
+	return id
 }
 
 // maxDocument is the Bot API's limit on a file a bot sends: 50 MB.
@@ -210,8 +226,12 @@ func (s *Server) store(m Message) (any, *Failure) {
 	}
 	if strings.HasPrefix(m.Method, "edit") {
 		m.MessageID, _ = strconv.Atoi(m.Params["message_id"])
-		if !s.sentLocked(m.ChatID, m.MessageID) {
+		last, ok := s.lastVersionLocked(m.ChatID, m.MessageID)
+		if !ok {
 			return nil, badRequest("message to edit not found")
+		}
+		if last.Text == m.Text && last.Params["reply_markup"] == m.Params["reply_markup"] {
+			return nil, badRequest("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
 		}
 	} else {
 		s.nextMessage++
@@ -228,12 +248,57 @@ func (s *Server) store(m Message) (any, *Failure) {
 // sentLocked reports whether the bot sent message id to the chat; s.mu
 // must be held.
 func (s *Server) sentLocked(chatID int64, id int) bool {
-	for _, m := range s.sent {
-		if m.ChatID == chatID && m.MessageID == id {
-			return true
+	_, ok := s.lastVersionLocked(chatID, id)
+	return ok
+}
+
+// lastVersionLocked returns message id of the chat as last sent or
+// edited; s.mu must be held.
+func (s *Server) lastVersionLocked(chatID int64, id int) (Message, bool) {
+	for i := len(s.sent) - 1; i >= 0; i-- {
+		if m := s.sent[i]; m.ChatID == chatID && m.MessageID == id {
+			return m, true
 		}
 	}
-	return false
+	return Message{}, false
+}
+
+// Edits returns the edits (editMessageText, editMessageCaption) of
+// message id of the chat so far, in the order Telegram applied them.
+func (s *Server) Edits(chatID int64, id int) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.editsLocked(chatID, id)
+}
+
+// WaitEdits returns the edits of message id of the chat once there are at
+// least n, in order, waiting for them until ctx is done. The error then
+// lists what was sent, to make a failing test readable.
+func (s *Server) WaitEdits(ctx context.Context, chatID int64, id, n int) ([]Message, error) {
+	for {
+		s.mu.Lock()
+		edits, changed := s.editsLocked(chatID, id), s.changed
+		s.mu.Unlock()
+		if len(edits) >= n {
+			return edits, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			seen := summary(s.Messages())
+			return edits, fmt.Errorf("telegramtest: %d edits of message %d, want %d; sent so far: %s: %w", len(edits), id, n, seen, ctx.Err())
+		}
+	}
+}
+
+func (s *Server) editsLocked(chatID int64, id int) []Message {
+	var out []Message
+	for _, m := range s.sent {
+		if m.ChatID == chatID && m.MessageID == id && strings.HasPrefix(m.Method, "edit") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (s *Server) myCommands() any {

@@ -23,7 +23,16 @@
 // createChatInviteLink, approveChatJoinRequest, declineChatJoinRequest,
 // banChatMember and unbanChatMember as Telegram does, refusing what the
 // bot's rights do not allow; WaitApproved, WaitDeclined and WaitRemoved
-// wait for their success. A Server is safe for concurrent use.
+// wait for their success.
+//
+// For Moments, members send media (SendMedia: a photo, video, animation or
+// document with a caption; SendAlbum: items sharing a media_group_id;
+// ReplyText: a text replying to an earlier message, which the update
+// carries whole), and the fake serves the files they name (AddFile,
+// getFile, GET /file/bot<token>/<file_path>, large ones generated as they
+// are read: GeneratedFile, Random), refusing what the cloud Bot API
+// refuses when told to (LimitDownloads). WaitEdits waits for the edits of
+// a message the bot sent, in order. A Server is safe for concurrent use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -77,32 +86,36 @@ type Server struct {
 	closeOnce     sync.Once
 	deliveries    sync.WaitGroup
 
-	mu           sync.Mutex
-	changed      chan struct{} // closed and replaced on every change
-	nextUpdate   int
-	nextMessage  int
-	nextGroup    int // media groups sent
-	pending      []pendingUpdate
-	sent         []Message
-	incoming     []MemberMessage
-	calls        []Call
-	abandoned    []Call // calls whose client gave up before the answer
-	answered     []Call // calls answered with a result, not an error
-	admins       map[int64]map[int64]bool
-	statuses     map[int64]map[int64]string
-	chats        map[int64]Chat
-	botRights    map[int64]BotRights
-	forbidden    map[int64]bool
-	joins        map[memberKey]bool       // pending join requests
-	links        map[int64]map[string]any // last join-request link of each chat
-	nextLink     int
-	neverStarted map[int64]bool
-	failures     map[string][]Failure
-	refused      map[string]bool // URLs the fake cannot fetch
-	delays       map[string]time.Duration
-	webhook      map[string]string
-	delivered    []Delivery
-	isClosed     bool // no new webhook deliveries
+	mu            sync.Mutex
+	changed       chan struct{} // closed and replaced on every change
+	nextUpdate    int
+	nextMessage   int
+	nextGroup     int // media groups sent or posted
+	pending       []pendingUpdate
+	sent          []Message
+	incoming      []MemberMessage
+	calls         []Call
+	abandoned     []Call // calls whose client gave up before the answer
+	answered      []Call // calls answered with a result, not an error
+	admins        map[int64]map[int64]bool
+	statuses      map[int64]map[int64]string
+	chats         map[int64]Chat
+	botRights     map[int64]BotRights
+	forbidden     map[int64]bool
+	joins         map[memberKey]bool       // pending join requests
+	links         map[int64]map[string]any // last join-request link of each chat
+	nextLink      int
+	neverStarted  map[int64]bool
+	failures      map[string][]Failure
+	refused       map[string]bool // URLs the fake cannot fetch
+	delays        map[string]time.Duration
+	webhook       map[string]string
+	delivered     []Delivery
+	isClosed      bool            // no new webhook deliveries
+	files         map[string]File // by file_id
+	downloadLimit int64
+	downloads     []string
+	memberBodies  map[int]map[string]any // members' messages, for replies
 }
 
 // NewServer starts a fake Bot API. Close it when the test ends.
@@ -125,6 +138,8 @@ func NewServer(opts Options) *Server {
 		failures:      map[string][]Failure{},
 		refused:       map[string]bool{},
 		delays:        map[string]time.Duration{},
+		files:         map[string]File{},
+		memberBodies:  map[int]map[string]any{},
 	}
 	if s.Token == "" {
 		s.Token = DefaultToken
@@ -226,8 +241,13 @@ func (s *Server) notifyLocked() {
 	s.changed = make(chan struct{})
 }
 
-// serve routes POST /bot<token>/<method>.
+// serve routes POST /bot<token>/<method> and GET
+// /file/bot<token>/<file_path>.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || method == "" {
@@ -321,6 +341,8 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 		return s.sendMediaGroup(c)
 	case "getChatMember":
 		return s.chatMember(p)
+	case "getFile":
+		return s.getFile(p)
 	case "getChat":
 		return s.getChat(p)
 	case "createChatInviteLink":

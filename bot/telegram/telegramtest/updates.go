@@ -60,16 +60,26 @@ type Delivery struct {
 // deletes it.
 func (s *Server) SendText(chat Chat, from User, text string) int {
 	id := s.newMessageID()
-	s.keep(MemberMessage{MessageID: id, ChatID: chat.ID, From: from, Text: text})
-	msg := map[string]any{
-		"message_id": id, "date": time.Now().Unix(),
-		"chat": chatJSON(chat), "from": userJSON(from), "text": text,
-	}
+	msg := memberMessage(id, chat, from)
+	msg["text"] = text
+	addEntities(msg, "entities", text)
+	s.keep(MemberMessage{MessageID: id, ChatID: chat.ID, From: from, Text: text}, msg)
+	return s.PushUpdate(map[string]any{"message": msg})
+}
+
+// memberMessage is the body of a message from sent in chat, without its
+// content.
+func memberMessage(id int, chat Chat, from User) map[string]any {
+	return map[string]any{"message_id": id, "date": time.Now().Unix(), "chat": chatJSON(chat), "from": userJSON(from)}
+}
+
+// addEntities gives text starting with "/" the bot_command entity
+// Telegram adds, under key ("entities", or "caption_entities").
+func addEntities(msg map[string]any, key, text string) {
 	if strings.HasPrefix(text, "/") {
 		word, _, _ := strings.Cut(text, " ")
-		msg["entities"] = []any{map[string]any{"type": "bot_command", "offset": 0, "length": len(utf16.Encode([]rune(word)))}}
+		msg[key] = []any{map[string]any{"type": "bot_command", "offset": 0, "length": len(utf16.Encode([]rune(word)))}}
 	}
-	return s.PushUpdate(map[string]any{"message": msg})
 }
 
 // PressButton pushes a callback_query update: from presses the callback
