@@ -271,6 +271,9 @@ func mediaErrorText(e *core.MediaError) string {
 	case core.MediaChanged:
 		return name + " changed while it was being posted, so nothing was posted. Please post it again."
 	}
+	if errors.Is(e, core.ErrMediaTooLargeToFetch) {
+		return name + " is larger than the chat lets bots download (Telegram's cloud Bot API: 20 MB; a self-hosted Bot API server lifts that). Nothing was uploaded."
+	}
 	if errors.Is(e, core.ErrMediaGone) {
 		return name + " is no longer available from the chat (the message was deleted?). Post it again."
 	}

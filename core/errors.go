@@ -173,6 +173,9 @@ var (
 	// ErrMediaGone means the platform no longer has a file a member
 	// attached (a deleted message, an expired attachment address).
 	ErrMediaGone = errors.New("attached file no longer available")
+	// ErrMediaTooLargeToFetch means the platform will not hand a file this
+	// large to the bot (Telegram's cloud Bot API: over 20 MB).
+	ErrMediaTooLargeToFetch = errors.New("the platform will not hand over a file this large")
 	// ErrMediaInvalid means Moments refused a file: its content is not
 	// what its type says (INVALID), it could not be processed (FAILED), or
 	// it cannot be attached (the service's 409).

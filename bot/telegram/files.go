@@ -13,14 +13,16 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core"
 )
 
 // ErrFileTooBig means Telegram will not hand a file to the bot for its
 // size: the cloud Bot API lets bots download at most 20 MB
 // (CloudDownloadLimit); a self-hosted Bot API server lifts the limit.
-var ErrFileTooBig = errors.New("telegram: file over the 20 MB the cloud Bot API lets bots download " +
-	"(a self-hosted Bot API server at TELEGRAM_API_URL lifts the limit)")
+// It matches core.ErrMediaTooLargeToFetch.
+var ErrFileTooBig = fmt.Errorf("telegram: file over the 20 MB the cloud Bot API lets bots download "+
+	"(a self-hosted Bot API server at TELEGRAM_API_URL lifts the limit): %w", core.ErrMediaTooLargeToFetch)
 
 // fileHeaderTimeout bounds getFile, and the wait for a download's
 // response headers; the content then streams for as long as the caller's
@@ -154,4 +156,26 @@ func (b *fileBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+var _ core.MomentAnnouncer = Files{}
+
+// AnnounceMoment tells the chat a post was made in how it ended after a
+// restart interrupted it: the progress reply of the process that stopped
+// is never edited again.
+func (f Files) AnnounceMoment(ctx context.Context, n core.MomentNotice) error {
+	channel := n.Record.Channel
+	if strings.TrimSpace(channel) == "" {
+		channel = n.Record.Place
+	}
+	chatID, err := parseChatID(channel)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, gateTimeout)
+	defer cancel()
+	if err := f.a.sendReply(ctx, chatID, bot.Reply{Text: bot.MomentNoticeText(n)}); err != nil {
+		return fmt.Errorf("telegram: moment notice to %d: %w", chatID, err)
+	}
+	return nil
 }

@@ -73,6 +73,7 @@ func (m *Main) openAdapters() error {
 			return err
 		}
 		m.gates.Attach(core.Telegram, tg.Gates())
+		m.moments.Attach(core.Telegram, tg.Media())
 		if c.TelegramWebhookURL != "" {
 			u, err := url.Parse(c.TelegramWebhookURL)
 			if err != nil {

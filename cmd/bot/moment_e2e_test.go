@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -13,7 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
@@ -128,6 +132,151 @@ func TestMoment_Console(t *testing.T) {
 			fmt.Fprintf(s.stdin, "/moments %d\n", drop)
 			waitOutput(t, s, "Recent Moments")
 			waitOutput(t, s, "Our booth")
+		})
+	}
+}
+
+// momentLimit is MOMENT_MAX_BYTES in the platforms' end-to-end tests.
+const momentLimit = 300000
+
+// limitMoments sets MOMENT_MAX_BYTES to momentLimit.
+func limitMoments(m *Main) { m.Config.MomentMaxBytes = momentLimit }
+
+// TestMoment_Discord: /moment with attachments posts one Moment whose
+// author is the member's verified holding address and whose files are the
+// attachments' bytes, acknowledged within Discord's 3 s while it uploads;
+// the same photo again, a non-holder, an unverified wallet, a text file
+// named .png and an over-size file are refused before any upload address
+// is asked for; /moments shows the Moment with its picture in an embed.
+func TestMoment_Discord(t *testing.T) {
+	for name, dbURL := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			srv, s := startDiscord(t, dbURL, limitMoments)
+			sb := s.m.SandboxAPI
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			drop := gatedDrop(t, s, "Discord Moments", coretest.TestAddress)
+			other := gatedDrop(t, s, "Nobody's drop")
+			photo, second := pngOf(t, 64, 1), pngOf(t, 48, 2)
+			srv.AddFile("booth.png", "image/png", photo)
+			srv.AddFile("stage.png", "image/png", second)
+			srv.AddFile("notes.png", "image/png", []byte("just some text, not a picture"))
+			srv.AddFile("huge.png", "image/png", pngOf(t, 400, 3))
+			alice, bob := discordtest.Alice, discordtest.Bob
+			discordVerify(ctx, t, srv, alice, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+
+			posted := discordAnswer(ctx, t, srv.Command(alice, fmt.Sprintf("/moment drop:%d description:\"Our booth\" media:booth.png media2:stage.png", drop)), containing("Moment posted"))
+			if posted.Ephemeral {
+				t.Error("the Moment's reply is ephemeral; a Moment is public")
+			}
+			checkMoment(t, sb, coretest.TestAddress, drop, "Our booth", photo, second)
+
+			asked := sb.Requests(wire.OpMediaUploadURL)
+			refusals := []struct{ line, want string }{
+				{fmt.Sprintf("/moment drop:%d description:Again media:booth.png", drop), "posted by you to this drop already"},
+				{fmt.Sprintf("/moment drop:%d description:\"Not mine\" media:booth.png", other), "holds a POAP of drop"},
+				{fmt.Sprintf("/moment drop:%d description:Text media:notes.png", drop), "is not a photo or a video"},
+				{fmt.Sprintf("/moment drop:%d description:Huge media:huge.png", drop), "the most a Moment's file may be here is 0.3 MB"},
+			}
+			for _, r := range refusals {
+				discordAnswer(ctx, t, srv.Command(alice, r.line), containing(r.want))
+			}
+			discordAnswer(ctx, t, srv.Command(bob, "/link "+elsewhere), containing("Nonce"))
+			discordAnswer(ctx, t, srv.Command(bob, fmt.Sprintf("/moment drop:%d description:Unverified media:booth.png", drop)), containing("isn't verified yet"))
+			if n := sb.Requests(wire.OpMediaUploadURL); n != asked {
+				t.Errorf("refused posts asked for %d upload addresses", n-asked)
+			}
+			if n := len(sb.Moments()); n != 1 {
+				t.Errorf("the sandbox has %d Moments, want 1", n)
+			}
+
+			list := discordAnswer(ctx, t, srv.Command(bob, fmt.Sprintf("/moments drop:%d", drop)), containing("Recent Moments"))
+			if len(list.Embeds) == 0 || list.Embeds[0].Image == nil || !strings.Contains(list.Embeds[0].Image.URL, "/media/") {
+				t.Errorf("/moments embeds = %+v, want the Moment's picture", list.Embeds)
+			}
+		})
+	}
+}
+
+// TestMoment_Telegram: a photo captioned /moment in a group makes a Moment
+// with the photo's bytes by the member's verified holding address, edited
+// into one reply; an album of two makes one Moment with two files; the same
+// photo again makes none; refusals come before any upload address;
+// /moments sends the pictures.
+func TestMoment_Telegram(t *testing.T) {
+	for name, dbURL := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			tg, s := startTelegram(t, dbURL, limitMoments)
+			sb := s.m.SandboxAPI
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			group, _ := telegramGroup(tg)
+			drop := gatedDrop(t, s, "Telegram Moments", coretest.TestAddress)
+			other := gatedDrop(t, s, "Nobody's drop")
+			alice := telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+			bob := telegramtest.User{ID: 1002, FirstName: "Bob", Username: "bob"}
+			tg.OpenPrivateChat(alice.ID)
+			tg.OpenPrivateChat(bob.ID)
+			telegramVerify(ctx, t, tg, alice, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+			files := map[string][]byte{"p1": pngOf(t, 64, 1), "p2": pngOf(t, 48, 2), "p3": pngOf(t, 40, 3), "txt": []byte("just some text, not a picture"), "big": pngOf(t, 400, 4)}
+			for id, b := range files {
+				tg.AddFile(telegramtest.BytesFile(id, b))
+			}
+			caption := func(d int64, text string) string { return fmt.Sprintf("/moment@%s %d %s", tg.Username, d, text) }
+			posted := func(description string) {
+				t.Helper()
+				if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("Moment posted"), telegramtest.Contains(description))); err != nil {
+					t.Fatalf("Moment %q not posted: %v", description, err)
+				}
+			}
+
+			tg.SendMedia(group, alice, caption(drop, "Our booth"), telegramtest.PhotoMedia("p1", int64(len(files["p1"]))))
+			posted("Our booth")
+			checkMoment(t, sb, coretest.TestAddress, drop, "Our booth", files["p1"])
+			tg.SendAlbum(group, alice, caption(drop, "The stage"), telegramtest.PhotoMedia("p2", int64(len(files["p2"]))), telegramtest.PhotoMedia("p3", int64(len(files["p3"]))))
+			posted("The stage")
+			checkMoment(t, sb, coretest.TestAddress, drop, "The stage", files["p2"], files["p3"])
+
+			asked := sb.Requests(wire.OpMediaUploadURL)
+			refusals := []struct {
+				caption string
+				media   telegramtest.Media
+				want    string
+			}{
+				{caption(drop, "Again"), telegramtest.PhotoMedia("p1", int64(len(files["p1"]))), "posted by you to this drop already"},
+				{caption(other, "Not mine"), telegramtest.PhotoMedia("p1", int64(len(files["p1"]))), "holds a POAP of drop"},
+				{caption(drop, strings.Repeat("x", 601)), telegramtest.PhotoMedia("p1", int64(len(files["p1"]))), "at most 600 characters"},
+				{caption(drop, "Text"), telegramtest.DocumentMedia("txt", "notes.png", "image/png", int64(len(files["txt"]))), "is not a photo or a video"},
+				{caption(drop, "Huge"), telegramtest.DocumentMedia("big", "huge.png", "image/png", int64(len(files["big"]))), "the most a Moment's file may be here is 0.3 MB"},
+			}
+			for _, r := range refusals {
+				tg.SendMedia(group, alice, r.caption, r.media)
+				if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains(r.want))); err != nil {
+					t.Errorf("%.30s…: no refusal %q: %v", r.caption, r.want, err)
+				}
+			}
+			tg.SendText(telegramtest.PrivateChat(bob), bob, "/link "+elsewhere)
+			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(bob.ID), telegramtest.Contains("Nonce"))); err != nil {
+				t.Fatal(err)
+			}
+			tg.SendMedia(group, bob, caption(drop, "Unverified"), telegramtest.PhotoMedia("p1", int64(len(files["p1"]))))
+			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("isn't verified yet"))); err != nil {
+				t.Errorf("an unverified wallet's post was not refused: %v", err)
+			}
+			if n := sb.Requests(wire.OpMediaUploadURL); n != asked {
+				t.Errorf("refused posts asked for %d upload addresses", n-asked)
+			}
+			if n := len(sb.Moments()); n != 2 {
+				t.Errorf("the sandbox has %d Moments, want 2", n)
+			}
+
+			tg.SendText(group, bob, fmt.Sprintf("/moments@%s %d", tg.Username, drop))
+			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("Recent Moments"))); err != nil {
+				t.Fatal(err)
+			}
+			if calls := tg.Calls("sendMediaGroup"); len(calls) == 0 {
+				t.Error("/moments sent no media group of the Moments' pictures")
+			}
 		})
 	}
 }
