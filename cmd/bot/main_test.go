@@ -33,7 +33,7 @@ var configVars = []string{
 
 // cleanEnv clears every configuration variable for the test, then sets the
 // given ones.
-func cleanEnv(t *testing.T, set map[string]string) {
+func cleanEnv(t testing.TB, set map[string]string) {
 	t.Helper()
 	for _, k := range configVars {
 		t.Setenv(k, "")
@@ -122,7 +122,7 @@ func startMainWith(t *testing.T, env map[string]string, withConsole bool) *sessi
 
 // startMainTuned is startMainWith with tune applied to the Main before it
 // runs (a shorter PostInterval, say).
-func startMainTuned(t *testing.T, env map[string]string, withConsole bool, tune func(*Main)) *session {
+func startMainTuned(t testing.TB, env map[string]string, withConsole bool, tune func(*Main)) *session {
 	t.Helper()
 	env = maps.Clone(env)
 	env["HTTP_ADDR"] = "127.0.0.1:0"
