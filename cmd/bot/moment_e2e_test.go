@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,20 @@ func TestMoment_Discord(t *testing.T) {
 			if n := len(sb.Moments()); n != 1 {
 				t.Errorf("the sandbox has %d Moments, want 1", n)
 			}
+
+			// While a post waits for its processing, other commands are
+			// acknowledged in time, and the post's reply shows its progress.
+			sb.SetMediaDelay(3 * time.Second)
+			srv.AddFile("late.png", "image/png", pngOf(t, 56, 5))
+			long := srv.Command(alice, fmt.Sprintf("/moment drop:%d description:Later media:late.png", drop))
+			if _, err := long.WaitResponses(ctx, func(rs []discordtest.Response) bool {
+				return slices.ContainsFunc(rs, func(r discordtest.Response) bool { return strings.Contains(r.Content, "processing") })
+			}); err != nil {
+				t.Fatalf("no progress edit saying the file is processing: %v", err)
+			}
+			discordAnswer(ctx, t, srv.Command(bob, "/help"), containing("/moment"))
+			discordAnswer(ctx, t, long, containing("Moment posted"))
+			sb.SetMediaDelay(0)
 
 			list := discordAnswer(ctx, t, srv.Command(bob, fmt.Sprintf("/moments drop:%d", drop)), containing("Recent Moments"))
 			if len(list.Embeds) == 0 || list.Embeds[0].Image == nil || !strings.Contains(list.Embeds[0].Image.URL, "/media/") {
