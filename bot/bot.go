@@ -123,6 +123,9 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 // words a member reads (see Explain). The command runs to completion even
 // when ctx is cancelled by a shutdown, bounded by the command timeout, so a
 // member never loses a half-done step; Wait lets the process wait for it.
+// A Long command (a Moment's upload, minutes long) is the exception: a
+// shutdown stops it, and what it leaves is taken up by the next process
+// (core.MomentService.Resume), so that a stop does not wait for it.
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	b.inflight.Add(1)
 	defer b.inflight.Done()
@@ -131,7 +134,10 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	if cmd != nil && cmd.Timeout > 0 {
 		timeout = cmd.Timeout
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	if cmd == nil || !cmd.Long {
+		ctx = context.WithoutCancel(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	if cmd == nil {

@@ -46,7 +46,7 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 	if text, ok := gateText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}
-	if text, ok := momentText(err); ok {
+	if text, ok := momentText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}
 	switch {

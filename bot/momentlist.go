@@ -197,9 +197,22 @@ func clipRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// momentText words the refusals and failures of /moment. Each says what to
-// do instead; none names a wallet, since the answer is public.
-func momentText(err error) (string, bool) {
+// momentText words the refusals and failures of /moment and /moments.
+// Each says what to do instead; none names a wallet, since the answer is
+// public.
+func momentText(req *Request, err error) (string, bool) {
+	if req.Command == "moments" {
+		switch {
+		case errors.Is(err, core.ErrNotLinked):
+			return "That member has no wallet linked, so they have no Moments to show.", true
+		case errors.Is(err, core.ErrNotVerified):
+			return "That member has no verified wallet, so no Moments of theirs can be found.", true
+		}
+	}
+	if req.Command == "moment" && errors.Is(err, core.ErrNotLinked) {
+		return "A Moment's author is a wallet you proved is yours, and you have none linked yet. " +
+			"Run " + codeSpan("/link <wallet>") + " with the wallet that holds the drop and sign the message it gives you.", true
+	}
 	var (
 		me  *core.MomentError
 		fe  *core.MediaError
@@ -222,6 +235,9 @@ func momentText(err error) (string, bool) {
 		return fmt.Sprintf("You posted %d Moments in the last hour, the most allowed. Please post again later.", re.Limit), true
 	case errors.As(err, &rep):
 		return repeatText(rep), true
+	case errors.Is(err, core.ErrMomentDelayed):
+		return "Your Moment is not finished yet: POAP Moments did not answer in time, or the bot was stopping. Nothing is lost: " +
+			"it will be finished within a few minutes, and I'll say so here. Please don't post it again meanwhile.", true
 	case errors.Is(err, core.ErrMomentsOff):
 		return "Moments are turned off here by the moderators.", true
 	case errors.Is(err, core.ErrMediaInvalid):
@@ -268,6 +284,8 @@ func mediaErrorText(e *core.MediaError) string {
 		return name + ": " + e.Reason + " Nothing was uploaded."
 	case core.MediaEmpty:
 		return name + " is empty. Nothing was uploaded."
+	case core.MediaTwice:
+		return fmt.Sprintf("%s is the same as file %d: attach each photo or video once.", name, e.Other+1)
 	case core.MediaChanged:
 		return name + " changed while it was being posted, so nothing was posted. Please post it again."
 	}

@@ -99,7 +99,7 @@ func MomentNoticeText(n core.MomentNotice) string {
 		res := momentPostedReply(core.MomentResult{Record: n.Record, Media: n.Media})
 		return who + ", your Moment was finished after the bot restarted.\n" + res.Text
 	}
-	text, ok := momentText(n.Err)
+	text, ok := momentText(&Request{Command: "moment"}, n.Err)
 	if !ok {
 		text = "It could not be finished. Please post it again."
 	}

@@ -183,6 +183,10 @@ var (
 	// ErrMediaTimeout means Moments was still processing a file at the
 	// deadline.
 	ErrMediaTimeout = errors.New("media still processing at the deadline")
+	// ErrMomentDelayed means Moments did not answer the creation of a
+	// Moment: it may or may not exist; the post is finished later
+	// (MomentService.Resume), and its place told.
+	ErrMomentDelayed = errors.New("moment creation unanswered, to be resumed")
 	// ErrMomentsOff means moderators turned Moments off in the place.
 	ErrMomentsOff = errors.New("moments are off here")
 	// ErrNotVerified means the member has linked wallets but proved none.
@@ -346,7 +350,10 @@ type MediaError struct {
 	Size     int64
 	Limit    int64
 	Reason   string
-	Err      error
+	// Other is the 0-based index of the same file earlier in the post
+	// (MediaTwice).
+	Other int
+	Err   error
 }
 
 // MediaProblem names what is wrong with a file.
@@ -369,6 +376,8 @@ const (
 	MediaEmpty
 	// MediaChanged: the file read for the upload is not the one checked.
 	MediaChanged
+	// MediaTwice: the file is in the post twice (Other is the first).
+	MediaTwice
 )
 
 func (e *MediaError) Error() string {

@@ -35,10 +35,10 @@ func (c checked) record(p MomentPost) MomentRecord {
 // the member's rate (a *MomentRateError), what the platform said of each
 // file (a *MediaError), a verified wallet holding the drop (ErrNotLinked,
 // ErrNotVerified, a *HolderError; ErrUnknownEvent for a drop the service
-// does not know), then each file's first bytes and size (a *MediaError)
-// and that no file repeats one the member posted to the drop (a
-// *MomentRepeatError). Store and issuing-service failures come as they
-// are.
+// does not know), then each file's first bytes and size, and that no file
+// is in the post twice (a *MediaError). That no file repeats one the member
+// posted to the drop is the store's to say, when the post is recorded.
+// Store and issuing-service failures come as they are.
 func (s *MomentService) check(ctx context.Context, p MomentPost) (checked, error) {
 	if err := s.checkShape(p); err != nil {
 		return checked{}, err
@@ -82,9 +82,14 @@ func (s *MomentService) check(ctx context.Context, p MomentPost) (checked, error
 		if err != nil {
 			return checked{}, err
 		}
+		for j, prev := range c.files {
+			if prev.HeadHash == f.HeadHash {
+				return checked{}, &MediaError{Index: i, Name: m.Name, Problem: MediaTwice, Other: j}
+			}
+		}
 		c.files = append(c.files, f)
 	}
-	return c, s.checkRepeat(ctx, c, p.DropID)
+	return c, nil
 }
 
 // checkShape: one to MaxMomentMedia files, a drop, a description of at
@@ -205,51 +210,4 @@ func (s *MomentService) readHead(ctx context.Context, o MediaOpener, i int, m Me
 	sum.Write(head)
 	f.HeadHash = hex.EncodeToString(sum.Sum(nil))
 	return f, nil
-}
-
-// checkRepeat refuses a post with a file the member posted to the drop
-// before: one with the same head hash in a post that is published or on
-// its way. A published one is compared by its whole hash, reading the new
-// file through (an upload is far dearer than a read); one still on its way
-// has no whole hash yet, and the same size and first 64 KiB of an image
-// or a video is the same file.
-func (s *MomentService) checkRepeat(ctx context.Context, c checked, dropID int64) error {
-	earlier, err := s.store.MemberMoments(ctx, c.tenant.ID, c.user.ID, dropID, 50)
-	if err != nil {
-		return err
-	}
-	for i, f := range c.files {
-		for _, rec := range earlier {
-			if rec.State == MomentFailed {
-				continue
-			}
-			for _, old := range rec.Files {
-				if old.HeadHash != f.HeadHash {
-					continue
-				}
-				if rec.State == MomentPosted && old.Hash != "" {
-					same, err := s.sameContent(ctx, c.opener, f, old.Hash)
-					if err != nil || !same {
-						continue
-					}
-				}
-				return &MomentRepeatError{First: rec, File: i}
-			}
-		}
-	}
-	return nil
-}
-
-// sameContent reads f through and reports whether its SHA-256 is hash.
-func (s *MomentService) sameContent(ctx context.Context, o MediaOpener, f MomentFile, hash string) (bool, error) {
-	rc, _, err := o.OpenMedia(ctx, f.Ref)
-	if err != nil {
-		return false, err
-	}
-	defer rc.Close()
-	sum := sha256.New()
-	if _, err := io.Copy(sum, rc); err != nil {
-		return false, err
-	}
-	return hex.EncodeToString(sum.Sum(nil)) == hash, nil
 }

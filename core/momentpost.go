@@ -106,29 +106,32 @@ func (s *MomentService) Post(ctx context.Context, p MomentPost, progress func(Mo
 		return MomentResult{}, err
 	}
 	rec, err := s.store.AddMoment(ctx, c.record(p))
-	if errors.Is(err, ErrConflict) {
+	if errors.Is(err, ErrConflict) && rec.ID != 0 {
 		return MomentResult{}, &MomentRepeatError{First: rec, File: -1}
 	}
 	if err != nil {
 		return MomentResult{}, err
 	}
-	return s.publish(ctx, rec, c.opener, c.dropName, progress)
+	return s.publish(ctx, rec, c.opener, c.dropName, false, progress)
 }
 
 // publish uploads the record's files not uploaded yet, waits for all of
-// them, and creates the Moment, keeping the record up to date; a failure
-// is written to the record before it is returned.
-func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOpener, dropName string, progress func(MomentProgress)) (MomentResult, error) {
+// them, and creates the Moment, keeping the record up to date and alive
+// (heartbeat). A refusal is written to the record as its failure; an
+// interruption (ctx ended) and an unclear creation leave it unfinished
+// for Resume. resumed says the post reached this process through Resume,
+// when an earlier process may have created its Moment already.
+func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOpener, dropName string, resumed bool, progress func(MomentProgress)) (MomentResult, error) {
 	res := MomentResult{Record: rec, DropName: dropName}
 	if progress == nil {
 		progress = func(MomentProgress) {}
 	}
-	beat := s.heartbeat(ctx, &rec, progress)
+	defer s.heartbeat(ctx, rec.ID)()
 	for i := range rec.Files {
 		if rec.Files[i].Key != "" {
 			continue
 		}
-		f, err := s.upload(ctx, o, rec.Files[i], i, len(rec.Files), beat)
+		f, err := s.upload(ctx, o, rec.Files[i], i, len(rec.Files), progress)
 		if err != nil {
 			res.Record = rec
 			return res, s.fail(ctx, &res.Record, err)
@@ -145,7 +148,7 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 	}
 	keys := make([]string, len(rec.Files))
 	for i, f := range rec.Files {
-		beat(MomentProgress{Stage: StageProcessing, File: i + 1, Files: len(rec.Files), Sent: f.Bytes, Size: f.Bytes})
+		progress(MomentProgress{Stage: StageProcessing, File: i + 1, Files: len(rec.Files), Sent: f.Bytes, Size: f.Bytes})
 		m, err := s.issuer.WaitForMedia(ctx, f.Key, f.Bytes)
 		if err != nil {
 			return res, s.fail(ctx, &res.Record, err)
@@ -153,7 +156,7 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 		res.Media = append(res.Media, m)
 		keys[i] = f.Key
 	}
-	id, err := s.issuer.CreateMoment(ctx, NewMoment{Author: rec.Author, DropID: rec.DropID, Description: rec.Description, MediaKeys: keys})
+	id, err := s.create(ctx, rec, keys, resumed)
 	if err != nil {
 		return res, s.fail(ctx, &res.Record, err)
 	}
@@ -166,37 +169,109 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 	return res, nil
 }
 
+// create publishes the Moment of rec's files. A creation whose answer was
+// lost may have happened: it is ErrMomentDelayed, left for Resume, which
+// tries again. The files of a Moment that exists are attached already, so
+// a resumed post that Moments refuses (its 409) was published by the
+// process before: its Moment is looked up among the author's on the drop
+// (its id is "" when the query service does not list it yet).
+func (s *MomentService) create(ctx context.Context, rec MomentRecord, keys []string, resumed bool) (string, error) {
+	id, err := s.issuer.CreateMoment(ctx, NewMoment{Author: rec.Author, DropID: rec.DropID, Description: rec.Description, MediaKeys: keys})
+	switch {
+	case err == nil:
+		return id, nil
+	case resumed && errors.Is(err, ErrMediaInvalid):
+		return s.created(ctx, rec), nil
+	case errors.Is(err, ErrIssuerUnavailable) && ctx.Err() == nil:
+		return "", fmt.Errorf("%w: %w", ErrMomentDelayed, err)
+	}
+	return "", err
+}
+
+// created finds the Moment an earlier process made of rec: the author's
+// newest on the drop with rec's description, made after rec.
+func (s *MomentService) created(ctx context.Context, rec MomentRecord) string {
+	vs, err := s.issuer.Moments(ctx, MomentQuery{DropIDs: []int64{rec.DropID}, Author: rec.Author, Limit: MomentsPageSize})
+	if err != nil {
+		s.log.Warn("resumed moment: its Moment not looked up", "moment", rec.ID, "err", err)
+		return ""
+	}
+	for _, v := range vs {
+		if v.Description == rec.Description && !v.CreatedOn.Before(rec.CreatedAt.Add(-time.Minute)) {
+			return v.ID
+		}
+	}
+	return ""
+}
+
 // momentLease is how long a post in progress may go without a write to
 // its record before Resume takes it for one a stop interrupted; the
-// process posting it writes at least every momentBeat.
+// process posting it touches the record every momentBeat.
 const (
 	momentLease = 5 * time.Minute
 	momentBeat  = time.Minute
 )
 
-// heartbeat returns progress wrapped so that the record is written at least
-// every momentBeat while the post goes on, telling Resume on another
-// replica that it is alive. It runs in the post's goroutine.
-func (s *MomentService) heartbeat(ctx context.Context, rec *MomentRecord, progress func(MomentProgress)) func(MomentProgress) {
-	last := s.clock.Now()
-	return func(p MomentProgress) {
-		progress(p)
-		if now := s.clock.Now(); now.Sub(last) >= momentBeat {
-			last = now
-			if err := s.store.UpdateMoment(ctx, *rec); err != nil {
-				s.log.Warn("moment heartbeat not recorded", "moment", rec.ID, "err", err)
+// heartbeat touches the post's record every momentBeat until the function
+// it returns is called, telling Resume, on this replica or another, that
+// the post is alive however long a read or an upload stalls.
+func (s *MomentService) heartbeat(ctx context.Context, id int64) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(momentBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := s.store.TouchMoment(ctx, id); err != nil && ctx.Err() == nil {
+					s.log.Warn("moment heartbeat not recorded", "moment", id, "err", err)
+				}
 			}
 		}
-	}
+	}()
+	return func() { cancel(); <-done }
 }
 
-// fail records err on the post as its failure and returns err.
+// fail records err on the post as its failure and returns err; a post
+// interrupted (ctx ended: a stop, the command's deadline) or delayed
+// (ErrMomentDelayed) stays unfinished, for Resume to finish. The record
+// keeps the failure's kind, never the error's text, which may quote an
+// address.
 func (s *MomentService) fail(ctx context.Context, rec *MomentRecord, err error) error {
-	rec.State, rec.Error = MomentFailed, clip(err.Error(), 500)
+	if ctx.Err() != nil || errors.Is(err, ErrMomentDelayed) {
+		s.log.Info("moment left for resume", "moment", rec.ID, "err", err)
+		if !errors.Is(err, ErrMomentDelayed) {
+			err = fmt.Errorf("%w: %w", ErrMomentDelayed, err)
+		}
+		return err
+	}
+	rec.State, rec.Error = MomentFailed, failureKind(err)
 	if uerr := s.store.UpdateMoment(context.WithoutCancel(ctx), *rec); uerr != nil {
 		s.log.Error("failed moment not recorded", "moment", rec.ID, "err", uerr)
 	}
 	return err
+}
+
+// failureKind names a failure for the record.
+func failureKind(err error) string {
+	var me *MediaError
+	switch {
+	case errors.As(err, &me):
+		return fmt.Sprintf("file %d: problem %d", me.Index+1, me.Problem)
+	case errors.Is(err, ErrMediaInvalid):
+		return "media refused by Moments"
+	case errors.Is(err, ErrMediaTimeout):
+		return "media still processing at the deadline"
+	case errors.Is(err, ErrIssuerRejected):
+		return "credentials refused"
+	case errors.Is(err, ErrIssuerUnavailable):
+		return "issuing service unavailable"
+	}
+	return "failed"
 }
 
 // upload streams file i from the platform to Moments, hashing it on the
@@ -297,14 +372,20 @@ func (s *MomentService) Resume(ctx context.Context) (int, error) {
 }
 
 // resume finishes one interrupted post and announces how it ended; false
-// when its platform has no opener here.
+// when its platform has no opener here, or it is still unfinished.
 func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
 	o, err := s.opener(rec.Platform)
 	if err != nil {
 		return false
 	}
 	dropName, _ := s.issuer.DropName(ctx, rec.DropID)
-	res, err := s.publish(ctx, rec, o, dropName, nil)
+	res, err := s.publish(ctx, rec, o, dropName, true, nil)
+	if errors.Is(err, ErrMomentDelayed) {
+		// Interrupted again, or Moments still silent: the next turn
+		// tries again, and tells the place then.
+		s.log.Info("interrupted moment still unfinished", "moment", rec.ID, "err", err)
+		return false
+	}
 	s.log.Info("interrupted moment resumed", "moment", rec.ID, "posted", err == nil, "err", err)
 	if a, ok := o.(MomentAnnouncer); ok {
 		if aerr := a.AnnounceMoment(ctx, MomentNotice{Record: res.Record, Media: res.Media, Err: err}); aerr != nil {

@@ -125,15 +125,18 @@ type MomentRecord struct {
 
 // MomentStore keeps posts, and whether a place allows them.
 type MomentStore interface {
-	// AddMoment records a checked post in state MomentUploading and returns
-	// it with its ID. When the tenant has a post with the same Key it
-	// returns that one and ErrConflict, recording nothing.
+	// AddMoment records a checked post (in state MomentUploading unless r
+	// says another) and returns it with its ID. When the tenant has a post
+	// with the same non-empty Key it returns that one and ErrConflict; when
+	// a file's HeadHash is in a post of the same user to the same drop
+	// that has not failed, in any tenant, a *MomentRepeatError naming it;
+	// both record nothing, so that of two posts racing one records.
 	AddMoment(ctx context.Context, r MomentRecord) (MomentRecord, error)
-	// UpdateMoment writes r's Author, Files, State, MomentID and Error.
+	// UpdateMoment writes r's Author, Files, State, MomentID and Error; a
+	// failed post gives up its files (they may be posted again).
 	UpdateMoment(ctx context.Context, r MomentRecord) error
-	// MemberMoments returns the user's posts to the drop in the tenant,
-	// newest first, at most limit.
-	MemberMoments(ctx context.Context, tenantID, userID, dropID int64, limit int) ([]MomentRecord, error)
+	// TouchMoment marks the post as alive: its UpdatedAt is now.
+	TouchMoment(ctx context.Context, id int64) error
 	// CountMoments counts the user's posts created at or after since, in
 	// every state but failed.
 	CountMoments(ctx context.Context, userID int64, since time.Time) (int, error)

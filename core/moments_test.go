@@ -34,6 +34,10 @@ func TestSniffMedia(t *testing.T) {
 		{"riff wav", []byte("RIFF\x24\x00\x00\x00WAVEfmt "), ""},
 		{"mp4", []byte("\x00\x00\x00\x20ftypisom\x00\x00\x02\x00"), core.TypeMP4},
 		{"mp4 mp42", []byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00"), core.TypeMP4},
+		{"heic", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00"), ""},
+		{"avif", []byte("\x00\x00\x00\x1cftypavif\x00\x00\x00\x00"), ""},
+		{"m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x02\x00"), ""},
+		{"3gp", []byte("\x00\x00\x00\x14ftyp3gp4\x00\x00\x02\x00"), ""},
 		{"quicktime ftyp", []byte("\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00"), core.TypeQuickTime},
 		{"quicktime moov", []byte("\x00\x00\x01\x00moov\x00\x00\x00\x6cmvhd"), core.TypeQuickTime},
 		{"webm", ebml("webm"), core.TypeWebM},
@@ -248,11 +252,16 @@ func TestMomentService_Post(t *testing.T) {
 		if len(e.issuer.uploads) != uploads {
 			t.Error("the repeated file was uploaded")
 		}
-		// Same first 64 KiB and size, another ending: a new file.
+		// Another file: other bytes within the first 64 KiB.
 		e.files["edited"] = pngFile(100<<10, 1)
-		e.files["edited"][len(e.files["edited"])-1] ^= 0xFF
+		e.files["edited"][100] ^= 0xFF
 		if _, err := e.post("k3", "edited"); err != nil {
-			t.Errorf("Post(a file differing at its end) = %v, want it posted", err)
+			t.Errorf("Post(another file of the same size) = %v, want it posted", err)
+		}
+		// Twice in one post.
+		e.files["d1"], e.files["d2"] = pngFile(500, 9), pngFile(500, 9)
+		if _, err := e.post("k4", "d1", "d2"); !errors.Is(err, core.ErrBadMedia) {
+			t.Errorf("Post(the same file twice) = %v, want ErrBadMedia", err)
 		}
 	})
 	t.Run("WhileTheFirstUploads", func(t *testing.T) {
@@ -396,5 +405,75 @@ func TestMomentService_Resume(t *testing.T) {
 	}
 	if made := e.issuer.made(); len(made) != 1 || len(made[0].MediaKeys) != 2 || len(e.issuer.uploads) != 2 {
 		t.Errorf("made %+v from %d uploads; want one Moment of two files, each uploaded once", made, len(e.issuer.uploads))
+	}
+}
+
+// lostCreate is a momentIssuer whose first CreateMoment makes the Moment
+// but loses its answer, and which refuses media keys attached already
+// with the service's 409.
+type lostCreate struct {
+	*momentIssuer
+	lost     bool
+	attached map[string]bool
+}
+
+func (l *lostCreate) CreateMoment(ctx context.Context, in core.NewMoment) (string, error) {
+	for _, k := range in.MediaKeys {
+		if l.attached[k] {
+			return "", core.ErrMediaInvalid
+		}
+	}
+	id, err := l.momentIssuer.CreateMoment(ctx, in)
+	for _, k := range in.MediaKeys {
+		l.attached[k] = true
+	}
+	if !l.lost {
+		l.lost = true
+		return "", core.ErrIssuerUnavailable
+	}
+	return id, err
+}
+
+func (l *lostCreate) Moments(context.Context, core.MomentQuery) ([]core.MomentView, error) {
+	made := l.made()
+	var out []core.MomentView
+	for i := len(made) - 1; i >= 0; i-- {
+		out = append(out, core.MomentView{ID: fmt.Sprintf("moment-%d", i+1), Author: made[i].Author, Description: made[i].Description, CreatedOn: time.Now()})
+	}
+	return out, nil
+}
+
+// TestMomentService_LostCreate: a creation whose answer is lost leaves the
+// post for Resume, which finds the Moment made instead of making another.
+func TestMomentService_LostCreate(t *testing.T) {
+	e := newMomentEnv(t, 10)
+	issuer := &lostCreate{momentIssuer: e.issuer, attached: map[string]bool{}}
+	svc, err := core.NewMomentService(core.MomentServiceDeps{
+		Members: e.store, Store: e.store, Issuer: issuer, Locks: coretest.NewLocks(), Clock: e.clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.files["a"] = pngFile(100, 1)
+	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
+	svc.Attach(core.Discord, a)
+	_, err = svc.Post(context.Background(), core.MomentPost{Place: e.place, Member: e.member, Key: "k", DropID: momentDrop,
+		Description: "lost", Media: []core.MediaRef{{Ref: "a"}}}, nil)
+	if !errors.Is(err, core.ErrMomentDelayed) {
+		t.Fatalf("Post with its creation's answer lost = %v, want ErrMomentDelayed", err)
+	}
+	if got := e.store.Moments(); len(got) != 1 || got[0].State.Final() {
+		t.Fatalf("stored = %+v, want one unfinished", got)
+	}
+	e.clock.Add(6 * time.Minute)
+	if n, err := svc.Resume(context.Background()); n != 1 || err != nil {
+		t.Fatalf("Resume = %d, %v; want 1", n, err)
+	}
+	n := <-a.notices
+	if n.Err != nil || n.Record.State != core.MomentPosted || n.Record.MomentID != "moment-1" {
+		t.Errorf("notice = %+v, want moment-1 posted", n)
+	}
+	if made := issuer.made(); len(made) != 1 {
+		t.Errorf("%d Moments made, want 1", len(made))
 	}
 }

@@ -53,14 +53,27 @@ func sniffISO(head []byte) string {
 	}
 	switch box := string(head[4:8]); box {
 	case "ftyp":
-		if string(head[8:12]) == "qt  " {
+		switch brand := string(head[8:12]); {
+		case brand == "qt  ":
 			return TypeQuickTime
+		case notVideoBrands[brand], strings.HasPrefix(brand, "3g"):
+			// HEIF and AVIF pictures, audio-only MPEG-4, 3GPP: the
+			// same box, not a video Moments takes as MP4.
+			return ""
 		}
 		return TypeMP4
 	case "moov", "mdat", "wide", "free", "skip", "pnot":
 		return TypeQuickTime
 	}
 	return ""
+}
+
+// notVideoBrands are the major brands of ISO base media files that are
+// no MP4 video: HEIF and AVIF images, and MPEG-4 audio and books.
+var notVideoBrands = map[string]bool{
+	"heic": true, "heix": true, "hevc": true, "hevx": true, "heim": true, "heis": true,
+	"mif1": true, "msf1": true, "avif": true, "avis": true,
+	"M4A ": true, "M4B ": true, "M4P ": true, "F4A ": true, "F4B ": true,
 }
 
 // declaredType normalizes the MIME type a platform declared: lower case,

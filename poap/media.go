@@ -177,7 +177,7 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	case sizeLong:
 		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", wire.OpMediaUpload, size)
 	}
-	return redactURL(err)
+	return err
 }
 
 // momentsBase is the Moments service's address, or an error naming op when
@@ -272,8 +272,9 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// redactURL drops the query, which holds the signature, from the address a
-// transport error quotes, so that logging the error does not leak it.
+// redactURL drops the query, which holds the signature of a signed upload
+// address, from the address a transport error quotes, before the error's
+// message is made (Client.send), so that no message quotes it.
 func redactURL(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {

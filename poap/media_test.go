@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -259,4 +260,21 @@ func momentsClient(t *testing.T, h http.Handler) *poap.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestClient_UploadMedia_RedactsSignature: an upload that cannot reach its
+// signed address fails with an error that does not quote the signature.
+func TestClient_UploadMedia_RedactsSignature(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	addr := closed.URL
+	closed.Close()
+	const secret = "X-Amz-Signature=SECRETSIGNATURE"
+	c := momentsClient(t, serveJSON(http.StatusOK, `{"url":"`+addr+`/up?`+secret+`","key":"k1"}`))
+	_, err := c.UploadMedia(context.Background(), bytes.NewReader([]byte("abc")), 3, "image/png")
+	if !errors.Is(err, poap.ErrUnavailable) {
+		t.Fatalf("UploadMedia(to a closed address) = %v, want ErrUnavailable", err)
+	}
+	if strings.Contains(err.Error(), "SECRETSIGNATURE") {
+		t.Errorf("UploadMedia error quotes the signature: %v", err)
+	}
 }

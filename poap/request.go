@@ -188,7 +188,9 @@ func (c *Client) send(ctx context.Context, r request, token core.Secret) outcome
 		return outcome{err: fmt.Errorf("poap: %s: %w: malformed response: %w", r.op, ErrUnavailable, bodyErr.Err)}
 	}
 	if err != nil {
-		status, err := transport.Failure(ctx, r.op, err, ErrUnavailable)
+		// Before the message is made: a signed upload address carries its
+		// signature in the query, and net/http quotes the whole URL.
+		status, err := transport.Failure(ctx, r.op, redactURL(err), ErrUnavailable)
 		c.observe(ctx, r.op, status, time.Since(start))
 		transient := !errors.Is(err, transport.ErrBodyTooLarge) && !errors.Is(err, context.Canceled)
 		return outcome{err: err, transient: transient}

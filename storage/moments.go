@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -143,14 +144,17 @@ func newMomentRow(r core.MomentRecord) (momentRow, error) {
 	}, nil
 }
 
-// AddMoment records r in its tenant and returns it with its ID and its
-// tenant's Platform and Place. It stores r.State, core.MomentUploading
-// when r sets none; a zero CreatedAt is now, and UpdatedAt is CreatedAt.
-// When the tenant has a post with the same non-empty Key, it returns that
-// post and core.ErrConflict, recording nothing: of callers racing with the
-// same key (replicas handling a redelivered event), one records. It
-// returns an error for an unknown state or an empty member, and
-// core.ErrNotFound when the tenant or the user does not exist.
+// AddMoment records r in its tenant, with its files, and returns it with
+// its ID and its tenant's Platform and Place. It stores r.State,
+// core.MomentUploading when r sets none; a zero CreatedAt is now, and
+// UpdatedAt is CreatedAt. When the tenant has a post with the same
+// non-empty Key, it returns that post and core.ErrConflict; when one of
+// r's files (by HeadHash) is in a post of the same user to the same drop
+// that has not failed, in any tenant, it returns a *core.MomentRepeatError
+// naming that post and the file: both record nothing, and of callers
+// racing with the same key or the same file one records. It returns an
+// error for an unknown state or an empty member, and core.ErrNotFound when
+// the tenant or the user does not exist.
 func (db *DB) AddMoment(ctx context.Context, r core.MomentRecord) (core.MomentRecord, error) {
 	const op = "add moment"
 	row, err := newMomentRow(r)
@@ -160,21 +164,28 @@ func (db *DB) AddMoment(ctx context.Context, r core.MomentRecord) (core.MomentRe
 	var (
 		stored   []momentRow
 		conflict bool
+		repeat   = &fileRepeat{file: -1}
 	)
 	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		id, err := insertMoment(tx, row)
 		if err != nil {
 			return err
 		}
-		if id != 0 {
-			return tx.Raw(selectMoments+` WHERE m.id = ?`, id).Scan(&stored).Error
+		if id == 0 {
+			// The key is taken: ON CONFLICT waited for the transaction
+			// that took it, so this statement sees its row.
+			conflict = true
+			return tx.Raw(selectMoments+` WHERE m.tenant_id = ? AND m.request_key = ?`, row.TenantID, row.RequestKey).
+				Scan(&stored).Error
 		}
-		// The key is taken: ON CONFLICT waited for the transaction that
-		// took it, so this statement sees its row.
-		conflict = true
-		return tx.Raw(selectMoments+` WHERE m.tenant_id = ? AND m.request_key = ?`, row.TenantID, row.RequestKey).
-			Scan(&stored).Error
+		if err := insertMomentFiles(tx, id, r, repeat); err != nil {
+			return err
+		}
+		return tx.Raw(selectMoments+` WHERE m.id = ?`, id).Scan(&stored).Error
 	})
+	if repeat.file >= 0 {
+		return db.repeated(ctx, op, repeat)
+	}
 	if classify(err) == foreignKeyViolation {
 		return core.MomentRecord{}, fmt.Errorf("%s: tenant #%d or user #%d: %w", op, r.TenantID, r.UserID, core.ErrNotFound)
 	}
@@ -194,6 +205,67 @@ func (db *DB) AddMoment(ctx context.Context, r core.MomentRecord) (core.MomentRe
 		return out, fmt.Errorf("%s: key %q in tenant #%d: moment #%d has it: %w", op, r.Key, r.TenantID, out.ID, core.ErrConflict)
 	}
 	return out, nil
+}
+
+// fileRepeat is the file of a new post found in an earlier one: its index
+// in the new post and the earlier post's id.
+type fileRepeat struct {
+	file int
+	post int64
+}
+
+// errFileRepeat rolls back a post that repeats a file.
+var errFileRepeat = errors.New("a file repeats an earlier post's")
+
+// insertMomentFiles records the files of the new post id, one row per
+// distinct head hash; a hash a post of the same user to the same drop has
+// already is noted in repeat and rolls the transaction back.
+func insertMomentFiles(tx *gorm.DB, id int64, r core.MomentRecord, repeat *fileRepeat) error {
+	for i, f := range r.Files {
+		if f.HeadHash == "" {
+			continue
+		}
+		var owners []int64
+		err := tx.Raw(`
+			INSERT INTO moment_files (user_id, drop_id, head_hash, post_id) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_id, drop_id, head_hash) DO NOTHING RETURNING post_id`,
+			r.UserID, r.DropID, f.HeadHash, id).Scan(&owners).Error
+		if err != nil {
+			return err
+		}
+		if len(owners) > 0 {
+			continue
+		}
+		err = tx.Raw(`SELECT post_id FROM moment_files WHERE user_id = ? AND drop_id = ? AND head_hash = ?`,
+			r.UserID, r.DropID, f.HeadHash).Scan(&owners).Error
+		if err != nil {
+			return err
+		}
+		if len(owners) > 0 && owners[0] == id {
+			continue // the same file twice in this post
+		}
+		repeat.file = i
+		if len(owners) > 0 {
+			repeat.post = owners[0]
+		}
+		return errFileRepeat
+	}
+	return nil
+}
+
+// repeated reads the earlier post of a repeated file and returns the
+// error AddMoment answers with.
+func (db *DB) repeated(ctx context.Context, op string, repeat *fileRepeat) (core.MomentRecord, error) {
+	first, err := db.moments(ctx, op, ` WHERE m.id = ?`, repeat.post)
+	if err != nil {
+		return core.MomentRecord{}, err
+	}
+	if len(first) == 0 {
+		// The earlier post went (forgotten, or failed) meanwhile: the
+		// caller may try again.
+		return core.MomentRecord{}, fmt.Errorf("%s: file %d: %w", op, repeat.file+1, core.ErrConflict)
+	}
+	return core.MomentRecord{}, &core.MomentRepeatError{First: first[0], File: repeat.file}
 }
 
 // insertMoment inserts row unless its tenant has a post with its key, in
@@ -219,8 +291,9 @@ func insertMoment(tx *gorm.DB, row momentRow) (int64, error) {
 // UpdateMoment writes r's Author, Files, State, MomentID and Error to the
 // post r.ID, with now as its UpdatedAt (r.UpdatedAt is ignored: the
 // caller's copy is usually the one it read); nothing else of the post
-// changes. It returns an error for an unknown state, and core.ErrNotFound
-// when there is no such post.
+// changes. A post that fails gives up its files, so that they may be
+// posted again. It returns an error for an unknown state, and
+// core.ErrNotFound when there is no such post.
 func (db *DB) UpdateMoment(ctx context.Context, r core.MomentRecord) error {
 	const op = "update moment"
 	if err := checkMomentState(r.State); err != nil {
@@ -230,29 +303,42 @@ func (db *DB) UpdateMoment(ctx context.Context, r core.MomentRecord) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	res := db.gorm.WithContext(ctx).Exec(`
-		UPDATE moments SET author = ?, files = ?, state = ?, moment_id = ?, error = ?, updated_at = ?
-		WHERE id = ?`,
-		r.Author, files, string(r.State), r.MomentID, r.Error, now(), r.ID)
+	var found bool
+	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`
+			UPDATE moments SET author = ?, files = ?, state = ?, moment_id = ?, error = ?, updated_at = ?
+			WHERE id = ?`,
+			r.Author, files, string(r.State), r.MomentID, r.Error, now(), r.ID)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		found = true
+		if r.State != core.MomentFailed {
+			return nil
+		}
+		return tx.Exec(`DELETE FROM moment_files WHERE post_id = ?`, r.ID).Error
+	})
 	switch {
-	case res.Error != nil:
-		return translate(op, res.Error)
-	case res.RowsAffected == 0:
+	case err != nil:
+		return translate(op, err)
+	case !found:
 		return fmt.Errorf("%s: moment #%d: %w", op, r.ID, core.ErrNotFound)
 	}
 	return nil
 }
 
-// MemberMoments returns the user's posts to the drop in the tenant, newest
-// first, at most limit; none when limit is not positive. It returns an
-// error when stored files cannot be read.
-func (db *DB) MemberMoments(ctx context.Context, tenantID, userID, dropID int64, limit int) ([]core.MomentRecord, error) {
-	if limit <= 0 {
-		return nil, nil
+// TouchMoment sets the post's UpdatedAt to now: its process is alive. It
+// returns core.ErrNotFound when there is no such post.
+func (db *DB) TouchMoment(ctx context.Context, id int64) error {
+	const op = "touch moment"
+	res := db.gorm.WithContext(ctx).Exec(`UPDATE moments SET updated_at = ? WHERE id = ?`, now(), id)
+	switch {
+	case res.Error != nil:
+		return translate(op, res.Error)
+	case res.RowsAffected == 0:
+		return fmt.Errorf("%s: moment #%d: %w", op, id, core.ErrNotFound)
 	}
-	return db.moments(ctx, "member moments", `
-		WHERE m.tenant_id = ? AND m.user_id = ? AND m.drop_id = ?
-		ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, tenantID, userID, dropID, limit)
+	return nil
 }
 
 // CountMoments counts the user's posts, in every tenant, created at or

@@ -234,39 +234,94 @@ func TestDB_UpdateMoment(t *testing.T) {
 	})
 }
 
-func TestDB_MemberMoments(t *testing.T) {
+// withHash gives m's file the head hash h.
+func withHash(m core.MomentRecord, h string) core.MomentRecord {
+	m.Files = []core.MomentFile{{MediaRef: m.Files[0].MediaRef, HeadHash: h}}
+	return m
+}
+
+func TestDB_AddMoment_RepeatedFile(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		tn, other := mustTenant(t, db, "mine"), mustTenant(t, db, "other")
 		users := mustUsers(t, db, "member", 2)
-		add := func(tenantID int64, u core.User, dropID int64, at time.Time) core.MomentRecord {
-			m := newMoment(tenantID, u, "")
-			m.DropID, m.CreatedAt = dropID, at
-			return mustAddMoment(t, db, m)
-		}
-		old := add(tn.ID, users[0], 7, t0)
-		sameTime := add(tn.ID, users[0], 7, t0.Add(time.Hour))
-		newest := add(tn.ID, users[0], 7, t0.Add(2*time.Hour))
-		later := add(tn.ID, users[0], 7, t0.Add(time.Hour))
-		add(tn.ID, users[0], 8, t0.Add(3*time.Hour))    // another drop
-		add(other.ID, users[0], 7, t0.Add(3*time.Hour)) // another tenant
-		add(tn.ID, users[1], 7, t0.Add(3*time.Hour))    // another member
-
-		got, err := db.MemberMoments(t.Context(), tn.ID, users[0].ID, 7, 10)
-		if diff := cmp.Diff([]core.MomentRecord{newest, later, sameTime, old}, got); err != nil || diff != "" {
-			t.Errorf("MemberMoments() = %v, diff (-want +got):\n%s", err, diff)
-		}
-		got, err = db.MemberMoments(t.Context(), tn.ID, users[0].ID, 7, 2)
-		if diff := cmp.Diff([]core.MomentRecord{newest, later}, got); err != nil || diff != "" {
-			t.Errorf("MemberMoments(limit 2) = %v, diff (-want +got):\n%s", err, diff)
-		}
-		for _, limit := range []int{0, -1} {
-			if got, err := db.MemberMoments(t.Context(), tn.ID, users[0].ID, 7, limit); err != nil || len(got) != 0 {
-				t.Errorf("MemberMoments(limit %d) = %+v, %v, want none", limit, got, err)
+		first := mustAddMoment(t, db, withHash(newMoment(tn.ID, users[0], "k1"), "h1"))
+		for name, in := range map[string]core.MomentRecord{
+			"same place":    withHash(newMoment(tn.ID, users[0], "k2"), "h1"),
+			"another place": withHash(newMoment(other.ID, users[0], "k3"), "h1"),
+		} {
+			_, err := db.AddMoment(t.Context(), in)
+			var rep *core.MomentRepeatError
+			if !errors.As(err, &rep) || rep.First.ID != first.ID || rep.File != 0 {
+				t.Errorf("AddMoment(the same file, %s) = %v, want a repeat of #%d", name, err, first.ID)
 			}
 		}
-		if got, err := db.MemberMoments(t.Context(), tn.ID, users[0].ID, 9, 10); err != nil || len(got) != 0 {
-			t.Errorf("MemberMoments(no posts to the drop) = %+v, %v, want none", got, err)
+		if c := count(t, db, "moments", "user_id = ?", users[0].ID); c != 1 {
+			t.Errorf("the repeats recorded posts: %d, want 1", c)
+		}
+		otherDrop := withHash(newMoment(tn.ID, users[0], "k4"), "h1")
+		otherDrop.DropID = 8
+		mustAddMoment(t, db, otherDrop)
+		mustAddMoment(t, db, withHash(newMoment(tn.ID, users[1], "k5"), "h1"))
+		twice := withHash(newMoment(tn.ID, users[0], "k6"), "h2")
+		twice.Files = append(twice.Files, twice.Files[0])
+		mustAddMoment(t, db, twice)
+
+		// A failed post gives its file up.
+		first.State, first.Error = core.MomentFailed, "refused"
+		if err := db.UpdateMoment(t.Context(), first); err != nil {
+			t.Fatal(err)
+		}
+		mustAddMoment(t, db, withHash(newMoment(tn.ID, users[0], "k7"), "h1"))
+	})
+}
+
+// TestDB_AddMoment_RepeatedFileConcurrent: posts of the same file with
+// different keys at once, on separate handles: one is recorded.
+func TestDB_AddMoment_RepeatedFileConcurrent(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		const n = 8
+		dbs := replicas(t, newURL(), n)
+		tn := mustTenant(t, dbs[0], "race")
+		u := mustUpsertUser(t, dbs[0], core.Discord, "racer", "")
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = dbs[i].AddMoment(t.Context(), withHash(newMoment(tn.ID, u, fmt.Sprint("key-", i)), "same"))
+			})
+		}
+		wg.Wait()
+		recorded := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				recorded++
+			case !errors.Is(err, core.ErrMomentRepeat):
+				t.Errorf("AddMoment #%d = %v, want nil or a repeat", i, err)
+			}
+		}
+		if recorded != 1 {
+			t.Errorf("%d posts of the same file recorded, want 1", recorded)
+		}
+	})
+}
+
+func TestDB_TouchMoment(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		tn := mustTenant(t, db, "mine")
+		u := mustUpsertUser(t, db, core.Discord, "toucher", "")
+		m := mustAddMoment(t, db, newMoment(tn.ID, u, "k"))
+		if err := db.TouchMoment(t.Context(), m.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := momentByID(t, db, m.ID); !got.UpdatedAt.After(m.UpdatedAt) {
+			t.Errorf("UpdatedAt after TouchMoment = %v, want after %v", got.UpdatedAt, m.UpdatedAt)
+		}
+		if err := db.TouchMoment(t.Context(), m.ID+100); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("TouchMoment(unknown) = %v, want ErrNotFound", err)
 		}
 	})
 }

@@ -82,7 +82,8 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 
 // single is the incoming of one message: its text or caption, with its
 // own file or, when it has none, that of the message it replies to (only
-// that message's, also when it belongs to an album).
+// that message's, also when it belongs to an album; refused when another
+// member sent it).
 func (a *Adapter) single(m *tgbotapi.Message) incoming {
 	in := incoming{
 		o: origin{chat: m.Chat, from: m.From}, messageID: m.MessageID, line: m.Text,
@@ -93,13 +94,21 @@ func (a *Adapter) single(m *tgbotapi.Message) incoming {
 	}
 	if md, ok := a.messageMedia(m); ok {
 		in.media = []bot.Media{md}
-	} else if m.ReplyToMessage != nil {
-		if md, ok := a.messageMedia(m.ReplyToMessage); ok {
+	} else if r := m.ReplyToMessage; r != nil {
+		if md, ok := a.messageMedia(r); ok {
+			if r.From == nil || m.From == nil || r.From.ID != m.From.ID {
+				// A Moment carries its author's own photos: another's
+				// would be posted without their say.
+				md.Unavailable = notYours
+			}
 			in.media = []bot.Media{md}
 		}
 	}
 	return in
 }
+
+// notYours refuses the media of someone else's message replied to.
+const notYours = "This photo or video was sent by someone else, and a Moment carries your own: reply to a message of yours, or send the file with the caption."
 
 // handleIncoming runs the command of a text or a caption. A command that
 // takes files (an Attachment option, /moment) gets the media that came

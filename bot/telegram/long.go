@@ -46,9 +46,12 @@ func (a *Adapter) startLong(ctx context.Context, in incoming, cmd *bot.Command, 
 }
 
 // runLong runs the command with a progress message, then delivers its
-// final reply within editTimeout of its own.
+// final reply within editTimeout of its own. The command ends when the
+// adapter stops (untilStop); its reply is still delivered.
 func (a *Adapter) runLong(base context.Context, in incoming, req *bot.Request, line string, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(base, timeout)
+	ctx, stop := a.untilStop(base)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var reply bot.Reply
 	var ok bool

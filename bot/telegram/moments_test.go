@@ -122,6 +122,11 @@ func TestAdapter_ReplyToMedia(t *testing.T) {
 	if diff := cmp.Diff([]bot.Media{{Ref: "i2", Size: 2}}, req.Media); diff != "" {
 		t.Errorf("Media of a reply to an album item (-want +got):\n%s", diff)
 	}
+	e.tg.ReplyText(group, bob, photo, "/moment 42 alice's photo")
+	req = nextRequest(t, reqs)
+	if len(req.Media) != 1 || req.Media[0].Unavailable != notYours {
+		t.Errorf("Media of a reply to another member's photo = %+v, want it refused", req.Media)
+	}
 	e.tg.SendText(group, alice, "/moment 42 nothing attached")
 	if req = nextRequest(t, reqs); len(req.Media) != 0 {
 		t.Errorf("Media of a plain text = %v, want none", req.Media)

@@ -143,7 +143,34 @@ func (a *Adapter) dispatch(ctx context.Context, u tgbotapi.Update) {
 func (a *Adapter) setRunning(on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	switch {
+	case on && !a.running:
+		a.quit = make(chan struct{})
+	case !on && a.running:
+		close(a.quit)
+	}
 	a.running = on
+}
+
+// untilStop returns ctx cancelled also when the adapter stops: a long
+// command (a Moment's upload) is cut at a shutdown rather than waited for,
+// and what it leaves is taken up by the next process.
+func (a *Adapter) untilStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	a.mu.Lock()
+	quit := a.quit
+	a.mu.Unlock()
+	if quit == nil {
+		return ctx, cancel
+	}
+	go func() {
+		select {
+		case <-quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // acquire admits one webhook update while Run runs; the caller must call

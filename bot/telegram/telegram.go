@@ -145,7 +145,8 @@ type Adapter struct {
 
 	mu       sync.Mutex
 	running  bool
-	longEnd  time.Time // when the last long command in flight must end
+	quit     chan struct{} // closed when Run stops
+	longEnd  time.Time     // when the last long command in flight must end
 	inflight sync.WaitGroup
 }
 

@@ -12,13 +12,27 @@ import (
 var _ core.MomentStore = (*MemStore)(nil)
 
 // AddMoment records the post, or returns the tenant's post with the same
-// non-empty key and core.ErrConflict.
+// non-empty key and core.ErrConflict, or a *core.MomentRepeatError for a
+// file (by head hash) in a post of the user to the drop that has not
+// failed, in any tenant.
 func (s *MemStore) AddMoment(_ context.Context, r core.MomentRecord) (core.MomentRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range s.moments {
 		if r.Key != "" && m.TenantID == r.TenantID && m.Key == r.Key {
 			return cloneMoment(m), core.ErrConflict
+		}
+	}
+	for i, f := range r.Files {
+		for _, m := range s.moments {
+			if m.UserID != r.UserID || m.DropID != r.DropID || m.State == core.MomentFailed {
+				continue
+			}
+			for _, old := range m.Files {
+				if old.HeadHash != "" && old.HeadHash == f.HeadHash {
+					return core.MomentRecord{}, &core.MomentRepeatError{First: cloneMoment(m), File: i}
+				}
+			}
 		}
 	}
 	r.ID = int64(len(s.moments) + 1)
@@ -47,18 +61,17 @@ func (s *MemStore) UpdateMoment(_ context.Context, r core.MomentRecord) error {
 	return core.ErrNotFound
 }
 
-// MemberMoments returns the user's posts to the drop, newest first.
-func (s *MemStore) MemberMoments(_ context.Context, tenantID, userID, dropID int64, limit int) ([]core.MomentRecord, error) {
+// TouchMoment sets the post's UpdatedAt to now.
+func (s *MemStore) TouchMoment(_ context.Context, id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []core.MomentRecord
-	for i := len(s.moments) - 1; i >= 0 && len(out) < limit; i-- {
-		m := s.moments[i]
-		if m.TenantID == tenantID && m.UserID == userID && m.DropID == dropID {
-			out = append(out, cloneMoment(m))
+	for i := range s.moments {
+		if s.moments[i].ID == id {
+			s.moments[i].UpdatedAt = time.Now().UTC()
+			return nil
 		}
 	}
-	return out, nil
+	return core.ErrNotFound
 }
 
 // CountMoments counts the user's posts since then, but failed ones.

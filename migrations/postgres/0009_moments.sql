@@ -45,9 +45,22 @@ CREATE UNIQUE INDEX moments_tenant_request ON moments (tenant_id, request_key)
 -- forgetting them.
 CREATE INDEX moments_user_created ON moments (user_id, created_at);
 
--- A member's posts to a drop in a place, newest first (/moments).
-CREATE INDEX moments_tenant_user_drop ON moments (tenant_id, user_id, drop_id, created_at);
-
 -- The posts a restart interrupted: few, among many finished ones.
 CREATE INDEX moments_unfinished ON moments (created_at, id)
     WHERE state IN ('uploading', 'processing');
+
+-- Each file of a post that has not failed, by its member, its drop and
+-- head_hash, the SHA-256 of its size and its first 64 KiB: the same file
+-- posted again by a member to a drop, in any place, at once or later,
+-- loses on the primary key, so that it makes no second Moment. A failed
+-- post's files are deleted when it fails, so that it can be posted again.
+CREATE TABLE moment_files (
+    user_id   BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    drop_id   BIGINT NOT NULL,
+    head_hash TEXT NOT NULL CHECK (head_hash <> ''),
+    post_id   BIGINT NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, drop_id, head_hash)
+);
+
+-- A post's files, deleted when it fails.
+CREATE INDEX moment_files_post ON moment_files (post_id);
