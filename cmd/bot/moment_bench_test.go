@@ -40,7 +40,9 @@ func (c pngContent) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // bigFile is a fresh reader of a generated 100 MiB PNG.
-func bigFile(seed byte) io.ReadSeeker { return io.NewSectionReader(pngContent{seed: seed}, 0, bigMoment) }
+func bigFile(seed byte) io.ReadSeeker {
+	return io.NewSectionReader(pngContent{seed: seed}, 0, bigMoment)
+}
 
 // heapPeak measures the peak growth of the heap while post runs: after a
 // GC, HeapAlloc is read before, then every millisecond until post returns;
