@@ -161,7 +161,7 @@ func (c *Command) Usage() string {
 	var b strings.Builder
 	b.WriteString("/" + c.Name)
 	for _, o := range c.Options {
-		if o.Hidden {
+		if o.Hidden || o.Type == Attachment {
 			continue
 		}
 		if o.Required {

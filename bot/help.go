@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"strings"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 func (b *Bot) helpCommand() *Command {
@@ -26,12 +28,30 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 			continue
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
+		files := false
 		for _, o := range c.Options {
-			if o.Hidden {
+			if o.Type == Attachment {
+				files = true
+			}
+			if o.Hidden || o.Type == Attachment {
 				continue
 			}
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
 		}
+		if files {
+			s.WriteString("    " + attachHint(req.Platform) + "\n")
+		}
 	}
 	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil
+}
+
+// attachHint says how files go with a command on the platform.
+func attachHint(p core.Platform) string {
+	switch p {
+	case core.Discord:
+		return "media, media2 … media5: the photos or videos, attached to the command"
+	case core.Telegram:
+		return "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it"
+	}
+	return "add " + codeSpan("media:<path>[,<path>…]") + " with the files' paths"
 }

@@ -13,7 +13,7 @@ import (
 func (b *Bot) momentsCommand() *Command {
 	return &Command{
 		Name:        "moments",
-		Description: "recent Moments: of this place's drops, of one drop, or of a member",
+		Description: "Recent Moments: of this place's drops, of one drop, or of a member",
 		Access:      Members,
 		Public:      true,
 		Options: []Option{
@@ -28,7 +28,7 @@ func (b *Bot) momentsCommand() *Command {
 func (b *Bot) setupMomentsCommand() *Command {
 	return &Command{
 		Name:        "setup moments",
-		Description: "turn Moments from the chat on or off here",
+		Description: "Turn Moments from the chat on or off here",
 		Access:      ManageDrops,
 		Public:      true,
 		Options: []Option{

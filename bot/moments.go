@@ -20,7 +20,7 @@ var mediaOptions = []string{"media", "media2", "media3", "media4", "media5"}
 func (b *Bot) momentCommand() *Command {
 	c := &Command{
 		Name:        "moment",
-		Description: "post a Moment (photos or videos) to a drop you hold",
+		Description: "Post a Moment (photos or videos) to a drop you hold",
 		Access:      Members,
 		Public:      true,
 		Long:        true,
