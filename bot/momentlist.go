@@ -209,6 +209,9 @@ func momentText(req *Request, err error) (string, bool) {
 			return "That member has no verified wallet, so no Moments of theirs can be found.", true
 		}
 	}
+	if req.Command == "moment" && errors.Is(err, context.Canceled) {
+		return "The bot is restarting, so your Moment was not posted and nothing was uploaded. Please post it again in a minute.", true
+	}
 	if req.Command == "moment" && errors.Is(err, core.ErrNotLinked) {
 		return "A Moment's author is a wallet you proved is yours, and you have none linked yet. " +
 			"Run " + codeSpan("/link <wallet>") + " with the wallet that holds the drop and sign the message it gives you.", true

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -141,10 +142,12 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 			s.log.Warn("moment progress not recorded", "moment", rec.ID, "err", err)
 		}
 	}
-	rec.State = MomentProcessing
-	res.Record = rec
-	if err := s.store.UpdateMoment(ctx, rec); err != nil {
-		s.log.Warn("moment progress not recorded", "moment", rec.ID, "err", err)
+	if rec.State != MomentCreating {
+		rec.State = MomentProcessing
+		res.Record = rec
+		if err := s.store.UpdateMoment(ctx, rec); err != nil {
+			s.log.Warn("moment progress not recorded", "moment", rec.ID, "err", err)
+		}
 	}
 	keys := make([]string, len(rec.Files))
 	for i, f := range rec.Files {
@@ -156,7 +159,15 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 		res.Media = append(res.Media, m)
 		keys[i] = f.Key
 	}
-	id, err := s.create(ctx, rec, keys, resumed)
+	sent := rec.State == MomentCreating
+	rec.State = MomentCreating
+	res.Record = rec
+	if err := s.store.UpdateMoment(ctx, rec); err != nil {
+		// Without the mark a lost answer could not be told from a
+		// creation never sent: do not send it.
+		return res, s.fail(ctx, &res.Record, fmt.Errorf("%w: %w", ErrMomentDelayed, err))
+	}
+	id, err := s.create(ctx, rec, keys, resumed && sent)
 	if err != nil {
 		return res, s.fail(ctx, &res.Record, err)
 	}
@@ -172,44 +183,53 @@ func (s *MomentService) publish(ctx context.Context, rec MomentRecord, o MediaOp
 // create publishes the Moment of rec's files. A creation whose answer was
 // lost may have happened: it is ErrMomentDelayed, left for Resume, which
 // tries again. The files of a Moment that exists are attached already, so
-// a resumed post that Moments refuses (its 409) was published by the
-// process before: its Moment is looked up among the author's on the drop
-// (its id is "" when the query service does not list it yet).
-func (s *MomentService) create(ctx context.Context, rec MomentRecord, keys []string, resumed bool) (string, error) {
+// when a creation was sent before (sent: by an earlier process, or an
+// earlier turn) and Moments now refuses the files (its 409), the Moment is
+// looked up among the author's on the drop; not found (yet), the post
+// stays delayed.
+func (s *MomentService) create(ctx context.Context, rec MomentRecord, keys []string, sent bool) (string, error) {
 	id, err := s.issuer.CreateMoment(ctx, NewMoment{Author: rec.Author, DropID: rec.DropID, Description: rec.Description, MediaKeys: keys})
 	switch {
 	case err == nil:
 		return id, nil
-	case resumed && errors.Is(err, ErrMediaInvalid):
-		return s.created(ctx, rec), nil
+	case sent && errors.Is(err, ErrMediaInvalid):
+		if id, ok := s.created(ctx, rec); ok {
+			return id, nil
+		}
+		return "", fmt.Errorf("%w: the Moment is not listed yet: %w", ErrMomentDelayed, err)
 	case errors.Is(err, ErrIssuerUnavailable) && ctx.Err() == nil:
 		return "", fmt.Errorf("%w: %w", ErrMomentDelayed, err)
 	}
 	return "", err
 }
 
-// created finds the Moment an earlier process made of rec: the author's
-// newest on the drop with rec's description, made after rec.
-func (s *MomentService) created(ctx context.Context, rec MomentRecord) string {
-	vs, err := s.issuer.Moments(ctx, MomentQuery{DropIDs: []int64{rec.DropID}, Author: rec.Author, Limit: MomentsPageSize})
+// created finds the Moment an earlier turn made of rec: the oldest of the
+// author's on the drop made since rec was recorded, with rec's description
+// and as many files.
+func (s *MomentService) created(ctx context.Context, rec MomentRecord) (string, bool) {
+	vs, err := s.issuer.Moments(ctx, MomentQuery{DropIDs: []int64{rec.DropID}, Author: rec.Author, Limit: 2 * MomentsPageSize})
 	if err != nil {
 		s.log.Warn("resumed moment: its Moment not looked up", "moment", rec.ID, "err", err)
-		return ""
+		return "", false
 	}
-	for _, v := range vs {
-		if v.Description == rec.Description && !v.CreatedOn.Before(rec.CreatedAt.Add(-time.Minute)) {
-			return v.ID
+	// Newest first: the oldest match is this post's, not a later one's.
+	for _, v := range slices.Backward(vs) {
+		if v.Description == rec.Description && len(v.Media) == len(rec.Files) &&
+			!v.CreatedOn.Before(rec.CreatedAt.Add(-time.Minute)) {
+			return v.ID, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // momentLease is how long a post in progress may go without a write to
 // its record before Resume takes it for one a stop interrupted; the
 // process posting it touches the record every momentBeat.
+// A post unfinished a day after it was made is given up (momentGiveUp).
 const (
-	momentLease = 5 * time.Minute
-	momentBeat  = time.Minute
+	momentLease  = 5 * time.Minute
+	momentBeat   = time.Minute
+	momentGiveUp = 24 * time.Hour
 )
 
 // heartbeat touches the post's record every momentBeat until the function
@@ -242,7 +262,7 @@ func (s *MomentService) heartbeat(ctx context.Context, id int64) (stop func()) {
 // keeps the failure's kind, never the error's text, which may quote an
 // address.
 func (s *MomentService) fail(ctx context.Context, rec *MomentRecord, err error) error {
-	if ctx.Err() != nil || errors.Is(err, ErrMomentDelayed) {
+	if errors.Is(err, ErrMomentDelayed) || (ctx.Err() != nil && !refusal(err)) {
 		s.log.Info("moment left for resume", "moment", rec.ID, "err", err)
 		if !errors.Is(err, ErrMomentDelayed) {
 			err = fmt.Errorf("%w: %w", ErrMomentDelayed, err)
@@ -254,6 +274,16 @@ func (s *MomentService) fail(ctx context.Context, rec *MomentRecord, err error) 
 		s.log.Error("failed moment not recorded", "moment", rec.ID, "err", uerr)
 	}
 	return err
+}
+
+// refusal reports whether err is an answer about the post itself, which
+// trying again would not change, rather than an interruption.
+func refusal(err error) bool {
+	var me *MediaError
+	if errors.As(err, &me) {
+		return me.Problem != MediaUnreadable
+	}
+	return errors.Is(err, ErrMediaInvalid) || errors.Is(err, ErrMediaTimeout) || errors.Is(err, ErrIssuerRejected)
 }
 
 // failureKind names a failure for the record.
@@ -378,6 +408,14 @@ func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
 	if err != nil {
 		return false
 	}
+	if s.clock.Now().Sub(rec.CreatedAt) > momentGiveUp {
+		// Moments has not answered for a day: fail it, which frees its
+		// files to be posted again, and say so.
+		err := fmt.Errorf("not finished in %s: %w", momentGiveUp, ErrIssuerUnavailable)
+		_ = s.fail(context.WithoutCancel(ctx), &rec, err)
+		s.announce(ctx, o, MomentNotice{Record: rec, Err: err})
+		return true
+	}
 	dropName, _ := s.issuer.DropName(ctx, rec.DropID)
 	res, err := s.publish(ctx, rec, o, dropName, true, nil)
 	if errors.Is(err, ErrMomentDelayed) {
@@ -387,12 +425,18 @@ func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
 		return false
 	}
 	s.log.Info("interrupted moment resumed", "moment", rec.ID, "posted", err == nil, "err", err)
+	s.announce(ctx, o, MomentNotice{Record: res.Record, Media: res.Media, Err: err})
+	return true
+}
+
+// announce tells the post's place how it ended, when the platform's
+// opener can.
+func (s *MomentService) announce(ctx context.Context, o MediaOpener, n MomentNotice) {
 	if a, ok := o.(MomentAnnouncer); ok {
-		if aerr := a.AnnounceMoment(ctx, MomentNotice{Record: res.Record, Media: res.Media, Err: err}); aerr != nil {
-			s.log.Warn("resumed moment not announced", "moment", rec.ID, "err", aerr)
+		if err := a.AnnounceMoment(ctx, n); err != nil {
+			s.log.Warn("resumed moment not announced", "moment", n.Record.ID, "err", err)
 		}
 	}
-	return true
 }
 
 // since is an hour before now: the window of MOMENT_RATE.

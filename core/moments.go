@@ -71,12 +71,16 @@ type MomentState string
 
 // The states of a recorded post, in order. A post is recorded once its
 // checks passed; Uploading until every file is sent, Processing while the
-// service processes them, then Posted, or Failed with the reason.
+// service processes them, Creating once the Moment is asked for, then
+// Posted, or Failed with the reason.
 const (
 	MomentUploading  MomentState = "uploading"
 	MomentProcessing MomentState = "processing"
-	MomentPosted     MomentState = "posted"
-	MomentFailed     MomentState = "failed"
+	// MomentCreating: the Moment's creation was sent; whether it was made
+	// is known from its answer, or, when that was lost, from Moments.
+	MomentCreating MomentState = "creating"
+	MomentPosted   MomentState = "posted"
+	MomentFailed   MomentState = "failed"
 )
 
 // Final reports whether the state is the last one.

@@ -64,8 +64,12 @@ type momentIssuer struct {
 	moments []core.NewMoment
 	// invalid makes WaitForMedia refuse every file.
 	invalid bool
-	// onUpload, when set, runs before each upload is read.
+	// onUpload, when set, runs before each upload is read; onWait before
+	// each wait for processing; refuse makes CreateMoment answer the
+	// service's 409.
 	onUpload func()
+	onWait   func()
+	refuse   bool
 }
 
 func newMomentIssuer() *momentIssuer {
@@ -101,6 +105,9 @@ func (m *momentIssuer) UploadMedia(_ context.Context, r io.Reader, size int64, _
 }
 
 func (m *momentIssuer) WaitForMedia(_ context.Context, key string, _ int64) (core.MomentMediaView, error) {
+	if m.onWait != nil {
+		m.onWait()
+	}
 	if m.invalid {
 		return core.MomentMediaView{}, core.ErrMediaInvalid
 	}
@@ -108,6 +115,9 @@ func (m *momentIssuer) WaitForMedia(_ context.Context, key string, _ int64) (cor
 }
 
 func (m *momentIssuer) CreateMoment(_ context.Context, in core.NewMoment) (string, error) {
+	if m.refuse {
+		return "", core.ErrMediaInvalid
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moments = append(m.moments, in)
@@ -438,7 +448,11 @@ func (l *lostCreate) Moments(context.Context, core.MomentQuery) ([]core.MomentVi
 	made := l.made()
 	var out []core.MomentView
 	for i := len(made) - 1; i >= 0; i-- {
-		out = append(out, core.MomentView{ID: fmt.Sprintf("moment-%d", i+1), Author: made[i].Author, Description: made[i].Description, CreatedOn: time.Now()})
+		v := core.MomentView{ID: fmt.Sprintf("moment-%d", i+1), Author: made[i].Author, Description: made[i].Description, CreatedOn: time.Now()}
+		for _, k := range made[i].MediaKeys {
+			v.Media = append(v.Media, core.MomentMediaView{Type: core.TypePNG, URL: "https://media.example/" + k})
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -475,5 +489,61 @@ func TestMomentService_LostCreate(t *testing.T) {
 	}
 	if made := issuer.made(); len(made) != 1 {
 		t.Errorf("%d Moments made, want 1", len(made))
+	}
+}
+
+// stopIn runs post, which a stop cuts where the issuer's hook panics.
+func stopIn(t *testing.T, post func()) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != errStop {
+			t.Fatalf("recovered %v, want the stop", p)
+		}
+	}()
+	post()
+}
+
+var errStop = errors.New("stopped")
+
+// TestMomentService_ResumeRefused: a post stopped before its creation was
+// sent, refused by Moments when resumed, fails: it is not taken for a
+// Moment made already.
+func TestMomentService_ResumeRefused(t *testing.T) {
+	e := newMomentEnv(t, 10)
+	e.files["a"] = pngFile(100, 1)
+	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
+	e.svc.Attach(core.Discord, a)
+	e.issuer.onWait = func() { panic(errStop) }
+	stopIn(t, func() { e.post("k", "a") })
+	e.issuer.onWait, e.issuer.refuse = nil, true
+	e.clock.Add(6 * time.Minute)
+	if n, err := e.svc.Resume(context.Background()); n != 1 || err != nil {
+		t.Fatalf("Resume = %d, %v; want 1", n, err)
+	}
+	n := <-a.notices
+	if !errors.Is(n.Err, core.ErrMediaInvalid) || n.Record.State != core.MomentFailed {
+		t.Errorf("notice = %+v, want the post failed with ErrMediaInvalid", n)
+	}
+}
+
+// TestMomentService_ResumeGivesUp: a post still unfinished a day after it
+// was made is failed, its place told, and its file may be posted again.
+func TestMomentService_ResumeGivesUp(t *testing.T) {
+	e := newMomentEnv(t, 10)
+	e.files["a"] = pngFile(100, 1)
+	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
+	e.svc.Attach(core.Discord, a)
+	e.issuer.onWait = func() { panic(errStop) }
+	stopIn(t, func() { e.post("k", "a") })
+	e.issuer.onWait = nil
+	e.clock.Add(25 * time.Hour)
+	if n, err := e.svc.Resume(context.Background()); n != 1 || err != nil {
+		t.Fatalf("Resume = %d, %v; want 1", n, err)
+	}
+	if n := <-a.notices; n.Err == nil || n.Record.State != core.MomentFailed {
+		t.Errorf("notice = %+v, want the post given up", n)
+	}
+	if _, err := e.post("k2", "a"); err != nil {
+		t.Errorf("posting the file again after the give-up = %v, want it posted", err)
 	}
 }

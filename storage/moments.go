@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
@@ -112,7 +114,7 @@ func momentFiles(files []core.MomentFile) (string, error) {
 // clearer message.
 func checkMomentState(s core.MomentState) error {
 	switch s {
-	case core.MomentUploading, core.MomentProcessing, core.MomentPosted, core.MomentFailed:
+	case core.MomentUploading, core.MomentProcessing, core.MomentCreating, core.MomentPosted, core.MomentFailed:
 		return nil
 	}
 	return fmt.Errorf("unknown moment state %q", s)
@@ -221,7 +223,15 @@ var errFileRepeat = errors.New("a file repeats an earlier post's")
 // distinct head hash; a hash a post of the same user to the same drop has
 // already is noted in repeat and rolls the transaction back.
 func insertMomentFiles(tx *gorm.DB, id int64, r core.MomentRecord, repeat *fileRepeat) error {
-	for i, f := range r.Files {
+	// In the order of their hashes, not the post's: two posts of the same
+	// files in other orders would each hold a row the other waits for.
+	order := make([]int, len(r.Files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(r.Files[a].HeadHash, r.Files[b].HeadHash) })
+	for _, i := range order {
+		f := r.Files[i]
 		if f.HeadHash == "" {
 			continue
 		}
@@ -362,7 +372,7 @@ func (db *DB) UnfinishedMoments(ctx context.Context) ([]core.MomentRecord, error
 	// The predicate is the partial index's, spelled the same, so that both
 	// dialects use it.
 	return db.moments(ctx, "unfinished moments", `
-		WHERE m.state IN ('uploading', 'processing') ORDER BY m.created_at, m.id`)
+		WHERE m.state IN ('uploading', 'processing', 'creating') ORDER BY m.created_at, m.id`)
 }
 
 // moments runs selectMoments with the clause rest and maps the rows.

@@ -308,6 +308,38 @@ func TestDB_AddMoment_RepeatedFileConcurrent(t *testing.T) {
 	})
 }
 
+// TestDB_AddMoment_FilesInOtherOrders: two posts of the same two files in
+// other orders, at once, never deadlock: one is recorded, the other is a
+// repeat.
+func TestDB_AddMoment_FilesInOtherOrders(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, func(t *testing.T, newURL func() string) {
+		dbs := replicas(t, newURL(), 2)
+		tn := mustTenant(t, dbs[0], "orders")
+		u := mustUpsertUser(t, dbs[0], core.Discord, "orderly", "")
+		for round := range 20 {
+			h1, h2 := fmt.Sprint("a", round), fmt.Sprint("b", round)
+			posts := [2]core.MomentRecord{withHash(newMoment(tn.ID, u, ""), h1), withHash(newMoment(tn.ID, u, ""), h2)}
+			posts[0].Files = append(posts[0].Files, core.MomentFile{MediaRef: posts[0].Files[0].MediaRef, HeadHash: h2})
+			posts[1].Files = append(posts[1].Files, core.MomentFile{MediaRef: posts[1].Files[0].MediaRef, HeadHash: h1})
+			var errs [2]error
+			var wg sync.WaitGroup
+			for i := range 2 {
+				wg.Go(func() { _, errs[i] = dbs[i].AddMoment(t.Context(), posts[i]) })
+			}
+			wg.Wait()
+			if (errs[0] == nil) == (errs[1] == nil) {
+				t.Fatalf("round %d: AddMoment = %v, %v; want one recorded and one repeat", round, errs[0], errs[1])
+			}
+			for _, err := range errs {
+				if err != nil && !errors.Is(err, core.ErrMomentRepeat) {
+					t.Fatalf("round %d: AddMoment = %v, want a repeat", round, err)
+				}
+			}
+		}
+	})
+}
+
 func TestDB_TouchMoment(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {

@@ -28,7 +28,7 @@ CREATE TABLE moments (
     description TEXT NOT NULL DEFAULT '',
     channel     TEXT NOT NULL DEFAULT '',
     files       TEXT NOT NULL,
-    state       TEXT NOT NULL CHECK (state IN ('uploading', 'processing', 'posted', 'failed')),
+    state       TEXT NOT NULL CHECK (state IN ('uploading', 'processing', 'creating', 'posted', 'failed')),
     moment_id   TEXT NOT NULL DEFAULT '',
     error       TEXT NOT NULL DEFAULT '',
     created_at  TIMESTAMPTZ NOT NULL,
@@ -47,7 +47,7 @@ CREATE INDEX moments_user_created ON moments (user_id, created_at);
 
 -- The posts a restart interrupted: few, among many finished ones.
 CREATE INDEX moments_unfinished ON moments (created_at, id)
-    WHERE state IN ('uploading', 'processing');
+    WHERE state IN ('uploading', 'processing', 'creating');
 
 -- Each file of a post that has not failed, by its member, its drop and
 -- head_hash, the SHA-256 of its size and its first 64 KiB: the same file
