@@ -34,8 +34,13 @@
 //     WalletEvents, joins and join requests in gateevents.go, and /why and
 //     /setup check in gatewhy.go. It is the WalletService's WalletEvents.
 //
-// Moments (media posted to drops from the chat) are to be a service of
-// their own beside these.
+//   - MomentService owns Moments posted from the chat: its contract (the
+//     post and its record, the store, the issuer, the adapters' openers)
+//     is in moments.go, the checks made before any upload in
+//     momentcheck.go, the types read from first bytes in momentsniff.go,
+//     the upload, processing, creation and the resume of interrupted
+//     posts in momentpost.go, and /moments and the on/off switch in
+//     momentlist.go.
 //
 // Every sentinel error and error type of the package is in errors.go.
 //
