@@ -93,10 +93,13 @@ func (s *MomentService) opener(p Platform) (MediaOpener, error) {
 // Post checks p (see check), records it, uploads its files one after
 // another, waits until Moments processed them and publishes the Moment.
 // progress, when not nil, hears each step. Errors: those of check; a
-// *MomentRepeatError when the request was delivered before; after the
-// record, ErrMediaInvalid, ErrMediaTimeout, ErrIssuerUnavailable,
+// *MomentRepeatError when the request was delivered before or a file was
+// posted by the member to the drop before (the store says which); after
+// the record, ErrMediaInvalid, ErrMediaTimeout, ErrIssuerUnavailable,
 // ErrIssuerRejected, a *MediaError (MediaChanged, MediaUnreadable), each
-// also written to the record as failed.
+// also written to the record as failed, or ErrMomentDelayed when the post
+// was interrupted or its creation went unanswered: it stays unfinished,
+// for Resume.
 func (s *MomentService) Post(ctx context.Context, p MomentPost, progress func(MomentProgress)) (MomentResult, error) {
 	if progress == nil {
 		progress = func(MomentProgress) {}
