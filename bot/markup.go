@@ -191,3 +191,12 @@ func restore(s string, kept []rune, literal func(rune) string) string {
 	}
 	return b.String()
 }
+
+// Shorten cuts s to at most n characters, marking a cut with "…".
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

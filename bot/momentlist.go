@@ -148,7 +148,7 @@ func momentLine(m core.MomentView) string {
 	if desc == "" {
 		desc = "(no description)"
 	}
-	desc = Escape(clipRunes(strings.Join(strings.Fields(desc), " "), 120))
+	desc = Escape(Shorten(strings.Join(strings.Fields(desc), " "), 120))
 	parts := []string{desc, "by " + codeSpan(shortAddress(m.Author)), m.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")}
 	for _, d := range m.DropIDs {
 		parts = append(parts, "drop #"+strconv.FormatInt(d, 10))
@@ -166,7 +166,7 @@ func momentLine(m core.MomentView) string {
 func momentPicture(m core.MomentView) (Picture, bool) {
 	for _, f := range m.Media {
 		if f.URL != "" && !strings.HasPrefix(f.Type, "video/") {
-			caption := clipRunes(strings.TrimSpace(m.Description), 200)
+			caption := Shorten(strings.TrimSpace(m.Description), 200)
 			if caption == "" {
 				caption = "Moment by " + shortAddress(m.Author)
 			}
@@ -186,15 +186,6 @@ func momentsPageCommand(req *Request, page int) string {
 		line += " member:" + m
 	}
 	return fmt.Sprintf("%s page:%d", line, page)
-}
-
-// clipRunes cuts s to at most n characters, marking the cut.
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // momentText words the refusals and failures of /moment and /moments.

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/internal/heapwatch"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
@@ -118,38 +116,14 @@ func (w *sweepWorld) calls() int {
 // and the peak growth of the heap while it ran.
 func (w *sweepWorld) measure(tb testing.TB) (core.SyncReport, int, uint64) {
 	tb.Helper()
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	var (
-		peak atomic.Uint64
-		stop = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > base.HeapAlloc && ms.HeapAlloc-base.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc - base.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
 	before := w.calls()
-	r, err := w.svc.SyncPlace(context.Background(), w.place)
-	close(stop)
-	wg.Wait()
+	var r core.SyncReport
+	var err error
+	peak, _ := heapwatch.Measure(func() { r, err = w.svc.SyncPlace(context.Background(), w.place) })
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return r, w.calls() - before, peak.Load()
+	return r, w.calls() - before, peak
 }
 
 // TestSweep_TenThousandMembers: one sweep of 10,000 verified members and 5

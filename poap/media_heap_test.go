@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"runtime"
 	"testing"
-	"time"
 
+	"github.com/poapbot/poapbot/internal/heapwatch"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
@@ -45,46 +44,19 @@ func pngStream(size int64) io.Reader {
 
 // uploadHeapGrowth uploads size bytes with c and returns the media key, the
 // peak growth of the heap during the upload and the bytes allocated
-// meanwhile. Method: after a GC, runtime.MemStats.HeapAlloc is read before
-// the upload, then by a goroutine every millisecond until it ends; the
-// growth is the highest reading minus the first. The sandbox runs in the
-// same process, so its side of the upload counts too.
+// meanwhile (heapwatch.Measure). The sandbox runs in the same process, so
+// its side of the upload counts too.
 func uploadHeapGrowth(tb testing.TB, c *poap.Client, size int64) (key string, peak, allocated uint64) {
 	tb.Helper()
 	r := pngStream(size)
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop, highest := make(chan struct{}), make(chan uint64)
-	go sampleHeap(stop, highest)
-	key, err := c.UploadMedia(context.Background(), r, size, "image/png")
-	close(stop)
-	top := <-highest
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
+	var err error
+	peak, allocated = heapwatch.Measure(func() {
+		key, err = c.UploadMedia(context.Background(), r, size, "image/png")
+	})
 	if err != nil {
 		tb.Fatalf("UploadMedia(%d bytes) error = %v", size, err)
 	}
-	return key, max(top, before.HeapAlloc) - before.HeapAlloc, after.TotalAlloc - before.TotalAlloc
-}
-
-// sampleHeap reads HeapAlloc every millisecond until stop closes, then
-// sends the highest reading.
-func sampleHeap(stop <-chan struct{}, highest chan<- uint64) {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	var ms runtime.MemStats
-	var top uint64
-	for {
-		runtime.ReadMemStats(&ms)
-		top = max(top, ms.HeapAlloc)
-		select {
-		case <-stop:
-			highest <- top
-			return
-		case <-tick.C:
-		}
-	}
+	return key, peak, allocated
 }
 
 func TestClient_UploadMedia_Streams(t *testing.T) {

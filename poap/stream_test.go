@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/poapbot/poapbot/internal/heapwatch"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
@@ -181,18 +181,13 @@ func BenchmarkScan(b *testing.B) {
 // result, the decoder's buffers and the garbage not collected yet.
 func scanHeapGrowth(tb testing.TB, c *poap.Client, n int) uint64 {
 	tb.Helper()
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop, highest := make(chan struct{}), make(chan uint64)
-	go sampleHeap(stop, highest)
-	tokens, err := c.Scan(context.Background(), bigCollector)
-	close(stop)
-	top := <-highest
+	var tokens []poap.Token
+	var err error
+	peak, _ := heapwatch.Measure(func() { tokens, err = c.Scan(context.Background(), bigCollector) })
 	if err != nil || len(tokens) != n {
 		tb.Fatalf("Scan() = %d tokens, %v, want %d", len(tokens), err, n)
 	}
-	return max(top, before.HeapAlloc) - before.HeapAlloc
+	return peak
 }
 
 // renderScan returns the sandbox's answer to a scan of a bigCollector of n.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -67,21 +66,12 @@ func menu(cmds []*bot.Command, moderators bool) []tgbotapi.BotCommand {
 		out[index[name]].Description = fmt.Sprintf("%s (e.g. /%s %s)", strings.Join(ss, ", "), name, ss[0])
 	}
 	for i := range out {
-		out[i].Description = truncate(out[i].Description, maxCommandDescription)
+		out[i].Description = bot.Shorten(out[i].Description, maxCommandDescription)
 		if out[i].Description == "" {
 			out[i].Description = out[i].Command
 		}
 	}
 	return out
-}
-
-// truncate cuts s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // Callback data carries a command line as "cmd:<line>"; Telegram allows

@@ -79,7 +79,7 @@ func (a *Adapter) deepLink(command string) string {
 	if payload == "" {
 		payload = "help"
 	}
-	return "https://t.me/" + a.username + "?start=" + truncate(payload, 64)
+	return "https://t.me/" + a.username + "?start=" + bot.Shorten(payload, 64)
 }
 
 // adminTTL is how long an administrator lookup is trusted: long enough to

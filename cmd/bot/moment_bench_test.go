@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/internal/heapwatch"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
@@ -44,34 +44,12 @@ func bigFile(seed byte) io.ReadSeeker {
 	return io.NewSectionReader(pngContent{seed: seed}, 0, bigMoment)
 }
 
-// heapPeak measures the peak growth of the heap while post runs: after a
-// GC, HeapAlloc is read before, then every millisecond until post returns;
-// the growth is the highest reading minus the first. The fake platform,
-// the bot and the sandbox all run in this process, so all of them count.
+// heapPeak is the peak growth of the heap while post runs
+// (heapwatch.Measure): the fake platform, the bot and the sandbox all run
+// in this process, so all of them count.
 func heapPeak(post func()) uint64 {
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop, highest := make(chan struct{}), make(chan uint64)
-	go func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		var ms runtime.MemStats
-		var top uint64
-		for {
-			runtime.ReadMemStats(&ms)
-			top = max(top, ms.HeapAlloc)
-			select {
-			case <-stop:
-				highest <- top
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	post()
-	close(stop)
-	return max(<-highest, before.HeapAlloc) - before.HeapAlloc
+	peak, _ := heapwatch.Measure(post)
+	return peak
 }
 
 // manyMoments lifts MOMENT_RATE for the benchmarks' runs.
