@@ -11,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/internal/filegen"
 	"github.com/poapbot/poapbot/internal/heapwatch"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
@@ -19,29 +20,10 @@ import (
 // default MOMENT_MAX_BYTES.
 const bigMoment = 100 << 20
 
-// pngContent is a file of size bytes made as it is read: a PNG signature,
-// then bytes that depend on seed, so that each run posts a new file.
-type pngContent struct {
-	seed byte
-}
-
-// ReadAt implements io.ReaderAt.
-func (c pngContent) ReadAt(p []byte, off int64) (int, error) {
-	const sig = "\x89PNG\r\n\x1a\n"
-	for i := range p {
-		at := off + int64(i)
-		if at < int64(len(sig)) {
-			p[i] = sig[at]
-			continue
-		}
-		p[i] = byte(at*7+at>>9) ^ c.seed
-	}
-	return len(p), nil
-}
-
-// bigFile is a fresh reader of a generated 100 MiB PNG.
+// bigFile is a fresh reader of a generated 100 MiB PNG (a PNG signature,
+// then bytes of seed, so that each run posts a new file).
 func bigFile(seed byte) io.ReadSeeker {
-	return io.NewSectionReader(pngContent{seed: seed}, 0, bigMoment)
+	return filegen.WithPrefix([]byte("\x89PNG\r\n\x1a\n"), uint64(seed), bigMoment)
 }
 
 // heapPeak is the peak growth of the heap while post runs

@@ -86,35 +86,3 @@ func TestServer_Files(t *testing.T) {
 		t.Errorf("GET a removed file = %d, want 404", status)
 	}
 }
-
-// TestPseudoRandom checks that the content is the same for the same seed,
-// whatever the reads and seeks, and differs for another seed.
-func TestPseudoRandom(t *testing.T) {
-	t.Parallel()
-	const size = 1000
-	whole, err := io.ReadAll(discordtest.PseudoRandom(1, size))
-	if err != nil || len(whole) != size {
-		t.Fatalf("ReadAll = %d bytes, %v; want %d", len(whole), err, size)
-	}
-	r := discordtest.PseudoRandom(1, size)
-	if _, err := r.Seek(333, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	part := make([]byte, 101)
-	if _, err := io.ReadFull(r, part); err != nil || !bytes.Equal(part, whole[333:434]) {
-		t.Errorf("bytes 333 to 434 after a seek = %x, %v; want %x", part, err, whole[333:434])
-	}
-	if end, err := r.Seek(0, io.SeekEnd); err != nil || end != size {
-		t.Errorf("Seek(0, end) = %d, %v; want %d", end, err, size)
-	}
-	if n, err := r.Read(part); n != 0 || err != io.EOF {
-		t.Errorf("Read at the end = %d, %v; want 0, EOF", n, err)
-	}
-	if _, err := r.Seek(-1, io.SeekStart); err == nil {
-		t.Error("Seek(-1) = nil error, want one")
-	}
-	other, _ := io.ReadAll(discordtest.PseudoRandom(2, size))
-	if bytes.Equal(whole, other) {
-		t.Error("seeds 1 and 2 gave the same content")
-	}
-}

@@ -3,9 +3,10 @@ package telegramtest
 import (
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/internal/filegen"
 )
 
 // CloudDownloadLimit is the largest file the cloud Bot API lets a bot
@@ -34,7 +35,7 @@ func BytesFile(id string, data []byte) File {
 	return File{ID: id, Size: int64(len(data)), Open: func() io.ReadSeeker { return strings.NewReader(string(data)) }}
 }
 
-// GeneratedFile returns a File of size pseudo-random bytes (see Random),
+// GeneratedFile returns a File of size pseudo-random bytes (see NewRandom),
 // generated as they are read.
 func GeneratedFile(id string, size int64, seed uint64) File {
 	return File{ID: id, Size: size, Open: func() io.ReadSeeker { return NewRandom(size, seed) }}
@@ -122,61 +123,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 	}
 }
 
-// Random is a deterministic pseudo-random io.ReadSeeker: the same size and
-// seed always read as the same bytes, generated as they are read, so a
-// test can serve a 100 MB file, or a benchmark stream one, without
-// holding it.
-type Random struct {
-	seed      uint64
-	size, off int64
-}
-
-// NewRandom returns size pseudo-random bytes of seed.
-func NewRandom(size int64, seed uint64) *Random { return &Random{seed: seed, size: size} }
-
-// Read reads the next bytes.
-func (r *Random) Read(p []byte) (int, error) {
-	if r.off >= r.size {
-		return 0, io.EOF
-	}
-	p = p[:min(int64(len(p)), r.size-r.off)]
-	for i := 0; i < len(p); {
-		off := r.off + int64(i)
-		word := splitmix(r.seed + uint64(off/8))
-		for k := off % 8; k < 8 && i < len(p); k++ {
-			p[i] = byte(word >> (8 * k))
-			i++
-		}
-	}
-	r.off += int64(len(p))
-	return len(p), nil
-}
-
-// Seek sets the offset of the next Read.
-func (r *Random) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += r.off
-	case io.SeekEnd:
-		offset += r.size
-	}
-	if offset < 0 {
-		return r.off, &seekError{offset}
-	}
-	r.off = offset
-	return offset, nil
-}
-
-type seekError struct{ offset int64 }
-
-func (e *seekError) Error() string {
-	return "telegramtest: seek to negative offset " + strconv.FormatInt(e.offset, 10)
-}
-
-// splitmix is SplitMix64's output function: a well-mixed word per index.
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
+// NewRandom returns size bytes of deterministic pseudo-random content of
+// seed (filegen.New), generated as they are read, so that a test can serve
+// a 100 MB file, or a benchmark stream one, without holding it.
+func NewRandom(size int64, seed uint64) io.ReadSeeker { return filegen.New(seed, size) }

@@ -85,28 +85,6 @@ func download(t *testing.T, url string, status int) []byte {
 	return body
 }
 
-func TestRandom(t *testing.T) {
-	all, _ := io.ReadAll(telegramtest.NewRandom(1000, 3))
-	if len(all) != 1000 {
-		t.Fatalf("ReadAll(NewRandom(1000)) read %d bytes", len(all))
-	}
-	again, _ := io.ReadAll(telegramtest.NewRandom(1000, 3))
-	other, _ := io.ReadAll(telegramtest.NewRandom(1000, 4))
-	if !bytes.Equal(all, again) || bytes.Equal(all, other) {
-		t.Errorf("NewRandom is not deterministic per seed")
-	}
-	r := telegramtest.NewRandom(1000, 3)
-	if _, err := r.Seek(-13, io.SeekEnd); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 5)
-	for _, off := range []int{987, 992} {
-		if n, err := io.ReadFull(r, buf); n != 5 || err != nil || !bytes.Equal(buf, all[off:off+5]) {
-			t.Errorf("read at %d = %v (%d, %v), want %v", off, buf, n, err, all[off:off+5])
-		}
-	}
-}
-
 func TestServer_MemberMedia(t *testing.T) {
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	defer tg.Close()

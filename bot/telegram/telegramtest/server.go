@@ -30,7 +30,7 @@
 // ReplyText: a text replying to an earlier message, which the update
 // carries whole), and the fake serves the files they name (AddFile,
 // getFile, GET /file/bot<token>/<file_path>, large ones generated as they
-// are read: GeneratedFile, Random), refusing what the cloud Bot API
+// are read: GeneratedFile, NewRandom), refusing what the cloud Bot API
 // refuses when told to (LimitDownloads). WaitEdits waits for the edits of
 // a message the bot sent, in order. A Server is safe for concurrent use.
 //
