@@ -28,8 +28,9 @@ const refreshJob = "refresh and reconcile"
 // background settles the mints a crash or a lost answer left in doubt, at
 // once, then re-imports links and settles mints every refreshInterval, and
 // edits the published posts and posts notices every postInterval, and
-// sweeps the gates every GATE_SYNC_INTERVAL (sweepLoop) and resumes
-// interrupted Moments (momentLoop), until ctx is done. Failures are logged and retried at the next turn.
+// sweeps the gates every GATE_SYNC_INTERVAL (sweepGates) and resumes
+// interrupted Moments every resumeInterval (resumeMoments), until ctx is
+// done. Failures are logged and retried at the next turn.
 //
 // With several replicas, one at a time takes a refresh-and-reconcile turn
 // (storage.DB.TryExclusive: a PostgreSQL advisory lock), so that they do
@@ -41,17 +42,20 @@ func (m *Main) background(ctx context.Context) {
 	m.refreshTurn(ctx, false)
 	t := time.NewTicker(refreshInterval)
 	defer t.Stop()
-	every := m.PostInterval
-	if every <= 0 {
-		every = postInterval
+	postEvery := m.PostInterval
+	if postEvery <= 0 {
+		postEvery = postInterval
 	}
-	posts := time.NewTicker(every)
+	posts := time.NewTicker(postEvery)
 	defer posts.Stop()
+	// Gate sweeps and resumed Moments run beside the rest: a long sweep
+	// (role changes waiting out rate limits) or a resumed upload holds up
+	// no post edit nor mint settlement.
 	sweeping := make(chan struct{})
-	go func() { m.sweepLoop(ctx); close(sweeping) }()
+	go func() { every(ctx, m.gates.Interval(), m.sweepGates); close(sweeping) }()
 	defer func() { <-sweeping }()
 	resuming := make(chan struct{})
-	go func() { m.momentLoop(ctx); close(resuming) }()
+	go func() { every(ctx, resumeInterval, m.resumeMoments); close(resuming) }()
 	defer func() { <-resuming }()
 	for {
 		select {
@@ -71,24 +75,29 @@ func (m *Main) background(ctx context.Context) {
 // write (core.MomentService.Resume).
 const resumeInterval = time.Minute
 
-// momentLoop finishes or reports the posts of Moments a stop interrupted,
-// every resumeInterval until ctx is done, one replica at a time. It runs
-// beside the other background work: a resumed post uploads for minutes.
-func (m *Main) momentLoop(ctx context.Context) {
-	t := time.NewTicker(resumeInterval)
+// resumeMoments finishes or reports the posts of Moments a stop
+// interrupted, one replica at a time (core.MomentService.Resume takes a
+// lock).
+func (m *Main) resumeMoments(ctx context.Context) {
+	n, err := m.moments.Resume(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		m.Logger.Warn("interrupted Moments not resumed", "err", err)
+	case n > 0:
+		m.Logger.Info("interrupted Moments resumed", "count", n)
+	}
+}
+
+// every runs f every d until ctx is done.
+func every(ctx context.Context, d time.Duration, f func(context.Context)) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		n, err := m.moments.Resume(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			m.Logger.Warn("interrupted Moments not resumed", "err", err)
-		case n > 0:
-			m.Logger.Info("interrupted Moments resumed", "count", n)
+			f(ctx)
 		}
 	}
 }
@@ -165,22 +174,6 @@ func (m *Main) postNotices(ctx context.Context) {
 		}
 		if err := nt.Notify(ctx, n.Ref, n.Text); err != nil && ctx.Err() == nil {
 			m.Logger.Warn("posting a notice failed", "platform", n.Ref.Platform, "channel", n.Ref.Channel, "err", err)
-		}
-	}
-}
-
-// sweepLoop sweeps the gates every GATE_SYNC_INTERVAL until ctx is done,
-// beside the other scheduled work: a long sweep (role changes waiting out
-// rate limits) holds up no post edit nor mint settlement.
-func (m *Main) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(m.gates.Interval())
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.sweepGates(ctx)
 		}
 	}
 }
