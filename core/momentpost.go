@@ -68,9 +68,6 @@ func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
 	return s, nil
 }
 
-// MaxBytes is the largest file the service accepts.
-func (s *MomentService) MaxBytes() int64 { return s.maxBytes }
-
 // Attach makes o the opener of the platform's files. When o is also a
 // MomentAnnouncer, resumed posts of the platform are reported through it.
 func (s *MomentService) Attach(p Platform, o MediaOpener) {
