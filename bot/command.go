@@ -156,6 +156,17 @@ func (c *Command) Option(name string) *Option {
 	return nil
 }
 
+// TakesFiles reports whether the command takes files (has an Attachment
+// option): only those get the media a platform event carries.
+func (c *Command) TakesFiles() bool {
+	for _, o := range c.Options {
+		if o.Type == Attachment {
+			return true
+		}
+	}
+	return false
+}
+
 // Usage renders the command as a one-line synopsis: /poaps [wallet] [member].
 func (c *Command) Usage() string {
 	var b strings.Builder

@@ -28,17 +28,13 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 			continue
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
-		files := false
 		for _, o := range c.Options {
-			if o.Type == Attachment {
-				files = true
-			}
 			if o.Hidden || o.Type == Attachment {
 				continue
 			}
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
 		}
-		if files {
+		if c.TakesFiles() {
 			s.WriteString("    " + attachHint(req.Platform) + "\n")
 		}
 	}

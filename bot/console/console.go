@@ -106,7 +106,7 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 			ManagesRoles: c.member == Owner,
 		},
 	}
-	if word == "/moment" {
+	if cmd := c.bot.Command(strings.TrimPrefix(word, "/")); cmd != nil && cmd.TakesFiles() {
 		// The console has no event id: nothing delivers a line twice.
 		line, req.Media = cutMedia(line)
 		req.Progress = func(r bot.Reply) { c.printf("  … %s\n", bot.PlainText(r.Text)) }

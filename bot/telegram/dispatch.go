@@ -149,7 +149,7 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	}
 	req := a.newRequest(ctx, o)
 	req.Key = in.key
-	if cmd != nil && takesMedia(cmd) {
+	if cmd != nil && cmd.TakesFiles() {
 		req.Media = in.media
 	}
 	if cmd != nil && cmd.Long {

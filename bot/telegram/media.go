@@ -60,14 +60,3 @@ func largest(sizes []tgbotapi.PhotoSize) tgbotapi.PhotoSize {
 	}
 	return best
 }
-
-// takesMedia reports whether the command takes files (has an Attachment
-// option): only those get a message's media.
-func takesMedia(cmd *bot.Command) bool {
-	for _, o := range cmd.Options {
-		if o.Type == bot.Attachment {
-			return true
-		}
-	}
-	return false
-}
