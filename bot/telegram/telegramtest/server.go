@@ -32,7 +32,14 @@
 // getFile, GET /file/bot<token>/<file_path>, large ones generated as they
 // are read: GeneratedFile, NewRandom), refusing what the cloud Bot API
 // refuses when told to (LimitDownloads). WaitEdits waits for the edits of
-// a message the bot sent, in order. A Server is safe for concurrent use.
+// a message the bot sent, in order.
+//
+// Like the real API, the fake can hold the bot to flood limits
+// (Options.Limits, SetLimits; BotAPILimits are Telegram's): a message
+// sent faster than they allow is refused with 429 Too Many Requests and
+// parameters.retry_after, and kept among the Throttled calls, not the
+// Messages. Limits are off by default. A Server is safe for concurrent
+// use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -71,6 +78,9 @@ type Options struct {
 	// client with a 10 s timeout). Give one that trusts your TLS test
 	// server to deliver to an https:// webhook.
 	WebhookClient *http.Client
+	// Limits are the flood limits the fake holds the bot to from the
+	// start (default none; see BotAPILimits, SetLimits).
+	Limits Limits
 }
 
 // Server is a fake Telegram Bot API on a loopback httptest server.
@@ -116,6 +126,11 @@ type Server struct {
 	downloadLimit int64
 	downloads     []string
 	memberBodies  map[int]map[string]any // members' messages, for replies
+	limits        Limits
+	global        []time.Time           // arrivals within limits.Global, oldest first
+	perChat       map[int64][]time.Time // arrivals within each chat's window
+	throttled     []Call                // calls the limits refused
+	now           func() time.Time      // the clock of the limits
 }
 
 // NewServer starts a fake Bot API. Close it when the test ends.
@@ -140,6 +155,9 @@ func NewServer(opts Options) *Server {
 		delays:        map[string]time.Duration{},
 		files:         map[string]File{},
 		memberBodies:  map[int]map[string]any{},
+		limits:        opts.Limits,
+		perChat:       map[int64][]time.Time{},
+		now:           time.Now,
 	}
 	if s.Token == "" {
 		s.Token = DefaultToken
@@ -271,6 +289,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if f, ok := s.nextFailure(method); ok {
 		writeError(w, f)
+		return
+	}
+	if f := s.admit(c); f != nil {
+		writeError(w, *f)
 		return
 	}
 	result, f := s.call(r, c)
