@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -66,15 +67,41 @@ func (s *Server) Throttled() []Call {
 	return append([]Call(nil), s.throttled...)
 }
 
+// MaxInWindow returns the largest number of msgs whose At falls within
+// any span of length w, to check from the fake's record that the bot kept
+// to a limit: MaxInWindow of the messages to a group with w one minute is
+// at most 20 under BotAPILimits. Each photo of an album is one message
+// here, as for the Global and Group windows (the Private window counts an
+// album as one).
+func MaxInWindow(msgs []Message, w time.Duration) int {
+	if w <= 0 {
+		return 0
+	}
+	at := make([]time.Time, len(msgs))
+	for i, m := range msgs {
+		at[i] = m.At
+	}
+	slices.SortFunc(at, time.Time.Compare)
+	most, first := 0, 0
+	for last := range at {
+		for at[last].Sub(at[first]) >= w {
+			first++
+		}
+		most = max(most, last-first+1)
+	}
+	return most
+}
+
 // admit counts call c against the limits at its arrival, now, or returns
-// the 429 failure that refuses it.
-func (s *Server) admit(c Call) *Failure {
+// the 429 failure that refuses it. It returns the arrival time, which the
+// messages the call sends record as their At.
+func (s *Server) admit(c Call) (time.Time, *Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	n := cost(c)
 	if n == 0 {
-		return nil
+		return now, nil
 	}
 	// A chat_id that is no number (an @username) counts only globally.
 	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
@@ -92,7 +119,7 @@ func (s *Server) admit(c Call) *Failure {
 		secs := int((wait + time.Second - 1) / time.Second)
 		s.throttled = append(s.throttled, c)
 		s.notifyLocked()
-		return &Failure{
+		return now, &Failure{
 			Code:        http.StatusTooManyRequests,
 			Description: fmt.Sprintf("Too Many Requests: retry after %d", secs),
 			RetryAfter:  secs,
@@ -100,7 +127,7 @@ func (s *Server) admit(c Call) *Failure {
 	}
 	s.global = s.limits.Global.add(s.global, n, now)
 	s.perChat[chatID] = chat.add(s.perChat[chatID], chatN, now)
-	return nil
+	return now, nil
 }
 
 // cost returns the number of messages call c sends, as the Global and

@@ -150,6 +150,19 @@ func TestLimits_Group(t *testing.T) {
 	}
 	at(tg, time.Minute)
 	sendN(t, api, group, 20)
+
+	var toGroup []telegramtest.Message
+	for _, m := range tg.Messages() {
+		if m.ChatID == group {
+			toGroup = append(toGroup, m)
+		}
+	}
+	if n := telegramtest.MaxInWindow(toGroup, time.Minute); n != 20 {
+		t.Errorf("MaxInWindow(to the group, 1 min) = %d, want 20", n)
+	}
+	if first, last := toGroup[0].At, toGroup[len(toGroup)-1].At; !first.Equal(t0) || !last.Equal(t0.Add(time.Minute)) {
+		t.Errorf("messages At %v to %v, want %v to a minute later", first, last, t0)
+	}
 }
 
 func TestLimits_MediaGroup(t *testing.T) {
@@ -325,5 +338,34 @@ func TestLimits_Concurrent(t *testing.T) {
 	}
 	if refused != 10 || len(tg.Throttled()) != 10 || len(tg.Messages()) != 30 {
 		t.Errorf("%d refused, %d throttled, %d sent; want 10, 10, 30", refused, len(tg.Throttled()), len(tg.Messages()))
+	}
+	if n := telegramtest.MaxInWindow(tg.Messages(), time.Second); n != 30 {
+		t.Errorf("MaxInWindow(all, 1 s) = %d, want 30", n)
+	}
+}
+
+func TestMaxInWindow(t *testing.T) {
+	msgs := func(ms ...int) []telegramtest.Message {
+		var out []telegramtest.Message
+		for _, m := range ms {
+			out = append(out, telegramtest.Message{At: t0.Add(time.Duration(m) * time.Millisecond)})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		msgs []telegramtest.Message
+		w    time.Duration
+		want int
+	}{
+		{nil, time.Second, 0},
+		{msgs(0), time.Second, 1},
+		{msgs(1500, 0, 1000, 500, 1900), time.Second, 3}, // 1000, 1500, 1900
+		{msgs(0, 1000, 2000), time.Second, 1},            // a window is half-open
+		{msgs(0, 0, 0), time.Millisecond, 3},
+		{msgs(0, 0), 0, 0},
+	} {
+		if got := telegramtest.MaxInWindow(tc.msgs, tc.w); got != tc.want {
+			t.Errorf("MaxInWindow(%v, %v) = %d, want %d", tc.msgs, tc.w, got, tc.want)
+		}
 	}
 }

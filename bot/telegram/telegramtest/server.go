@@ -38,8 +38,9 @@
 // (Options.Limits, SetLimits; BotAPILimits are Telegram's): a message
 // sent faster than they allow is refused with 429 Too Many Requests and
 // parameters.retry_after, and kept among the Throttled calls, not the
-// Messages. Limits are off by default. A Server is safe for concurrent
-// use.
+// Messages. Each message records when it arrived (At), so MaxInWindow
+// can check the bot's pace from the fake's record. Limits are off by
+// default. A Server is safe for concurrent use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -130,7 +131,7 @@ type Server struct {
 	global        []time.Time           // arrivals within limits.Global, oldest first
 	perChat       map[int64][]time.Time // arrivals within each chat's window
 	throttled     []Call                // calls the limits refused
-	now           func() time.Time      // the clock of the limits
+	now           func() time.Time      // the clock of the limits and Message.At
 }
 
 // NewServer starts a fake Bot API. Close it when the test ends.
@@ -291,11 +292,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f)
 		return
 	}
-	if f := s.admit(c); f != nil {
+	at, f := s.admit(c)
+	if f != nil {
 		writeError(w, *f)
 		return
 	}
-	result, f := s.call(r, c)
+	result, f := s.call(r, c, at)
 	if f != nil {
 		writeError(w, *f)
 		return
@@ -335,8 +337,9 @@ func (s *Server) nextFailure(method string) (Failure, bool) {
 	return q[0], true
 }
 
-// call runs one method and returns its result or a failure.
-func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
+// call runs one method, which arrived at at, and returns its result or a
+// failure.
+func (s *Server) call(r *http.Request, c Call, at time.Time) (any, *Failure) {
 	method, p := c.Method, c.Params
 	switch method {
 	case "getMe":
@@ -356,11 +359,11 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 	case "getMyCommands":
 		return s.myCommands(), nil
 	case "sendMessage", "sendPhoto", "editMessageText", "editMessageCaption":
-		return s.send(method, p)
+		return s.send(method, p, at)
 	case "sendDocument":
-		return s.sendDocument(c)
+		return s.sendDocument(c, at)
 	case "sendMediaGroup":
-		return s.sendMediaGroup(c)
+		return s.sendMediaGroup(c, at)
 	case "getChatMember":
 		return s.chatMember(p)
 	case "getFile":
