@@ -43,8 +43,8 @@ type inputMedia struct {
 // would: 2 to 10 items, each with a photo the fake can fetch (see
 // RefuseURL) and a caption that parses and fits. An item "attach://<name>"
 // names a file uploaded under name. The fake knows only photos; other
-// media types are refused.
-func (s *Server) sendMediaGroup(c Call) (any, *Failure) {
+// media types are refused. The call arrived at at.
+func (s *Server) sendMediaGroup(c Call, at time.Time) (any, *Failure) {
 	p := c.Params
 	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
 	if err != nil {
@@ -63,6 +63,7 @@ func (s *Server) sendMediaGroup(c Call) (any, *Failure) {
 		if f != nil {
 			return nil, f
 		}
+		m.At = at
 		ms[i] = m
 	}
 	return s.storeGroup(ms)

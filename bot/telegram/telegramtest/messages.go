@@ -37,6 +37,9 @@ type Message struct {
 	ReplyTo int
 	// Params holds every parameter as sent.
 	Params map[string]string
+	// At is when the fake took up the call that sent it (after any
+	// Delay): the time the limits counted it at (see Limits, MaxInWindow).
+	At time.Time
 }
 
 // Button is one inline-keyboard button of a sent message.
@@ -124,13 +127,13 @@ func summary(ms []Message) string {
 
 // send records a sendMessage, sendPhoto (of a photo the fake can fetch,
 // see RefuseURL) or editMessageText after checking it as the real API
-// would.
-func (s *Server) send(method string, p map[string]string) (any, *Failure) {
+// would. The call arrived at at.
+func (s *Server) send(method string, p map[string]string, at time.Time) (any, *Failure) {
 	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
 	if err != nil {
 		return nil, badRequest("chat not found")
 	}
-	m := Message{Method: method, ChatID: chatID, ParseMode: p["parse_mode"], Params: p, Text: p["text"]}
+	m := Message{Method: method, ChatID: chatID, ParseMode: p["parse_mode"], Params: p, Text: p["text"], At: at}
 	caption := method == "sendPhoto" || method == "editMessageCaption"
 	switch {
 	case method == "sendPhoto":
@@ -174,8 +177,8 @@ const maxDocument = 50_000_000
 
 // sendDocument records a sendDocument after checking it as the real API
 // would: a document, uploaded or named, of at most 50 MB, and a caption
-// that parses and fits.
-func (s *Server) sendDocument(c Call) (any, *Failure) {
+// that parses and fits. The call arrived at at.
+func (s *Server) sendDocument(c Call, at time.Time) (any, *Failure) {
 	p := c.Params
 	chatID, err := strconv.ParseInt(p["chat_id"], 10, 64)
 	if err != nil {
@@ -190,7 +193,7 @@ func (s *Server) sendDocument(c Call) (any, *Failure) {
 	case doc.Size > maxDocument:
 		return nil, &Failure{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
 	}
-	m := Message{Method: c.Method, ChatID: chatID, Text: p["caption"], ParseMode: p["parse_mode"], Document: &doc, Params: p}
+	m := Message{Method: c.Method, ChatID: chatID, Text: p["caption"], ParseMode: p["parse_mode"], Document: &doc, Params: p, At: at}
 	if f := checkText(m.Text, m.ParseMode, true); f != nil {
 		return nil, f
 	}

@@ -32,7 +32,15 @@
 // getFile, GET /file/bot<token>/<file_path>, large ones generated as they
 // are read: GeneratedFile, NewRandom), refusing what the cloud Bot API
 // refuses when told to (LimitDownloads). WaitEdits waits for the edits of
-// a message the bot sent, in order. A Server is safe for concurrent use.
+// a message the bot sent, in order.
+//
+// Like the real API, the fake can hold the bot to flood limits
+// (Options.Limits, SetLimits; BotAPILimits are Telegram's): a message
+// sent faster than they allow is refused with 429 Too Many Requests and
+// parameters.retry_after, and kept among the Throttled calls, not the
+// Messages. Each message records when it arrived (At), so MaxInWindow
+// can check the bot's pace from the fake's record. Limits are off by
+// default. A Server is safe for concurrent use.
 //
 //	tg := telegramtest.NewServer(telegramtest.Options{})
 //	defer tg.Close()
@@ -71,6 +79,9 @@ type Options struct {
 	// client with a 10 s timeout). Give one that trusts your TLS test
 	// server to deliver to an https:// webhook.
 	WebhookClient *http.Client
+	// Limits are the flood limits the fake holds the bot to from the
+	// start (default none; see BotAPILimits, SetLimits).
+	Limits Limits
 }
 
 // Server is a fake Telegram Bot API on a loopback httptest server.
@@ -116,6 +127,11 @@ type Server struct {
 	downloadLimit int64
 	downloads     []string
 	memberBodies  map[int]map[string]any // members' messages, for replies
+	limits        Limits
+	global        []time.Time           // arrivals within limits.Global, oldest first
+	perChat       map[int64][]time.Time // arrivals within each chat's window
+	throttled     []Call                // calls the limits refused
+	now           func() time.Time      // the clock of the limits and Message.At
 }
 
 // NewServer starts a fake Bot API. Close it when the test ends.
@@ -140,6 +156,9 @@ func NewServer(opts Options) *Server {
 		delays:        map[string]time.Duration{},
 		files:         map[string]File{},
 		memberBodies:  map[int]map[string]any{},
+		limits:        opts.Limits,
+		perChat:       map[int64][]time.Time{},
+		now:           time.Now,
 	}
 	if s.Token == "" {
 		s.Token = DefaultToken
@@ -273,7 +292,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f)
 		return
 	}
-	result, f := s.call(r, c)
+	at, f := s.admit(c)
+	if f != nil {
+		writeError(w, *f)
+		return
+	}
+	result, f := s.call(r, c, at)
 	if f != nil {
 		writeError(w, *f)
 		return
@@ -313,8 +337,9 @@ func (s *Server) nextFailure(method string) (Failure, bool) {
 	return q[0], true
 }
 
-// call runs one method and returns its result or a failure.
-func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
+// call runs one method, which arrived at at, and returns its result or a
+// failure.
+func (s *Server) call(r *http.Request, c Call, at time.Time) (any, *Failure) {
 	method, p := c.Method, c.Params
 	switch method {
 	case "getMe":
@@ -334,11 +359,11 @@ func (s *Server) call(r *http.Request, c Call) (any, *Failure) {
 	case "getMyCommands":
 		return s.myCommands(), nil
 	case "sendMessage", "sendPhoto", "editMessageText", "editMessageCaption":
-		return s.send(method, p)
+		return s.send(method, p, at)
 	case "sendDocument":
-		return s.sendDocument(c)
+		return s.sendDocument(c, at)
 	case "sendMediaGroup":
-		return s.sendMediaGroup(c)
+		return s.sendMediaGroup(c, at)
 	case "getChatMember":
 		return s.chatMember(p)
 	case "getFile":
