@@ -37,8 +37,8 @@ type DB struct {
 	// maxIdle is the pool's number of idle connections, for dropIdle.
 	maxIdle int
 
-	// pruned is when TakeUpdate last forgot old updates; shared by the
-	// copies of a DB (tests make some with another key).
+	// pruned is when old rows were last deleted; shared by the copies of
+	// a DB (tests make some with another key).
 	pruned *pruneClock
 }
 
