@@ -3,6 +3,7 @@ package storage
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // inboxAt is the time the inbox tests start at.
@@ -377,6 +379,71 @@ func TestMigrate_TelegramInbox(t *testing.T) {
 		finish(t, db, 42, inboxAt.Add(core.InboxRetention+30*time.Minute), 1002)
 		if n := add(t, db, 42, updates(1000, 1001)...); n != 1 {
 			t.Errorf("AddUpdates(1000 and 1001) after the retention of 1000 = %d, want 1", n)
+		}
+	})
+}
+
+// BenchmarkInbox measures one AddUpdates of one new update and one
+// FinishUpdates of one id, each call on its own, on each dialect.
+func BenchmarkInbox(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		benchmarkInbox(b, func() string { return storagetest.SQLiteURL(b) })
+	})
+	b.Run("postgres", func(b *testing.B) {
+		base := os.Getenv(storagetest.EnvURL)
+		if base == "" {
+			b.Skip(storagetest.EnvURL + " is not set")
+		}
+		benchmarkInbox(b, func() string { return storagetest.PostgresURL(b, base) })
+	})
+}
+
+func benchmarkInbox(b *testing.B, newURL func() string) {
+	db, err := Open(b.Context(), newURL(), WithKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	body := []byte(`{"update_id":1,"message":{"message_id":1,"from":{"id":7,"is_bot":false,"first_name":"A"},` +
+		`"chat":{"id":7,"type":"private"},"date":1700000000,"text":"/claim"}}`)
+	var next int64
+	b.Run("AddUpdates", func(b *testing.B) {
+		for b.Loop() {
+			next++
+			u := []core.InboxUpdate{{ID: next, Member: 7, Body: body}}
+			if n, err := db.AddUpdates(b.Context(), 42, u); n != 1 || err != nil {
+				b.Fatalf("AddUpdates() = %d, %v", n, err)
+			}
+		}
+	})
+	b.Run("FinishUpdates", func(b *testing.B) {
+		// Updates enough for any b.N: b.Loop's first pass is short.
+		if n, _ := db.InboxBacklog(b.Context(), 42); n < 100_000 {
+			batch := make([]core.InboxUpdate, 1000)
+			for range (100_000 - n + len(batch) - 1) / len(batch) {
+				for i := range batch {
+					next++
+					batch[i] = core.InboxUpdate{ID: next, Member: 7, Body: body}
+				}
+				if _, err := db.AddUpdates(b.Context(), 42, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		pending, err := db.PendingUpdates(b.Context(), 42, 100_000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		i := 0
+		at := time.Now()
+		for b.Loop() {
+			if i == len(pending) {
+				b.Fatal("out of pending updates")
+			}
+			if err := db.FinishUpdates(b.Context(), 42, []int64{pending[i].ID}, at); err != nil {
+				b.Fatal(err)
+			}
+			i++
 		}
 	})
 }
