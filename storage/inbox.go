@@ -19,8 +19,9 @@ const prunePeriod = time.Hour
 
 // inboxStatements are the inbox's statements in one dialect. The inbox is
 // on the path of every Telegram update, so they go through database/sql,
-// with no gorm in between, and each is one statement whatever the number
-// of updates or ids, which the driver prepares once per connection.
+// with no gorm in between. On PostgreSQL each call is one statement
+// whatever the number of updates or ids, and pgx prepares each statement
+// once per connection.
 type inboxStatements struct {
 	// add inserts updates; a stored one is left as it is. On PostgreSQL
 	// it takes every update at once, as arrays: $1 bot, $2 ids, $3
