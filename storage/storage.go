@@ -2,9 +2,9 @@
 // SQLite file. It applies the schema from package migrations at Open,
 // implements every store the core's services consume (core.MemberStore,
 // core.AuditLog, core.WalletStore, core.DropStore, core.MintLinkStore,
-// core.PostStore, core.GateStore, core.MomentStore), stores the issuing
-// service's access token and drop edit codes encrypted, and translates
-// driver errors into core sentinels in one place.
+// core.PostStore, core.GateStore, core.MomentStore, core.Inbox), stores
+// the issuing service's access token and drop edit codes encrypted, and
+// translates driver errors into core sentinels in one place.
 package storage
 
 import (
@@ -37,8 +37,8 @@ type DB struct {
 	// maxIdle is the pool's number of idle connections, for dropIdle.
 	maxIdle int
 
-	// pruned is when TakeUpdate last forgot old updates; shared by the
-	// copies of a DB (tests make some with another key).
+	// pruned is when FinishUpdates last deleted the inbox's old rows;
+	// shared by the copies of a DB (tests make some with another key).
 	pruned *pruneClock
 }
 
