@@ -25,7 +25,18 @@ type Metrics struct {
 	commands *prometheus.CounterVec
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+
+	tgQueue     prometheus.Gauge
+	tgReply     prometheus.Histogram
+	tgThrottled prometheus.Counter
+	tgDropped   *prometheus.CounterVec
+	tgBacklog   prometheus.Gauge
 }
+
+// replyBuckets suit the time from a Telegram update to its reply: well
+// under a second when the bot is idle, up to the two minutes a reply may
+// wait for its turn under Telegram's flood limits.
+var replyBuckets = []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120}
 
 // NewMetrics returns Metrics whose registry already holds the Go runtime and
 // process collectors and the bot's own metrics.
@@ -45,6 +56,27 @@ func NewMetrics() *Metrics {
 			Help:    "Latency of requests to the POAP issuing service, by operation.",
 			Buckets: requestBuckets,
 		}, []string{"operation"}),
+		tgQueue: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "poapbot_telegram_queue",
+			Help: "Telegram messages waiting for their turn under the flood limits.",
+		}),
+		tgReply: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "poapbot_telegram_reply_seconds",
+			Help:    "Time from a Telegram update's arrival to the first message sent in answer.",
+			Buckets: replyBuckets,
+		}),
+		tgThrottled: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "poapbot_telegram_throttled_total",
+			Help: "429 Too Many Requests answers received from the Telegram Bot API.",
+		}),
+		tgDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "poapbot_telegram_dropped_total",
+			Help: "Telegram messages dropped after waiting their whole deadline for a turn, by priority (reply, edit, notice).",
+		}, []string{"priority"}),
+		tgBacklog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "poapbot_telegram_inbox_backlog",
+			Help: "Telegram updates stored and not yet handled, as last counted by the replica handling them.",
+		}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -52,6 +84,7 @@ func NewMetrics() *Metrics {
 		m.commands,
 		m.requests,
 		m.duration,
+		m.tgQueue, m.tgReply, m.tgThrottled, m.tgDropped, m.tgBacklog,
 	)
 	return m
 }
@@ -78,3 +111,21 @@ func (m *Metrics) ObserveRequest(operation, status string, elapsed time.Duration
 	m.requests.WithLabelValues(operation, status).Inc()
 	m.duration.WithLabelValues(operation).Observe(elapsed.Seconds())
 }
+
+// SetTelegramQueue reports how many Telegram messages wait for their turn.
+func (m *Metrics) SetTelegramQueue(n int) { m.tgQueue.Set(float64(n)) }
+
+// ObserveTelegramReply records the time from a Telegram update to its
+// first message sent in answer.
+func (m *Metrics) ObserveTelegramReply(d time.Duration) { m.tgReply.Observe(d.Seconds()) }
+
+// CountTelegramThrottled counts one 429 from the Telegram Bot API.
+func (m *Metrics) CountTelegramThrottled() { m.tgThrottled.Inc() }
+
+// CountTelegramDropped counts one Telegram message dropped at its
+// deadline; priority is "reply", "edit" or "notice".
+func (m *Metrics) CountTelegramDropped(priority string) { m.tgDropped.WithLabelValues(priority).Inc() }
+
+// SetTelegramBacklog reports how many stored Telegram updates wait to be
+// handled.
+func (m *Metrics) SetTelegramBacklog(n int) { m.tgBacklog.Set(float64(n)) }

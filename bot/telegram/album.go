@@ -96,7 +96,7 @@ func (a *Adapter) runAlbum(k albumKey, al *pendingAlbum) {
 	c.mu.Unlock()
 	defer a.inflight.Done()
 	defer a.recoverPanic("album", k.group)
-	ctx, cancel := context.WithTimeout(context.Background(), a.opts.UpdateTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), a.opts.UpdateTimeout+a.opts.QueueWait)
 	defer cancel()
 	if in, ok := a.albumIncoming(k, items); ok {
 		a.handleIncoming(ctx, in)

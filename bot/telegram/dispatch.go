@@ -33,10 +33,11 @@ type origin struct {
 
 func (o origin) private() bool { return o.chat.IsPrivate() }
 
-// handleUpdate handles one update within the per-update timeout. A panic
-// is logged, never fatal: nothing a member sends may stop the bot.
+// handleUpdate handles one update within the per-update timeout, and its
+// replies' wait for their turn (Options.QueueWait). A panic is logged,
+// never fatal: nothing a member sends may stop the bot.
 func (a *Adapter) handleUpdate(ctx context.Context, u tgbotapi.Update) {
-	ctx, cancel := context.WithTimeout(ctx, a.opts.UpdateTimeout)
+	ctx, cancel := context.WithTimeout(ctx, a.opts.UpdateTimeout+a.opts.QueueWait)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {

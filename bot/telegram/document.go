@@ -65,7 +65,7 @@ func (a *Adapter) sendDocument(ctx context.Context, doc tgbotapi.DocumentConfig,
 // the error code out of its *tgbotapi.Error; upload fills it in from the
 // response, so that unreachable and the fallback above can read it.
 func (a *Adapter) upload(ctx context.Context, doc tgbotapi.DocumentConfig) error {
-	resp, err := a.request(ctx, doc)
+	resp, err := a.sendTo(ctx, doc.ChatID, 1, doc)
 	var apiErr *tgbotapi.Error
 	if errors.As(err, &apiErr) && apiErr.Code == 0 && resp != nil {
 		apiErr.Code = resp.ErrorCode

@@ -66,9 +66,6 @@ func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
 	})
 	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
 	opts.Logger = e.logs.Logger()
-	if opts.WebhookURL != "" && opts.Updates == nil {
-		opts.Updates = &memUpdates{}
-	}
 	b := bot.New(bot.Services(svc), bot.Options{Name: "Test POAP bot"})
 	a, err := New(b, opts)
 	if err != nil {
@@ -137,26 +134,4 @@ func sentTo(ms []telegramtest.Message, chatID int64) []telegramtest.Message {
 		}
 	}
 	return out
-}
-
-// memUpdates is an UpdateLog in memory; err, when set, fails every take.
-type memUpdates struct {
-	mu    sync.Mutex
-	taken map[[2]int64]bool
-	err   error
-}
-
-func (m *memUpdates) TakeUpdate(_ context.Context, bot, update int64, _ time.Time) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.err != nil {
-		return false, m.err
-	}
-	if m.taken == nil {
-		m.taken = map[[2]int64]bool{}
-	}
-	key := [2]int64{bot, update}
-	first := !m.taken[key]
-	m.taken[key] = true
-	return first, nil
 }

@@ -32,7 +32,7 @@ func (a *Adapter) startLong(ctx context.Context, in incoming, cmd *bot.Command, 
 		timeout = a.opts.UpdateTimeout
 	}
 	a.mu.Lock()
-	if end := time.Now().Add(timeout + editTimeout); end.After(a.longEnd) {
+	if end := time.Now().Add(timeout + a.opts.QueueWait + editTimeout); end.After(a.longEnd) {
 		a.longEnd = end
 	}
 	a.mu.Unlock()
@@ -66,7 +66,7 @@ func (a *Adapter) runLong(base context.Context, in incoming, req *bot.Request, l
 	if !ok {
 		return
 	}
-	rctx, rcancel := context.WithTimeout(base, editTimeout)
+	rctx, rcancel := context.WithTimeout(base, a.opts.QueueWait+editTimeout)
 	defer rcancel()
 	a.finishLong(rctx, in, shown, a.withPost(rctx, in.o, reply))
 }
@@ -199,7 +199,7 @@ func (p *progress) show(ctx context.Context, r bot.Reply) {
 	}
 	md := chunks(r.Text)[0]
 	if p.message != 0 {
-		if err := p.a.editText(ctx, p.chatID, p.message, md, "", r.Buttons); err != nil {
+		if err := p.a.editText(withPriority(ctx, prioEdit), p.chatID, p.message, md, "", r.Buttons); err != nil {
 			p.a.log.Warn("telegram progress not shown", "chat_id", p.chatID, "message_id", p.message, "err", err)
 		}
 		return

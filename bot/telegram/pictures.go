@@ -33,14 +33,14 @@ func (a *Adapter) sendPictures(ctx context.Context, chatID int64, pics []bot.Pic
 		// A media group needs at least two items.
 		photo := tgbotapi.NewPhoto(chatID, photos[0].Media)
 		photo.Caption = photos[0].Caption
-		_, err := a.request(ctx, photo)
+		_, err := a.sendTo(ctx, chatID, 1, photo)
 		return err
 	}
 	media := make([]any, len(photos))
 	for i, p := range photos {
 		media[i] = p
 	}
-	_, err := a.request(ctx, tgbotapi.NewMediaGroup(chatID, media))
+	_, err := a.sendTo(ctx, chatID, len(media), tgbotapi.NewMediaGroup(chatID, media))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -16,7 +17,9 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// editTimeout bounds one edit of a published post, 429 waits included.
+// editTimeout bounds one message sent apart from an update (a post's edit,
+// a notice, a long command's reply) once its turn came, 429 waits
+// included; its turn may take Options.QueueWait first.
 const editTimeout = 30 * time.Second
 
 // withPost publishes the reply's Post, when it has one, in its chat (the
@@ -68,12 +71,13 @@ func (a *Adapter) publish(ctx context.Context, o origin, p bot.Post) error {
 
 // EditPost replaces a published post's text (editMessageText) or, for a
 // post with an image, its caption (editMessageCaption), and its inline
-// keyboard. An edit that changes nothing is not an error. It returns the
-// Bot API's error otherwise.
+// keyboard. The edit waits for its turn under the flood limits apart
+// (postEdits), so that a busy group holds up no other post; while it
+// waits, a newer edit of the same post takes its place, and only the
+// newest content is sent. It returns an error only for a post it cannot
+// render; the Bot API's errors are logged.
 // See https://core.telegram.org/bots/api#editmessagetext.
 func (a *Adapter) EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) error {
-	ctx, cancel := context.WithTimeout(ctx, editTimeout)
-	defer cancel()
 	params, method, err := a.postParams(ref, p)
 	if err != nil {
 		return err
@@ -81,15 +85,66 @@ func (a *Adapter) EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) err
 	params["message_id"] = ref.Message
 	delete(params, "photo")
 	method = map[string]string{"sendPhoto": "editMessageCaption", "sendMessage": "editMessageText"}[method]
-	_, err = a.makeRequest(ctx, method, params)
-	var apiErr *tgbotapi.Error
-	if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, "message is not modified") {
+	chatID, _ := strconv.ParseInt(ref.Channel, 10, 64)
+	key := ref.Channel + "/" + ref.Message
+	a.edits.mu.Lock()
+	defer a.edits.mu.Unlock()
+	if e := a.edits.m[key]; e != nil {
+		e.params, e.method, e.fresh = params, method, true
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("telegram: edit post %s in %s: %w", ref.Message, ref.Channel, err)
+	e := &postEdit{chatID: chatID, params: params, method: method, fresh: true}
+	if a.edits.m == nil {
+		a.edits.m = map[string]*postEdit{}
 	}
+	a.edits.m[key] = e
+	go a.runEdit(context.WithoutCancel(ctx), key, e)
 	return nil
+}
+
+// postEdits are the edits of posts waiting for their turn, by chat and
+// message.
+type postEdits struct {
+	mu sync.Mutex
+	m  map[string]*postEdit
+}
+
+// postEdit is the newest content of one post to edit; fresh while it is
+// not sent yet.
+type postEdit struct {
+	chatID int64
+	params tgbotapi.Params
+	method string
+	fresh  bool
+}
+
+// runEdit sends the post's newest content when its turn comes, and again
+// as long as newer content arrived meanwhile.
+func (a *Adapter) runEdit(ctx context.Context, key string, e *postEdit) {
+	defer a.recoverPanic("post edit", key)
+	for {
+		ctx, cancel := context.WithTimeout(withPriority(ctx, prioEdit), a.opts.QueueWait+editTimeout)
+		err := a.throttled(ctx, "editPost", e.chatID, 1, func() error {
+			a.edits.mu.Lock()
+			params, method := e.params, e.method
+			e.fresh = false
+			a.edits.mu.Unlock()
+			_, err := a.with(ctx).MakeRequest(method, params)
+			return err
+		})
+		cancel()
+		var apiErr *tgbotapi.Error
+		if err != nil && !(errors.As(err, &apiErr) && strings.Contains(apiErr.Message, "message is not modified")) {
+			a.log.Warn("telegram post not edited", "chat_id", e.chatID, "post", key, "err", err)
+		}
+		a.edits.mu.Lock()
+		if !e.fresh {
+			delete(a.edits.m, key)
+			a.edits.mu.Unlock()
+			return
+		}
+		a.edits.mu.Unlock()
+	}
 }
 
 // postParams renders a post for ref's chat: a photo with the text as its

@@ -2,12 +2,16 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 // Long polling. Telegram holds a getUpdates call up to pollSeconds when
@@ -22,13 +26,19 @@ const (
 
 // Run publishes the command menu, then receives updates until ctx is done:
 // by long polling, or in webhook mode by registering the webhook and
-// serving WebhookHandler. It then waits for the updates in flight, each
-// bounded by the update timeout, and returns nil. It returns an error when
-// the Bot API refuses the token (ErrTokenRefused) or the webhook.
+// serving WebhookHandler; meanwhile it handles the inbox, when this
+// replica holds it (inbox.go). It then waits for the updates in flight,
+// each bounded by the update timeout, and returns nil. It returns an error
+// when the Bot API refuses the token (ErrTokenRefused) or the webhook.
 func (a *Adapter) Run(ctx context.Context) error {
 	// Open before setWebhook: Telegram may deliver as soon as it is set.
 	a.setRunning(true)
 	defer a.stop()
+	a.inflight.Add(1)
+	go func() {
+		defer a.inflight.Done()
+		a.process(ctx)
+	}()
 	if err := a.prepare(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -78,16 +88,19 @@ func (a *Adapter) setWebhook(ctx context.Context) error {
 	return nil
 }
 
-// poll long-polls getUpdates until ctx is done. Cancelling ctx aborts the
-// pending poll at once (the request is bound to ctx).
+// poll long-polls getUpdates until ctx is done, storing each batch in the
+// inbox before the next call's offset confirms it to Telegram: a batch the
+// inbox refused is asked for again. Cancelling ctx aborts the pending poll
+// at once (the request is bound to ctx).
 func (a *Adapter) poll(ctx context.Context) error {
 	a.log.Info("telegram polling for updates", "bot", a.username)
-	cfg := tgbotapi.UpdateConfig{Timeout: pollSeconds, AllowedUpdates: allowedUpdates}
+	offset := 0
 	backoff := minBackoff
 	for ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, pollSeconds*time.Second+pollSlack)
-		updates, err := a.with(pctx).GetUpdates(cfg)
-		cancel()
+		us, next, err := a.getUpdates(ctx, offset)
+		if err == nil {
+			err = a.store(ctx, us)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -95,26 +108,59 @@ func (a *Adapter) poll(ctx context.Context) error {
 			if refused(err) {
 				return fmt.Errorf("%w: getUpdates: %w", ErrTokenRefused, err)
 			}
-			a.log.Warn("telegram getUpdates failed, retrying", "err", err, "in", backoff)
+			a.log.Warn("telegram updates not taken, retrying", "err", err, "in", backoff)
 			sleep(ctx, backoff)
 			backoff = min(backoff*2, maxBackoff)
 			continue
 		}
 		backoff = minBackoff
-		for _, u := range updates {
-			if u.UpdateID < cfg.Offset {
-				continue
-			}
-			cfg.Offset = u.UpdateID + 1
-			a.dispatch(ctx, u)
-		}
+		offset = max(offset, next)
 	}
-	a.confirm(cfg.Offset)
+	a.confirm(offset)
 	return nil
 }
 
-// confirm tells Telegram the updates before offset were handled; without
-// it the last batch would be handled again after a restart.
+// getUpdates long-polls one batch of updates from offset, each with its
+// body as Telegram sent it, and returns the offset that confirms them.
+// See https://core.telegram.org/bots/api#getupdates.
+func (a *Adapter) getUpdates(ctx context.Context, offset int) ([]core.InboxUpdate, int, error) {
+	pctx, cancel := context.WithTimeout(ctx, pollSeconds*time.Second+pollSlack)
+	defer cancel()
+	p := tgbotapi.Params{"timeout": strconv.Itoa(pollSeconds)}
+	if offset != 0 {
+		p["offset"] = strconv.Itoa(offset)
+	}
+	if err := p.AddInterface("allowed_updates", allowedUpdates); err != nil {
+		return nil, offset, err
+	}
+	resp, err := a.with(pctx).MakeRequest("getUpdates", p)
+	if err != nil {
+		return nil, offset, err
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(resp.Result, &raws); err != nil {
+		return nil, offset, fmt.Errorf("telegram: getUpdates answered no list of updates: %w", err)
+	}
+	now := time.Now()
+	us := make([]core.InboxUpdate, 0, len(raws))
+	for _, raw := range raws {
+		u, err := inboxUpdate(raw, now)
+		if err != nil {
+			a.log.Warn("telegram getUpdates returned something that is not an update; skipped", "err", err)
+			continue
+		}
+		if int(u.ID) < offset {
+			continue
+		}
+		us = append(us, u)
+		offset = int(u.ID) + 1
+	}
+	return us, offset, nil
+}
+
+// confirm tells Telegram the updates before offset were taken; without
+// it the last batch would be delivered again after a restart (and dropped
+// by the inbox).
 func (a *Adapter) confirm(offset int) {
 	if offset == 0 {
 		return
@@ -125,18 +171,6 @@ func (a *Adapter) confirm(offset int) {
 	if _, err := a.with(ctx).GetUpdates(cfg); err != nil {
 		a.log.Warn("telegram could not confirm the last updates", "err", err)
 	}
-}
-
-// dispatch handles u in its own goroutine once one of the bounded slots is
-// free. The update's context outlives ctx: an update taken from Telegram
-// is finished (within the update timeout) even during a shutdown.
-func (a *Adapter) dispatch(ctx context.Context, u tgbotapi.Update) {
-	a.slots <- struct{}{}
-	a.inflight.Add(1)
-	go func() {
-		defer func() { <-a.slots; a.inflight.Done() }()
-		a.handleUpdate(context.WithoutCancel(ctx), u)
-	}()
 }
 
 // setRunning opens or closes the door to webhook updates.
@@ -171,17 +205,6 @@ func (a *Adapter) untilStop(ctx context.Context) (context.Context, context.Cance
 		}
 	}()
 	return ctx, cancel
-}
-
-// acquire admits one webhook update while Run runs; the caller must call
-// a.inflight.Done when it is handled.
-func (a *Adapter) acquire() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.running {
-		a.inflight.Add(1)
-	}
-	return a.running
 }
 
 // stop refuses new updates and waits for those in flight, albums being

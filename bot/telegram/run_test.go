@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
+	"github.com/poapbot/poapbot/core"
 )
 
 const secret = "s3cret-Token_1"
@@ -54,8 +56,9 @@ func TestWebhookHandler(t *testing.T) {
 		return w.Code
 	}
 
-	if got := serve(http.MethodPost, secret, update); got != http.StatusServiceUnavailable {
-		t.Errorf("before Run: status %d, want 503", got)
+	// Stored before Run: handled once it runs.
+	if got := serve(http.MethodPost, secret, update); got != http.StatusOK {
+		t.Errorf("before Run: status %d, want 200", got)
 	}
 	e.run(t)
 	if _, err := e.tg.WaitCall(waitCtx(t), "setWebhook"); err != nil {
@@ -92,11 +95,17 @@ func TestWebhookHandler(t *testing.T) {
 	}
 }
 
-// TestWebhookHandler_LogDown: when the update log cannot be written, the
+// downInbox is an inbox whose store is unavailable.
+type downInbox struct{ memInbox }
+
+func (*downInbox) AddUpdates(context.Context, int64, []core.InboxUpdate) (int, error) {
+	return 0, errors.New("storage unavailable")
+}
+
+// TestWebhookHandler_InboxDown: when the inbox cannot be written, the
 // delivery is refused with 503, so that Telegram delivers it again.
-func TestWebhookHandler_LogDown(t *testing.T) {
-	log := &memUpdates{err: errors.New("storage unavailable")}
-	e := newEnv(t, Options{WebhookURL: "https://bot.example/hook", WebhookSecret: secret, Updates: log})
+func TestWebhookHandler_InboxDown(t *testing.T) {
+	e := newEnv(t, Options{WebhookURL: "https://bot.example/hook", WebhookSecret: secret, Inbox: &downInbox{}})
 	e.run(t)
 	if _, err := e.tg.WaitCall(waitCtx(t), "setWebhook"); err != nil {
 		t.Fatal(err)
@@ -108,7 +117,7 @@ func TestWebhookHandler_LogDown(t *testing.T) {
 	w := httptest.NewRecorder()
 	e.a.WebhookHandler().ServeHTTP(w, r)
 	if w.Code != http.StatusServiceUnavailable {
-		t.Errorf("status %d with the log down, want 503", w.Code)
+		t.Errorf("status %d with the inbox down, want 503", w.Code)
 	}
 	if got := e.stopped(t); len(got) != 0 {
 		t.Errorf("sent %v, want nothing for an update not taken", got)
@@ -139,7 +148,7 @@ func TestWebhook_Delivery(t *testing.T) {
 }
 
 func TestRun_UpdateTimeout(t *testing.T) {
-	e := newEnv(t, Options{UpdateTimeout: 200 * time.Millisecond})
+	e := newEnv(t, Options{UpdateTimeout: 200 * time.Millisecond, QueueWait: 100 * time.Millisecond})
 	e.tg.Delay("sendMessage", time.Minute)
 	e.run(t)
 	e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/help")

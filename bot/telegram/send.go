@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -14,7 +15,8 @@ import (
 	"github.com/poapbot/poapbot/bot"
 )
 
-// Rate limits: a 429 carries retry_after; the adapter waits that long, at
+// Rate limits of calls that are not messages (messages wait in the flood
+// scheduler): a 429 carries retry_after; the adapter waits that long, at
 // most maxRetryWait, and tries again up to maxRetries times, all within the
 // update's deadline.
 const (
@@ -149,18 +151,31 @@ func (a *Adapter) keyboard(buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup 
 	return &tgbotapi.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
 
-// makeRequest calls a Bot API method through the library's generic call,
-// waiting out rate limits.
-func (a *Adapter) makeRequest(ctx context.Context, method string, p tgbotapi.Params) (*tgbotapi.APIResponse, error) {
-	var resp *tgbotapi.APIResponse
-	err := a.retry(ctx, method, func() (err error) {
-		resp, err = a.with(ctx).MakeRequest(method, p)
-		return err
-	})
-	return resp, err
+// messageMethods are the Bot API methods that send or edit a message:
+// each waits for its turn from the flood scheduler (flood.go).
+var messageMethods = map[string]bool{
+	"sendMessage": true, "sendPhoto": true, "sendMediaGroup": true, "sendDocument": true,
+	"editMessageText": true, "editMessageCaption": true, "editMessageReplyMarkup": true,
 }
 
-// request sends one of the library's configs, waiting out rate limits.
+// makeRequest calls a Bot API method through the library's generic call: a
+// message in its turn under the flood limits, any other call waiting out
+// the rate limits Telegram answers.
+func (a *Adapter) makeRequest(ctx context.Context, method string, p tgbotapi.Params) (*tgbotapi.APIResponse, error) {
+	var resp *tgbotapi.APIResponse
+	call := func() (err error) {
+		resp, err = a.with(ctx).MakeRequest(method, p)
+		return err
+	}
+	if messageMethods[method] {
+		chatID, _ := strconv.ParseInt(p["chat_id"], 10, 64)
+		return resp, a.throttled(ctx, method, chatID, 1, call)
+	}
+	return resp, a.retry(ctx, method, call)
+}
+
+// request sends one of the library's configs that is not a message (those
+// go through sendTo), waiting out rate limits.
 func (a *Adapter) request(ctx context.Context, c tgbotapi.Chattable) (*tgbotapi.APIResponse, error) {
 	var resp *tgbotapi.APIResponse
 	err := a.retry(ctx, "request", func() (err error) {
@@ -168,6 +183,52 @@ func (a *Adapter) request(ctx context.Context, c tgbotapi.Chattable) (*tgbotapi.
 		return err
 	})
 	return resp, err
+}
+
+// sendTo sends one of the library's message configs to chatID, n messages
+// (the items of an album), in its turn under the flood limits.
+func (a *Adapter) sendTo(ctx context.Context, chatID int64, n int, c tgbotapi.Chattable) (*tgbotapi.APIResponse, error) {
+	var resp *tgbotapi.APIResponse
+	err := a.throttled(ctx, "send", chatID, n, func() (err error) {
+		resp, err = a.with(ctx).Request(c)
+		return err
+	})
+	return resp, err
+}
+
+// maxThrottled bounds the 429s one message may meet before it is given
+// up; each is waited out in full, within the message's deadline.
+const maxThrottled = 5
+
+// throttled runs call, n messages to chatID, when the flood scheduler
+// gives it its turn, and again after each 429 once the wait Telegram asks
+// for is over, all before the message's deadline (Options.QueueWait). A
+// message dropped at its deadline is errQueueDeadline (the scheduler has
+// logged and counted it).
+func (a *Adapter) throttled(ctx context.Context, method string, chatID int64, n int, call func() error) error {
+	deadline := time.Now().Add(a.opts.QueueWait)
+	releaseSlot(ctx)
+	for attempt := 1; ; attempt++ {
+		done, err := a.flood.take(ctx, chatID, n, deadline)
+		if err != nil {
+			return err
+		}
+		err = call()
+		done()
+		var apiErr *tgbotapi.Error
+		if !errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 {
+			if err == nil {
+				a.replied(ctx)
+			}
+			return err
+		}
+		wait := time.Duration(apiErr.RetryAfter) * time.Second
+		a.log.Warn("telegram flood limit: the Bot API asks to wait", "method", method, "chat_id", chatID, "retry_after", wait, "attempt", attempt)
+		a.flood.refusedBy(chatID, wait)
+		if attempt == maxThrottled {
+			return err
+		}
+	}
 }
 
 // retry runs call, and again after the wait a 429 asks for, up to
@@ -192,6 +253,30 @@ func (a *Adapter) retry(ctx context.Context, method string, call func() error) e
 			return err
 		}
 	}
+}
+
+type receivedKey struct{}
+
+// received is when the update being handled arrived; its first message
+// sent is the reply whose delay the metric measures.
+type received struct {
+	at   time.Time
+	once sync.Once
+}
+
+// withReceived marks ctx as handling an update that arrived at at.
+func withReceived(ctx context.Context, at time.Time) context.Context {
+	return context.WithValue(ctx, receivedKey{}, &received{at: at})
+}
+
+// replied reports the time from the update to its first message sent,
+// once per update.
+func (a *Adapter) replied(ctx context.Context) {
+	r, ok := ctx.Value(receivedKey{}).(*received)
+	if !ok || a.opts.Observer == nil {
+		return
+	}
+	r.once.Do(func() { a.opts.Observer.ObserveTelegramReply(time.Since(r.at)) })
 }
 
 // unreachable reports whether err means the member's private chat cannot

@@ -88,15 +88,30 @@ type Options struct {
 	WebhookURL    string
 	WebhookSecret core.Secret
 	Logger        *slog.Logger
-	// UpdateTimeout bounds the handling of one update, replies included.
-	// Default 60 s.
+	// UpdateTimeout bounds the handling of one update; its replies may
+	// then wait up to QueueWait more for their turn. Default 60 s.
 	UpdateTimeout time.Duration
 	// HTTPClient sends the Bot API requests; default a plain client (every
 	// request is bounded by a context).
 	HTTPClient *http.Client
-	// Updates records the updates of webhook mode, so that a redelivery is
-	// dropped; required with WebhookURL.
-	Updates UpdateLog
+	// Inbox stores every update before Telegram is told it arrived, and
+	// is where updates are handled from (inbox.go); storage.DB keeps it
+	// in the database. nil keeps it in memory: nothing survives the
+	// process and replicas do not share it, which suits tests only.
+	Inbox core.Inbox
+	// Locks lets one replica at a time handle the shared inbox
+	// (storage.DB); nil handles it here always.
+	Locks core.Exclusive
+	// Limits are the flood limits held for every message (flood.go);
+	// zero fields are DefaultLimits'. Limits.Global.N is TELEGRAM_RATE.
+	Limits Limits
+	// QueueWait is how long a message may wait for its turn under the
+	// limits before it is dropped, with a log line and a metric. Default
+	// DefaultQueueWait.
+	QueueWait time.Duration
+	// Observer is told of the queue, the inbox, 429s and reply times,
+	// for metrics; nil tells no one.
+	Observer Observer
 	// Drops finds the groups that hand a drop out, for /claim <drop> in
 	// the private chat; nil is the bot itself (Bot.DropPlaces), which
 	// tests replace.
@@ -142,6 +157,10 @@ type Adapter struct {
 	slots     chan struct{}
 	longSlots chan struct{}
 	albums    *albums
+	flood     *flood
+	edits     postEdits
+	inbox     core.Inbox
+	nudge     chan struct{} // an update was stored here
 
 	mu       sync.Mutex
 	running  bool
@@ -164,6 +183,11 @@ func New(b *bot.Bot, opts Options) (*Adapter, error) {
 		bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(),
 		slots: make(chan struct{}, maxConcurrent), longSlots: make(chan struct{}, maxLong),
 		albums: &albums{pending: map[albumKey]*pendingAlbum{}},
+		flood:  newFlood(opts.Limits, opts.QueueWait, opts.Observer, opts.Logger),
+		inbox:  opts.Inbox, nudge: make(chan struct{}, 1),
+	}
+	if a.inbox == nil {
+		a.inbox = &memInbox{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
@@ -189,9 +213,10 @@ func (o *Options) setDefaults() error {
 	if u, err := url.Parse(o.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return errors.New("telegram: TELEGRAM_API_URL must be an absolute http:// or https:// address")
 	}
-	if o.WebhookURL != "" && o.Updates == nil {
-		return errors.New("telegram: webhook mode needs an update log (Options.Updates) to drop redeliveries")
+	if o.QueueWait <= 0 {
+		o.QueueWait = DefaultQueueWait
 	}
+	o.Limits = o.Limits.withDefaults()
 	if o.UpdateTimeout <= 0 {
 		o.UpdateTimeout = defaultUpdateTimeout
 	}
