@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
@@ -66,7 +67,9 @@ func (m *Main) openAdapters() error {
 	if !c.TelegramToken.IsZero() {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
-			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret, Updates: m.DB,
+			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret,
+			Inbox: m.DB, Locks: m.DB, Observer: m.Metrics,
+			Limits:       m.telegramLimits(),
 			JoinRequests: m.Bot, Logger: m.Logger,
 		})
 		if err != nil {
@@ -84,6 +87,16 @@ func (m *Main) openAdapters() error {
 		m.addAdapter(core.Telegram, tg)
 	}
 	return nil
+}
+
+// telegramLimits are the flood limits of the Telegram adapter: Main's,
+// with TELEGRAM_RATE messages a second in all unless Main sets that too.
+func (m *Main) telegramLimits() telegram.Limits {
+	l := m.TelegramLimits
+	if l.Global.N == 0 {
+		l.Global = telegram.Window{N: m.Config.TelegramRate, Per: time.Second}
+	}
+	return l
 }
 
 // webhookPath is the path the webhook is served on: the URL's path, or "/".

@@ -12,6 +12,7 @@ import (
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
+	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/auth"
@@ -55,6 +56,10 @@ type Main struct {
 	// POAPCircuit says when calls to a failing issuing service are held;
 	// the zero value is the client's default. Tests lengthen the hold.
 	POAPCircuit poap.CircuitPolicy
+	// TelegramLimits are the flood limits the Telegram adapter holds;
+	// zero fields are Telegram's (TELEGRAM_RATE sets the global one).
+	// Tests that are not about the limits lift the group's.
+	TelegramLimits telegram.Limits
 
 	// Set by Run.
 	DB         *storage.DB

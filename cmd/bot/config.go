@@ -31,6 +31,7 @@ type Config struct {
 	TelegramAPIURL        string      `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
 	TelegramWebhookURL    string      `envconfig:"TELEGRAM_WEBHOOK_URL"`
 	TelegramWebhookSecret core.Secret `envconfig:"TELEGRAM_WEBHOOK_SECRET"`
+	TelegramRate          int         `envconfig:"TELEGRAM_RATE" default:"30"`
 
 	POAPAPIKey          core.Secret `envconfig:"POAP_API_KEY"`
 	POAPClientID        string      `envconfig:"POAP_CLIENT_ID"`
@@ -101,6 +102,9 @@ func (c *Config) Validate(sandbox, console bool) error {
 	}
 	if c.MomentMaxBytes < 1 {
 		add(fmt.Errorf("MOMENT_MAX_BYTES must be at least 1 byte (default 104857600, 100 MiB), not %d", c.MomentMaxBytes))
+	}
+	if c.TelegramRate < 1 {
+		add(fmt.Errorf("TELEGRAM_RATE must be at least 1 message a second (default 30, Telegram's limit), not %d", c.TelegramRate))
 	}
 	if c.MomentRate < 1 {
 		add(fmt.Errorf("MOMENT_RATE must be at least 1 Moment per member per hour (default 10), not %d", c.MomentRate))

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv, set in a process's environment, makes the test binary the
+// bot itself: TestMain runs main's run with the arguments in childArgs.
+// Tests that must kill the bot outright, or measure its memory alone, run
+// it so, as a process of its own.
+const (
+	childEnv  = "POAPBOT_TEST_CHILD"
+	childArgs = "POAPBOT_TEST_CHILD_ARGS"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(run(strings.Fields(os.Getenv(childArgs)), os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// child is the bot running in a process of its own.
+type child struct {
+	cmd  *exec.Cmd
+	addr string // HTTP_ADDR
+	logs *lockedBuffer
+	done chan struct{}
+	err  error
+}
+
+// lockedBuffer is the child's output, written by its pipe and read by
+// the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startChild runs the bot in a new process with env (over a clean
+// environment: no variable of the test's own leaks in) and args, on a free
+// loopback port, and waits until it answers /readyz. The test's end kills
+// it if it still runs.
+func startChild(t testing.TB, env map[string]string, args ...string) *child {
+	t.Helper()
+	c := &child{addr: freeAddr(t), logs: &lockedBuffer{}, done: make(chan struct{})}
+	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	c.cmd.Env = []string{childEnv + "=1", childArgs + "=" + strings.Join(args, " "), "HTTP_ADDR=" + c.addr, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"), "LOG_LEVEL=debug"}
+	if env["BOT_SECRET_KEY"] == "" {
+		c.cmd.Env = append(c.cmd.Env, "BOT_SECRET_KEY="+strings.Repeat("ab", 32))
+	}
+	for k, v := range env {
+		c.cmd.Env = append(c.cmd.Env, k+"="+v)
+	}
+	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.done
+		if t.Failed() {
+			t.Logf("bot process output:\n%s", c.logs)
+		}
+	})
+	c.waitReady(t)
+	return c
+}
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitReady waits until the child answers GET /readyz with 200, or
+// fails the test when it exits first or takes a minute.
+func (c *child) waitReady(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr+"/readyz", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-c.done:
+			t.Fatalf("the bot process exited before it was ready (%v):\n%s", c.err, c.logs)
+		case <-ctx.Done():
+			t.Fatalf("the bot process was not ready within a minute:\n%s", c.logs)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// kill ends the child at once (SIGKILL): nothing of it runs after, no
+// shutdown code, as when a machine dies.
+func (c *child) kill(t testing.TB) {
+	t.Helper()
+	if err := c.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+}
+
+// stop asks the child to stop (SIGTERM) and waits for it to exit.
+func (c *child) stop(t testing.TB) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.done:
+	case <-time.After(time.Minute):
+		t.Fatalf("the bot process did not stop within a minute of SIGTERM:\n%s", c.logs)
+	}
+	if c.err != nil {
+		t.Errorf("the bot process exited with %v:\n%s", c.err, c.logs)
+	}
+}
+
+// peakRSS returns the child's peak resident set (VmHWM), while it runs.
+func (c *child) peakRSS(t testing.TB) uint64 {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	if err != nil {
+		t.Fatalf("peak RSS of the bot process: %v", err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/<pid>/status")
+	return 0
+}
