@@ -112,10 +112,10 @@ type drainer struct {
 	// began before an update was marked may still return it.
 	gen  int
 	mu   sync.Mutex
-	busy map[int64]bool                 // updates with a worker
-	done map[int64]int                  // handled updates, by gen
-	wait map[int64][]core.InboxUpdate   // by member: updates behind one being handled
-	held []int64                        // handled, not yet marked so (the store failed)
+	busy map[int64]bool               // updates with a worker
+	done map[int64]int                // handled updates, by gen
+	wait map[int64][]core.InboxUpdate // by member: updates behind one being handled
+	held []int64                      // handled, not yet marked so (the store failed)
 	wg   sync.WaitGroup
 }
 
