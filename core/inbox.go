@@ -31,8 +31,8 @@ type Inbox interface {
 	// redelivery), handled or not, is left as it is.
 	AddUpdates(ctx context.Context, botID int64, us []InboxUpdate) (added int, err error)
 	// PendingUpdates returns at most limit updates of botID not yet
-	// handled, oldest (lowest ID) first.
-	PendingUpdates(ctx context.Context, botID int64, limit int) ([]InboxUpdate, error)
+	// handled whose ID is above after, oldest (lowest ID) first.
+	PendingUpdates(ctx context.Context, botID, after int64, limit int) ([]InboxUpdate, error)
 	// FinishUpdates marks updates of botID handled at at; their bodies
 	// are dropped, their ids kept at least InboxRetention so that a
 	// redelivery is still recognised.

@@ -25,7 +25,9 @@ const (
 
 // TryExclusive runs fn unless another caller holds the exclusive lock
 // name: on PostgreSQL a session advisory lock, so that of several replicas
-// sharing the database one only runs a scheduled job at a time; on SQLite,
+// sharing the database one only runs a scheduled job at a time (fn's
+// context is cancelled should the lock's session die, which releases the
+// lock to the others); on SQLite,
 // which one process holds at a time (see ErrLocked), a lock per database
 // file and name in this process. It does not wait: ran is false when the lock was held. It
 // returns fn's error, or the database error of taking the lock.
@@ -54,7 +56,48 @@ func (db *DB) tryAdvisory(ctx context.Context, name string, fn func(ctx context.
 		return false, nil
 	}
 	defer db.unlockAdvisory(ctx, conn, name)
-	return true, fn(ctx)
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		db.watchLock(fctx, conn, name, cancel, stop)
+	}()
+	err = fn(fctx)
+	close(stop)
+	<-watched
+	return true, err
+}
+
+// lockCheckEvery is DB.lockCheck's default: how often the session holding
+// an advisory lock is checked.
+const lockCheckEvery = 5 * time.Second
+
+// watchLock pings the connection holding the lock name every
+// db.lockCheck until stop closes, and cancels fn's context (lost) when
+// the session is gone (a failover, a killed backend, a cut network): the
+// lock went with it, and another replica may take it, so fn must stop
+// rather than run beside it.
+func (db *DB) watchLock(ctx context.Context, conn *sql.Conn, name string, lost context.CancelFunc, stop <-chan struct{}) {
+	t := time.NewTicker(db.lockCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, db.lockCheck)
+		err := conn.PingContext(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			db.log.Warn("exclusive lock lost with its database session; stopping its job", "name", name, "err", err)
+			lost()
+			return
+		}
+	}
 }
 
 // unlockAdvisory releases the lock name on conn. Should that fail, the

@@ -3,7 +3,10 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
@@ -77,4 +80,45 @@ func TestDB_TryExclusive_Canceled(t *testing.T) {
 			t.Errorf("TryExclusive(after a canceled job) = %v, %v; want true, nil", ran, err)
 		}
 	})
+}
+
+// TestDB_TryExclusive_SessionLost: when the session holding the advisory
+// lock dies (here killed by an administrator; a failover or a cut network
+// alike), the job's context is cancelled: the lock is gone, and another
+// replica may take it.
+func TestDB_TryExclusive_SessionLost(t *testing.T) {
+	t.Parallel()
+	base := os.Getenv(storagetest.EnvURL)
+	if base == "" {
+		t.Skip(storagetest.EnvURL + " is not set")
+	}
+	dbs := replicas(t, storagetest.PostgresURL(t, base), 2)
+	a, other := dbs[0], dbs[1]
+	a.lockCheck = 20 * time.Millisecond
+	ran, err := a.TryExclusive(t.Context(), "job", func(ctx context.Context) error {
+		var pid int
+		err := other.sql.QueryRowContext(ctx, `
+			SELECT pid FROM pg_locks
+			WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+			  AND classid::bigint = (hashtext('poapbot:' || current_schema())::bigint & 4294967295)
+			  AND objid::bigint = (hashtext('job')::bigint & 4294967295)`).Scan(&pid)
+		if err != nil {
+			return fmt.Errorf("the lock's session: %w", err)
+		}
+		if _, err := other.sql.ExecContext(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Second):
+			return errors.New("the job ran on for 10 s after its lock's session died")
+		}
+	})
+	if !ran || !errors.Is(err, context.Canceled) {
+		t.Errorf("TryExclusive(session killed) = %v, %v; want true, context.Canceled", ran, err)
+	}
+	if ran, err := other.TryExclusive(t.Context(), "job", func(context.Context) error { return nil }); !ran || err != nil {
+		t.Errorf("TryExclusive(after the session died) = %v, %v; want true, nil", ran, err)
+	}
 }

@@ -53,7 +53,7 @@ var (
 			ON CONFLICT (bot_id, update_id) DO NOTHING`,
 		pending: `
 			SELECT update_id, member, body, received_at FROM telegram_inbox
-			WHERE bot_id = $1 AND done_at IS NULL ORDER BY update_id LIMIT $2`,
+			WHERE bot_id = $1 AND done_at IS NULL AND update_id > $2 ORDER BY update_id LIMIT $3`,
 		finish: `
 			UPDATE telegram_inbox SET done_at = $1, body = NULL
 			WHERE bot_id = $2 AND update_id = ANY($3) AND done_at IS NULL`,
@@ -66,7 +66,7 @@ var (
 			ON CONFLICT (bot_id, update_id) DO NOTHING`,
 		pending: `
 			SELECT update_id, member, body, received_at FROM telegram_inbox
-			WHERE bot_id = ? AND done_at IS NULL ORDER BY update_id LIMIT ?`,
+			WHERE bot_id = ? AND done_at IS NULL AND update_id > ? ORDER BY update_id LIMIT ?`,
 		finish: `
 			UPDATE telegram_inbox SET done_at = ?, body = NULL
 			WHERE bot_id = ? AND update_id IN (SELECT value FROM json_each(?)) AND done_at IS NULL`,
@@ -180,14 +180,14 @@ func (db *DB) addUpdatesSQLite(ctx context.Context, botID int64, rows []core.Inb
 }
 
 // PendingUpdates returns at most limit updates of the bot botID not yet
-// handled, lowest ID first; none when limit is not positive. It returns
-// the database error, translated.
-func (db *DB) PendingUpdates(ctx context.Context, botID int64, limit int) ([]core.InboxUpdate, error) {
+// handled whose ID is above after, lowest ID first; none when limit is not
+// positive. It returns the database error, translated.
+func (db *DB) PendingUpdates(ctx context.Context, botID, after int64, limit int) ([]core.InboxUpdate, error) {
 	const op = "pending updates"
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, db.inbox().pending, botID, limit)
+	rows, err := db.sql.QueryContext(ctx, db.inbox().pending, botID, after, limit)
 	if err != nil {
 		return nil, db.failed(op, err)
 	}

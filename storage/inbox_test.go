@@ -56,7 +56,7 @@ func finish(t *testing.T, db *DB, botID int64, at time.Time, ids ...int64) {
 // pendingIDs returns the ids of the bot's first limit pending updates.
 func pendingIDs(t *testing.T, db *DB, botID int64, limit int) []int64 {
 	t.Helper()
-	us, err := db.PendingUpdates(t.Context(), botID, limit)
+	us, err := db.PendingUpdates(t.Context(), botID, 0, limit)
 	if err != nil {
 		t.Fatalf("PendingUpdates(%d, %d) = %v", botID, limit, err)
 	}
@@ -187,7 +187,7 @@ func TestDB_PendingUpdates(t *testing.T) {
 		add(t, db, 42, update(30, 7, inboxAt), update(10, 0, inboxAt.Add(time.Second)))
 		add(t, db, 42, update(40, 8, inboxAt), update(20, 7, inboxAt))
 		add(t, db, 43, update(5, 9, inboxAt))
-		got, err := db.PendingUpdates(t.Context(), 42, 3)
+		got, err := db.PendingUpdates(t.Context(), 42, 0, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,6 +199,13 @@ func TestDB_PendingUpdates(t *testing.T) {
 		}
 		if got, want := pendingIDs(t, db, 42, 10), []int64{10, 20, 30, 40}; !slices.Equal(got, want) {
 			t.Errorf("PendingUpdates(42, 10) = %v, want %v", got, want)
+		}
+		after, err := db.PendingUpdates(t.Context(), 42, 20, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(after); !slices.Equal(got, []int64{30, 40}) {
+			t.Errorf("PendingUpdates(42, after 20) = %v, want [30 40]", got)
 		}
 		if got := pendingIDs(t, db, 42, 0); got != nil {
 			t.Errorf("PendingUpdates(42, 0) = %v, want none", got)
@@ -430,7 +437,7 @@ func benchmarkInbox(b *testing.B, newURL func() string) {
 				}
 			}
 		}
-		pending, err := db.PendingUpdates(b.Context(), 42, 100_000)
+		pending, err := db.PendingUpdates(b.Context(), 42, 0, 100_000)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -446,4 +453,13 @@ func benchmarkInbox(b *testing.B, newURL func() string) {
 			i++
 		}
 	})
+}
+
+// ids returns the ids of us, in order.
+func ids(us []core.InboxUpdate) []int64 {
+	var out []int64
+	for _, u := range us {
+		out = append(out, u.ID)
+	}
+	return out
 }

@@ -40,6 +40,9 @@ type DB struct {
 	// pruned is when FinishUpdates last deleted the inbox's old rows;
 	// shared by the copies of a DB (tests make some with another key).
 	pruned *pruneClock
+	// lockCheck spaces the checks that the session holding an advisory
+	// lock of TryExclusive is alive; tests shorten it.
+	lockCheck time.Duration
 }
 
 // pruneClock is when old rows were last deleted.
@@ -155,7 +158,7 @@ func connectGorm(t target, dialector gorm.Dialector, o options) (*DB, error) {
 		return nil, err
 	}
 	idle := configurePool(sqlDB, t.dialect)
-	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}}
+	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}, lockCheck: lockCheckEvery}
 	if o.key != nil {
 		db.cipher = NewCipher(*o.key)
 	}

@@ -20,11 +20,11 @@ import (
 // file in message id order. An item that arrives later starts an album of
 // its own, which runs without the command when its caption has none.
 //
-// Limits: items are collected in the process that receives them, so in
-// webhook mode behind a load balancer an album split across replicas runs
-// with the items of the replica that got the caption. And a bot in a
-// group with privacy mode on (BotFather's default) that is no
-// administrator may be delivered the captioned item alone.
+// Limits: the items are marked handled in the inbox once collected, so an
+// album whose process dies within AlbumWait of its last item is lost (the
+// member sends it again). A bot in a group with privacy mode on
+// (BotFather's default) that is no administrator may be delivered the
+// captioned item alone.
 const (
 	// maxAlbumItems is the most items Telegram puts in an album.
 	maxAlbumItems = 10

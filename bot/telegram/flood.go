@@ -164,15 +164,20 @@ type refusal struct {
 	at   time.Time
 }
 
-// globalRefusals is how close together 429s of different chats must come
-// to be taken for Telegram's global limit rather than each chat's own.
-const globalRefusals = time.Second
+// 429s of globalChats different chats within globalRefusals are taken for
+// Telegram's global limit rather than each chat's own: one chat refused,
+// or two busy groups, pause only themselves.
+const (
+	globalRefusals = time.Second
+	globalChats    = 3
+)
 
 // ticket is one message waiting for its turn.
 type ticket struct {
 	chat     int64
 	n        int // messages it counts: the items of an album
 	prio     priority
+	since    time.Time // when it first asked for a turn
 	deadline time.Time
 	granted  chan []*stamp // receives the stamps to complete; closed when dropped
 }
@@ -196,10 +201,11 @@ func newFlood(limits Limits, wait time.Duration, obs Observer, log *slog.Logger)
 // returns done, to call once the answer came back, or errQueueDeadline,
 // or ctx's error.
 func (f *flood) take(ctx context.Context, chatID int64, n int, deadline time.Time) (done func(), err error) {
+	now := f.now()
 	if deadline.IsZero() {
-		deadline = f.now().Add(f.wait)
+		deadline = now.Add(f.wait)
 	}
-	t := &ticket{chat: chatID, n: max(n, 1), prio: priorityOf(ctx), deadline: deadline, granted: make(chan []*stamp, 1)}
+	t := &ticket{chat: chatID, n: max(n, 1), prio: priorityOf(ctx), since: now, deadline: deadline, granted: make(chan []*stamp, 1)}
 	f.mu.Lock()
 	f.queue[t.prio] = append(f.queue[t.prio], t)
 	f.queued++
@@ -221,11 +227,16 @@ func (f *flood) take(ctx context.Context, chatID int64, n int, deadline time.Tim
 		if !ok {
 			return nil, errQueueDeadline
 		}
-		f.completeLocked(stamps)
+		f.completeLocked(stamps) // not sent, but counted as if: the safe side
 	default:
 		f.removeLocked(t)
-		f.scheduleLocked()
+		// Its caller gave up (the update's time ran out, a shutdown):
+		// dropped all the same, and said so.
+		f.log.Warn("telegram message dropped: its sender gave up waiting for a turn under the flood limits",
+			"chat_id", t.chat, "priority", t.prio.String(), "waited", f.now().Sub(t.since).Round(time.Millisecond), "err", ctx.Err())
+		f.countDropLocked(t)
 	}
+	f.scheduleLocked()
 	return nil, ctx.Err()
 }
 
@@ -251,7 +262,7 @@ func (f *flood) completeLocked(stamps []*stamp) {
 }
 
 // refusedBy records a 429 for chatID asking to wait retryAfter: the chat
-// is paused that long, and every chat when another chat was refused
+// is paused that long, and every chat when other chats were refused
 // within globalRefusals (Telegram's global limit).
 func (f *flood) refusedBy(chatID int64, retryAfter time.Duration) {
 	f.mu.Lock()
@@ -262,14 +273,15 @@ func (f *flood) refusedBy(chatID int64, retryAfter time.Duration) {
 		f.paused[chatID] = until
 	}
 	recent := f.refused[:0]
-	global := false
+	chats := map[int64]bool{chatID: true}
 	for _, r := range f.refused {
 		if now.Sub(r.at) < globalRefusals {
 			recent = append(recent, r)
-			global = global || r.chat != chatID
+			chats[r.chat] = true
 		}
 	}
 	f.refused = append(recent, refusal{chat: chatID, at: now})
+	global := len(chats) >= globalChats
 	if global && until.After(f.all) {
 		f.all = until
 		f.log.Warn("telegram flood limit reached in several chats, pausing every send", "retry_after", retryAfter)
@@ -315,20 +327,25 @@ func (f *flood) scheduleLocked() {
 	now := f.now()
 	next := time.Time{}
 	later := func(t time.Time) {
-		if next.IsZero() || t.Before(next) {
+		// A zero time is no time: the wait ends with an answer, which
+		// schedules again.
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
 			next = t
 		}
 	}
 	globalFull := false
+	// A chat whose message waits holds its later ones (of any priority)
+	// too: one chat's messages go out in order.
+	blocked := map[int64]bool{}
 	for p := range f.queue {
 		kept := f.queue[p][:0]
 		for _, t := range f.queue[p] {
 			if !now.Before(t.deadline) {
-				f.dropLocked(t)
+				f.dropLocked(t, now)
 				continue
 			}
 			later(t.deadline)
-			if !globalFull {
+			if !globalFull && !blocked[t.chat] {
 				if free, at := f.freeGlobalLocked(now, t.n); !free {
 					globalFull = true
 					later(at)
@@ -336,6 +353,7 @@ func (f *flood) scheduleLocked() {
 					f.grantLocked(t)
 					continue
 				} else {
+					blocked[t.chat] = true
 					later(at)
 				}
 			}
@@ -409,11 +427,15 @@ func (f *flood) grantLocked(t *ticket) {
 }
 
 // dropLocked drops a message whose deadline passed, saying so.
-func (f *flood) dropLocked(t *ticket) {
+func (f *flood) dropLocked(t *ticket, now time.Time) {
 	f.queued--
 	close(t.granted)
 	f.log.Warn("telegram message dropped: it waited its whole deadline for a turn under the flood limits",
-		"chat_id", t.chat, "priority", t.prio.String(), "waited", f.wait)
+		"chat_id", t.chat, "priority", t.prio.String(), "waited", now.Sub(t.since).Round(time.Millisecond))
+	f.countDropLocked(t)
+}
+
+func (f *flood) countDropLocked(t *ticket) {
 	if f.obs != nil {
 		f.obs.CountTelegramDropped(t.prio.String())
 	}

@@ -293,11 +293,16 @@ func TestFlood_429PausesTheChatOrAll(t *testing.T) {
 	if tr := k.next(); tr.name != "chat1" {
 		t.Fatalf("granted %s, want chat1 after its 5 s", tr.name)
 	}
-	// Two chats refused within a second: Telegram's global limit, every
-	// chat waits.
+	// Three chats refused within a second: Telegram's global limit,
+	// every chat waits.
 	f.refusedBy(3, 2*time.Second)
 	advance(500 * time.Millisecond)
 	f.refusedBy(4, 2*time.Second)
+	k.take("chat6", 6, 1, prioReply)
+	if tr := k.next(); tr.name != "chat6" {
+		t.Fatalf("granted %s, want chat6: two chats refused pause only themselves", tr.name)
+	}
+	f.refusedBy(5, 2*time.Second)
 	k.take("chat5", 5, 1, prioReply)
 	if got := k.granted(); len(got) != 0 {
 		t.Fatalf("granted %v during a global pause", names(got))
@@ -307,8 +312,43 @@ func TestFlood_429PausesTheChatOrAll(t *testing.T) {
 		t.Errorf("granted %s, want chat5 after the global pause", tr.name)
 	}
 	obs.mu.Lock()
-	if obs.throttled != 3 {
-		t.Errorf("observer counted %d 429s, want 3", obs.throttled)
+	if obs.throttled != 4 {
+		t.Errorf("observer counted %d 429s, want 4", obs.throttled)
 	}
 	obs.mu.Unlock()
+}
+
+// TestFlood_TimerArmedBesideInFlight: a message held by a chat whose
+// window is full of requests still on their way (no time to wait for, only
+// an answer) does not keep the timer from waking a message held by
+// another chat's answered messages.
+func TestFlood_TimerArmedBesideInFlight(t *testing.T) {
+	f, advance := testFlood(t, Limits{Global: Window{N: 100, Per: time.Second}}, time.Minute, nil)
+	k := newTaker(t, f)
+	for range 3 {
+		k.take("answered", 7, 1, prioReply)
+		k.next().done()
+	}
+	for range 3 {
+		k.take("on its way", 8, 1, prioReply)
+		k.next() // never answered
+	}
+	k.take("after answered", 7, 1, prioReply)
+	k.take("after on its way", 8, 1, prioReply)
+	f.mu.Lock()
+	want := f.now().Add(3 * time.Second)
+	f.mu.Unlock()
+	// The timer fires early (any wake schedules again): it must be armed
+	// anew for chat 7.
+	advance(time.Second)
+	f.mu.Lock()
+	wake := f.wakeAt
+	f.mu.Unlock()
+	if !wake.Equal(want) {
+		t.Errorf("timer armed for %v, want %v (when chat 7's window frees)", wake, want)
+	}
+	advance(2 * time.Second)
+	if tr := k.next(); tr.name != "after answered" {
+		t.Errorf("granted %s, want chat 7's fourth message", tr.name)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"sync"
@@ -20,7 +21,9 @@ import (
 // took is never lost with it, and one delivered twice, to one replica or
 // to two, is stored and handled once. Of the replicas sharing a database
 // one at a time handles the inbox (Options.Locks), so that one flood
-// scheduler speaks for the bot; the others only store. The handling
+// scheduler sends the bot's replies; the others only store (the edits of
+// claim posts and notices still go out from each replica's background
+// work, through its own scheduler). The handling
 // replica reads the pending updates in order, runs at most maxConcurrent
 // at once, one member's updates one after the other, and marks each
 // handled when its replies went out. An update whose handling a dying
@@ -38,6 +41,8 @@ const (
 	inboxLockRetry = 2 * time.Second
 	// backlogEvery spaces the counts of the backlog for the metric.
 	backlogEvery = 5 * time.Second
+	// rescanEvery spaces the reads of the inbox from its start.
+	rescanEvery = 5 * time.Second
 	// storeTimeout bounds one write to the inbox.
 	storeTimeout = 10 * time.Second
 )
@@ -57,11 +62,24 @@ func memberOf(u *tgbotapi.Update) int64 {
 	return 0
 }
 
-// inboxUpdate is the stored form of an update whose raw body is raw.
+// inboxUpdate is the stored form of an update whose raw body is raw. An
+// update with an id that the library cannot read whole (a field of a
+// shape it does not know) is stored all the same, without a member: it is
+// taken, so that Telegram stops delivering it, and its handling logs it.
+// Only a body without an update_id is an error.
 func inboxUpdate(raw []byte, at time.Time) (core.InboxUpdate, error) {
 	var u tgbotapi.Update
 	if err := json.Unmarshal(raw, &u); err != nil {
-		return core.InboxUpdate{}, err
+		var id struct {
+			UpdateID *int64 `json:"update_id"`
+		}
+		if json.Unmarshal(raw, &id) != nil || id.UpdateID == nil {
+			return core.InboxUpdate{}, err
+		}
+		return core.InboxUpdate{ID: *id.UpdateID, Body: raw, Received: at}, nil
+	}
+	if u.UpdateID <= 0 {
+		return core.InboxUpdate{}, errors.New("telegram: an update without an update_id")
 	}
 	return core.InboxUpdate{ID: int64(u.UpdateID), Member: memberOf(&u), Body: raw, Received: at}, nil
 }
@@ -110,13 +128,19 @@ type drainer struct {
 	// gen counts the reads of the inbox; done holds the updates handled
 	// since, with the read under way when they were marked: a read that
 	// began before an update was marked may still return it.
-	gen  int
-	mu   sync.Mutex
-	busy map[int64]bool               // updates with a worker
-	done map[int64]int                // handled updates, by gen
-	wait map[int64][]core.InboxUpdate // by member: updates behind one being handled
-	held []int64                      // handled, not yet marked so (the store failed)
-	wg   sync.WaitGroup
+	gen int
+	// cursor is the highest update id handed out: reads go on from it,
+	// so that updates waiting behind a busy member do not fill every
+	// read; a read from the start now and then (rescanEvery) finds those
+	// stored late, below it.
+	cursor  int64
+	scanned time.Time
+	mu      sync.Mutex
+	busy    map[int64]bool               // updates with a worker
+	done    map[int64]int                // handled updates, by gen
+	wait    map[int64][]core.InboxUpdate // by member: updates behind one being handled
+	held    []int64                      // handled, not yet marked so (the store failed)
+	wg      sync.WaitGroup
 }
 
 // drain reads and hands out pending updates until ctx is done, then waits
@@ -154,13 +178,18 @@ func (d *drainer) read(ctx context.Context) error {
 	d.gen++
 	gen := d.gen
 	d.mu.Unlock()
-	us, err := d.a.inbox.PendingUpdates(ctx, d.a.api.Self.ID, inboxBatch)
+	after := d.cursor
+	if time.Since(d.scanned) >= rescanEvery {
+		after, d.scanned = 0, time.Now()
+	}
+	us, err := d.a.inbox.PendingUpdates(ctx, d.a.api.Self.ID, after, inboxBatch)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, u := range us {
+		d.cursor = max(d.cursor, u.ID)
 		if d.busy[u.ID] {
 			continue
 		}
@@ -333,12 +362,12 @@ func (m *memInbox) AddUpdates(_ context.Context, botID int64, us []core.InboxUpd
 	return added, nil
 }
 
-func (m *memInbox) PendingUpdates(_ context.Context, botID int64, limit int) ([]core.InboxUpdate, error) {
+func (m *memInbox) PendingUpdates(_ context.Context, botID, after int64, limit int) ([]core.InboxUpdate, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []core.InboxUpdate
 	for k, u := range m.updates {
-		if k[0] == botID && !u.done {
+		if k[0] == botID && !u.done && u.u.ID > after {
 			out = append(out, u.u)
 		}
 	}

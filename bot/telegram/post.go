@@ -98,7 +98,9 @@ func (a *Adapter) EditPost(ctx context.Context, ref bot.PostRef, p bot.Post) err
 		a.edits.m = map[string]*postEdit{}
 	}
 	a.edits.m[key] = e
-	go a.runEdit(context.WithoutCancel(ctx), key, e)
+	// Apart from the caller: its values (an update's slot, its reply
+	// time) are not the edit's.
+	go a.runEdit(context.Background(), key, e)
 	return nil
 }
 
@@ -124,7 +126,7 @@ func (a *Adapter) runEdit(ctx context.Context, key string, e *postEdit) {
 	defer a.recoverPanic("post edit", key)
 	for {
 		ctx, cancel := context.WithTimeout(withPriority(ctx, prioEdit), a.opts.QueueWait+editTimeout)
-		err := a.throttled(ctx, "editPost", e.chatID, 1, func() error {
+		err := a.throttled(ctx, e.chatID, 1, func() error {
 			a.edits.mu.Lock()
 			params, method := e.params, e.method
 			e.fresh = false

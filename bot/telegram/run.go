@@ -34,6 +34,10 @@ func (a *Adapter) Run(ctx context.Context) error {
 	// Open before setWebhook: Telegram may deliver as soon as it is set.
 	a.setRunning(true)
 	defer a.stop()
+	// Cancelled first when Run returns, also on an error: the inbox's
+	// handling ends with it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	a.inflight.Add(1)
 	go func() {
 		defer a.inflight.Done()
@@ -216,7 +220,7 @@ func (a *Adapter) stop() {
 	done := make(chan struct{})
 	go func() { a.inflight.Wait(); close(done) }()
 	a.mu.Lock()
-	wait := max(a.opts.UpdateTimeout+a.opts.AlbumWait, time.Until(a.longEnd))
+	wait := max(a.opts.UpdateTimeout+a.opts.QueueWait+a.opts.AlbumWait, time.Until(a.longEnd))
 	a.mu.Unlock()
 	t := time.NewTimer(wait + 5*time.Second)
 	defer t.Stop()

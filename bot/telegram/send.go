@@ -169,7 +169,7 @@ func (a *Adapter) makeRequest(ctx context.Context, method string, p tgbotapi.Par
 	}
 	if messageMethods[method] {
 		chatID, _ := strconv.ParseInt(p["chat_id"], 10, 64)
-		return resp, a.throttled(ctx, method, chatID, 1, call)
+		return resp, a.throttled(ctx, chatID, 1, call)
 	}
 	return resp, a.retry(ctx, method, call)
 }
@@ -189,7 +189,7 @@ func (a *Adapter) request(ctx context.Context, c tgbotapi.Chattable) (*tgbotapi.
 // (the items of an album), in its turn under the flood limits.
 func (a *Adapter) sendTo(ctx context.Context, chatID int64, n int, c tgbotapi.Chattable) (*tgbotapi.APIResponse, error) {
 	var resp *tgbotapi.APIResponse
-	err := a.throttled(ctx, "send", chatID, n, func() (err error) {
+	err := a.throttled(ctx, chatID, n, func() (err error) {
 		resp, err = a.with(ctx).Request(c)
 		return err
 	})
@@ -205,16 +205,11 @@ const maxThrottled = 5
 // for is over, all before the message's deadline (Options.QueueWait). A
 // message dropped at its deadline is errQueueDeadline (the scheduler has
 // logged and counted it).
-func (a *Adapter) throttled(ctx context.Context, method string, chatID int64, n int, call func() error) error {
+func (a *Adapter) throttled(ctx context.Context, chatID int64, n int, call func() error) error {
 	deadline := time.Now().Add(a.opts.QueueWait)
 	releaseSlot(ctx)
 	for attempt := 1; ; attempt++ {
-		done, err := a.flood.take(ctx, chatID, n, deadline)
-		if err != nil {
-			return err
-		}
-		err = call()
-		done()
+		err := a.turn(ctx, chatID, n, deadline, call)
 		var apiErr *tgbotapi.Error
 		if !errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 {
 			if err == nil {
@@ -222,13 +217,29 @@ func (a *Adapter) throttled(ctx context.Context, method string, chatID int64, n 
 			}
 			return err
 		}
-		wait := time.Duration(apiErr.RetryAfter) * time.Second
-		a.log.Warn("telegram flood limit: the Bot API asks to wait", "method", method, "chat_id", chatID, "retry_after", wait, "attempt", attempt)
-		a.flood.refusedBy(chatID, wait)
 		if attempt == maxThrottled {
 			return err
 		}
 	}
+}
+
+// turn runs call in its turn, and gives the turn back once it answered;
+// a 429 pauses the chat first (refusedBy), so that the turn given back
+// goes to no message of that chat before the pause.
+func (a *Adapter) turn(ctx context.Context, chatID int64, n int, deadline time.Time, call func() error) (err error) {
+	done, err := a.flood.take(ctx, chatID, n, deadline)
+	if err != nil {
+		return err
+	}
+	defer done()
+	err = call()
+	var apiErr *tgbotapi.Error
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		wait := time.Duration(apiErr.RetryAfter) * time.Second
+		a.log.Warn("telegram flood limit: the Bot API asks to wait", "chat_id", chatID, "retry_after", wait)
+		a.flood.refusedBy(chatID, wait)
+	}
+	return err
 }
 
 // retry runs call, and again after the wait a 429 asks for, up to

@@ -2,11 +2,13 @@
 // bot requests and bot replies into Telegram messages, nothing more.
 //
 // Updates arrive by long polling (getUpdates) or, when a webhook URL is
-// configured, through WebhookHandler, which the web server mounts. Each
-// update is handled in its own goroutine, bounded in number and in time
-// (Options.UpdateTimeout); a long command (bot.Command.Long, a Moment's
-// upload) runs apart, bounded by its own Timeout, and shows its progress
-// by editing one reply (long.go).
+// configured, through WebhookHandler, which the web server mounts; either
+// way each is stored in the inbox before Telegram is told it arrived, and
+// handled from there (inbox.go): at most maxConcurrent at once, one
+// member's in order, each within Options.UpdateTimeout and its replies'
+// wait for their turn under Telegram's flood limits (flood.go). A long
+// command (bot.Command.Long, a Moment's upload) runs apart, bounded by its
+// own Timeout, and shows its progress by editing one reply (long.go).
 //
 // A command may be the caption of a photo, video, animation or document,
 // or of an album, whose items are collected first (album.go); a command
@@ -28,7 +30,7 @@
 // Gating (gates.go) gates a group through its join requests: Adapter.Gates
 // creates the gate's join-request invite link, approves, declines and
 // removes (ban, then unban) members; the chat_join_request updates go,
-// like every update, through the update path (webhook log, timeout) to
+// like every update, through the inbox to
 // Options.JoinRequests.
 //
 // The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
@@ -88,8 +90,9 @@ type Options struct {
 	WebhookURL    string
 	WebhookSecret core.Secret
 	Logger        *slog.Logger
-	// UpdateTimeout bounds the handling of one update; its replies may
-	// then wait up to QueueWait more for their turn. Default 60 s.
+	// UpdateTimeout, with QueueWait, bounds the handling of one update:
+	// the command itself is bounded by the bot's own timeout, and its
+	// replies may wait up to QueueWait for their turn. Default 60 s.
 	UpdateTimeout time.Duration
 	// HTTPClient sends the Bot API requests; default a plain client (every
 	// request is bounded by a context).
