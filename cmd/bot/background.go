@@ -160,8 +160,10 @@ func (m *Main) editPost(ctx context.Context, u bot.PostUpdate) {
 }
 
 // postNotices posts each notice (a drop running low) with the adapter of
-// its platform. Each is handed out once across replicas, so a failure is
-// logged, not retried: a notice is better lost than repeated.
+// its platform, each apart: a notice waits its turn last under Telegram's
+// flood limits, and must hold up neither the others nor the post edits.
+// Each is handed out once across replicas, so a failure is logged, not
+// retried: a notice is better lost than repeated.
 func (m *Main) postNotices(ctx context.Context) {
 	notices, err := m.Bot.Notices(ctx)
 	if err != nil && ctx.Err() == nil {
@@ -172,9 +174,11 @@ func (m *Main) postNotices(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if err := nt.Notify(ctx, n.Ref, n.Text); err != nil && ctx.Err() == nil {
-			m.Logger.Warn("posting a notice failed", "platform", n.Ref.Platform, "channel", n.Ref.Channel, "err", err)
-		}
+		go func() {
+			if err := nt.Notify(ctx, n.Ref, n.Text); err != nil && ctx.Err() == nil {
+				m.Logger.Warn("posting a notice failed", "platform", n.Ref.Platform, "channel", n.Ref.Channel, "err", err)
+			}
+		}()
 	}
 }
 
