@@ -3,7 +3,6 @@ package storage
 import (
 	"database/sql"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // inboxAt is the time the inbox tests start at.
@@ -393,24 +391,10 @@ func TestMigrate_TelegramInbox(t *testing.T) {
 // BenchmarkInbox measures one AddUpdates of one new update and one
 // FinishUpdates of one id, each call on its own, on each dialect.
 func BenchmarkInbox(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) {
-		benchmarkInbox(b, func() string { return storagetest.SQLiteURL(b) })
-	})
-	b.Run("postgres", func(b *testing.B) {
-		base := os.Getenv(storagetest.EnvURL)
-		if base == "" {
-			b.Skip(storagetest.EnvURL + " is not set")
-		}
-		benchmarkInbox(b, func() string { return storagetest.PostgresURL(b, base) })
-	})
+	benchEachDB(b, benchmarkInbox)
 }
 
-func benchmarkInbox(b *testing.B, newURL func() string) {
-	db, err := Open(b.Context(), newURL(), WithKey(testKey))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+func benchmarkInbox(b *testing.B, db *DB) {
 	body := []byte(`{"update_id":1,"message":{"message_id":1,"from":{"id":7,"is_bot":false,"first_name":"A"},` +
 		`"chat":{"id":7,"type":"private"},"date":1700000000,"text":"/claim"}}`)
 	var next int64
