@@ -28,8 +28,8 @@ type inboxStatements struct {
 	// members, $4 bodies, $5 arrival times. On SQLite it takes one:
 	// bot, id, member, body, arrival time.
 	add string
-	// pending reads the bot's pending updates, lowest id first:
-	// bot, limit.
+	// pending reads the bot's pending updates above an id, lowest id
+	// first: bot, id, limit.
 	pending string
 	// finish marks the bot's listed updates handled and drops their
 	// bodies, leaving the handled ones as they are: time, bot, ids (a
@@ -138,19 +138,10 @@ func (db *DB) addUpdatesPostgres(ctx context.Context, botID int64, rows []core.I
 	return res.RowsAffected()
 }
 
-// addUpdatesSQLite inserts rows one statement each, in one transaction
-// when there are several: SQLite runs in the process, so a statement per
-// row costs no round trip. It returns how many were new, or the raw
-// database error.
+// addUpdatesSQLite inserts rows one statement each, in one transaction:
+// SQLite runs in the process, so a statement per row costs no round trip.
+// It returns how many were new, or the raw database error.
 func (db *DB) addUpdatesSQLite(ctx context.Context, botID int64, rows []core.InboxUpdate) (int64, error) {
-	if len(rows) == 1 {
-		u := rows[0]
-		res, err := db.sql.ExecContext(ctx, inboxSQLite.add, botID, u.ID, u.Member, u.Body, u.Received)
-		if err != nil {
-			return 0, err
-		}
-		return res.RowsAffected()
-	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err

@@ -146,7 +146,6 @@ type flood struct {
 
 	mu      sync.Mutex
 	queue   [priorities][]*ticket
-	queued  int
 	global  window
 	chats   map[int64]*window
 	paused  map[int64]time.Time // chats paused by a 429, until
@@ -208,7 +207,6 @@ func (f *flood) take(ctx context.Context, chatID int64, n int, deadline time.Tim
 	t := &ticket{chat: chatID, n: max(n, 1), prio: priorityOf(ctx), since: now, deadline: deadline, granted: make(chan []*stamp, 1)}
 	f.mu.Lock()
 	f.queue[t.prio] = append(f.queue[t.prio], t)
-	f.queued++
 	f.takes++
 	f.scheduleLocked()
 	f.mu.Unlock()
@@ -296,26 +294,20 @@ func (f *flood) refusedBy(chatID int64, retryAfter time.Duration) {
 func (f *flood) depth() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queued
+	return f.queuedLocked()
+}
+
+func (f *flood) queuedLocked() int {
+	n := 0
+	for _, q := range f.queue {
+		n += len(q)
+	}
+	return n
 }
 
 // removeLocked takes t out of its queue.
 func (f *flood) removeLocked(t *ticket) {
-	q := f.queue[t.prio]
-	for i, x := range q {
-		if x == t {
-			f.queue[t.prio] = append(q[:i], q[i+1:]...)
-			f.queued--
-			break
-		}
-	}
-	f.reportLocked()
-}
-
-func (f *flood) reportLocked() {
-	if f.obs != nil {
-		f.obs.SetTelegramQueue(f.queued)
-	}
+	f.queue[t.prio] = slices.DeleteFunc(f.queue[t.prio], func(x *ticket) bool { return x == t })
 }
 
 // scheduleLocked grants every waiting message whose turn it is, highest
@@ -362,7 +354,9 @@ func (f *flood) scheduleLocked() {
 		clear(f.queue[p][len(kept):])
 		f.queue[p] = kept
 	}
-	f.reportLocked()
+	if f.obs != nil {
+		f.obs.SetTelegramQueue(f.queuedLocked())
+	}
 	f.pruneLocked(now)
 	f.armLocked(now, next)
 }
@@ -404,7 +398,6 @@ func (f *flood) chatLimit(chatID int64) Window {
 // grantLocked gives t its turn: its messages enter the windows, their
 // stamps to be completed by done.
 func (f *flood) grantLocked(t *ticket) {
-	f.queued--
 	var stamps []*stamp
 	for range t.n {
 		s := &stamp{}
@@ -428,7 +421,6 @@ func (f *flood) grantLocked(t *ticket) {
 
 // dropLocked drops a message whose deadline passed, saying so.
 func (f *flood) dropLocked(t *ticket, now time.Time) {
-	f.queued--
 	close(t.granted)
 	f.log.Warn("telegram message dropped: it waited its whole deadline for a turn under the flood limits",
 		"chat_id", t.chat, "priority", t.prio.String(), "waited", now.Sub(t.since).Round(time.Millisecond))

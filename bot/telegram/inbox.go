@@ -34,7 +34,7 @@ const (
 	// inboxBatch is how many pending updates are read at once.
 	inboxBatch = 1000
 	// inboxPoll is how often the handling replica looks for updates other
-	// replicas stored; its own are handled at once.
+	// replicas stored (webhook mode); its own are handled at once.
 	inboxPoll = 250 * time.Millisecond
 	// inboxLockRetry is how often a replica that does not handle the
 	// inbox tries to take it over.
@@ -149,7 +149,13 @@ type drainer struct {
 func (a *Adapter) drain(ctx context.Context) error {
 	d := &drainer{a: a, busy: map[int64]bool{}, done: map[int64]int{}, wait: map[int64][]core.InboxUpdate{}}
 	defer d.wg.Wait()
-	tick := time.NewTicker(inboxPoll)
+	// With a webhook, other replicas store updates too: look for theirs
+	// often. A poller stores them all itself, and says so (nudge).
+	every := rescanEvery
+	if a.opts.WebhookURL != "" {
+		every = inboxPoll
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var counted time.Time
 	for ctx.Err() == nil {

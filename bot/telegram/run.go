@@ -177,7 +177,8 @@ func (a *Adapter) confirm(offset int) {
 	}
 }
 
-// setRunning opens or closes the door to webhook updates.
+// setRunning marks Run running or stopped; a stop cuts the long
+// commands in flight (untilStop).
 func (a *Adapter) setRunning(on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -211,8 +212,8 @@ func (a *Adapter) untilStop(ctx context.Context) (context.Context, context.Cance
 	return ctx, cancel
 }
 
-// stop refuses new updates and waits for those in flight, albums being
-// collected and long commands, at most the update timeout or the time
+// stop waits for the updates in flight, albums being collected and long
+// commands, at most the update timeout and the queue wait, or the time
 // the last long command has left, whichever is longer, and a little more
 // (every update and long command is bounded).
 func (a *Adapter) stop() {
