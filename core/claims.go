@@ -37,6 +37,11 @@ type ClaimResult struct {
 	// Again: the member had claimed the drop before and this claim added
 	// nothing: the same link, the same mint, or the same pending mint.
 	Again bool
+	// Website: the mint goes through the drop's website claim. Queued: it
+	// waits its turn, with Ahead claims before it (Minted when done).
+	Website bool
+	Queued  bool
+	Ahead   int
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct
@@ -66,6 +71,12 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	}
 	if err := s.mayClaim(d, opts); err != nil {
 		return ClaimResult{}, err
+	}
+	switch d.Delivery {
+	case DeliveryWebsite:
+		return s.claimWebsite(ctx, d, user)
+	case DeliveryList:
+		return s.claimDelivery(ctx, d, user)
 	}
 	wallet := ""
 	if d.Delivery != DeliveryLink {

@@ -32,6 +32,15 @@ type Drop struct {
 	// encrypted.
 	EditCode Secret
 	Delivery Delivery
+	// Website is the name of the drop's website claim, for DeliveryWebsite
+	// ({website_url}/<name>); WebsiteRequestedAt is when the bot asked the
+	// issuing service for it (nil when the moderator brought one the drop
+	// had).
+	Website            string
+	WebsiteRequestedAt *time.Time
+	// Chain is the chain id of the network the drop mints on, as last
+	// read or set; zero when not read yet.
+	Chain int64
 	// Starts and Ends bound the claim window; nil means open.
 	Starts *time.Time
 	Ends   *time.Time

@@ -22,6 +22,12 @@ type DropService struct {
 	audit     AuditLog
 	issuer    DropIssuer
 	mintURL   string
+	// dist and distStore serve the other distribution methods; nil
+	// without them (ErrMethodUnavailable). web is the process's side of
+	// the website claims' queue.
+	dist      DistributionIssuer
+	distStore DistributionStore
+	web       *websiteQueue
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -38,6 +44,11 @@ type DropServiceDeps struct {
 	// MintURL is the base of mint links, POAP_MINT_URL; empty is
 	// DefaultMintURL.
 	MintURL string
+	// Distribution and DistributionStore serve website claims,
+	// deliveries and networks (poap.DropIssuer and storage.DB); without
+	// either, those commands answer ErrMethodUnavailable.
+	Distribution      DistributionIssuer
+	DistributionStore DistributionStore
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -56,7 +67,8 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 		return nil, err
 	}
 	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
-		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL}
+		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
+		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue()}
 	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
 		s.mintURL = base
 	}
@@ -82,6 +94,10 @@ const (
 	AuditMintFailed        = "mint failed"
 	AuditMintPending       = "mint unconfirmed"
 	AuditClaimedElsewhere  = "mint link claimed elsewhere"
+	AuditWebsiteQueued     = "website claim queued"
+	AuditWebsiteRequested  = "website claim requested"
+	AuditNetworkSet        = "drop network set"
+	AuditDeliveryCreated   = "delivery created"
 )
 
 // DefaultLowStock is the number of available links under which moderators

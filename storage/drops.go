@@ -32,9 +32,43 @@ type dropRow struct {
 	RemovedAt          *time.Time
 	CreatedBy          *int64
 	CreatedAt          time.Time
+	// Method is links, website or delivery; Delivery keeps auto, link or
+	// mint for links (see delivery and setDelivery).
+	Method             string
+	Website            string
+	WebsiteRequestedAt *time.Time
+	ChainID            *int64
 }
 
 func (dropRow) TableName() string { return "drops" }
+
+// The drops.method values.
+const (
+	methodLinks    = "links"
+	methodWebsite  = "website"
+	methodDelivery = "delivery"
+)
+
+// delivery is the row's core.Delivery: its method, unless that is links.
+func (r dropRow) delivery() core.Delivery {
+	if r.Method == methodWebsite || r.Method == methodDelivery {
+		return core.Delivery(r.Method)
+	}
+	return core.Delivery(r.Delivery)
+}
+
+// setDelivery stores d in the row: a links delivery in Delivery, another
+// in Method (Delivery then keeps auto, which the column requires).
+func (r *dropRow) setDelivery(d core.Delivery) {
+	if d.UsesLinks() {
+		r.Method, r.Delivery = methodLinks, string(d)
+		return
+	}
+	r.Method = string(d)
+	if r.Delivery == "" {
+		r.Delivery = string(core.DeliveryAuto)
+	}
+}
 
 // editCodeContext binds a sealed edit code to its tenant and event, so the
 // ciphertext of one drop's code cannot be copied into another drop's row.
@@ -58,7 +92,8 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 		Name:         r.Name,
 		ImageURL:     r.ImageURL,
 		EditCode:     core.Secret(code),
-		Delivery:     core.Delivery(r.Delivery),
+		Delivery:     r.delivery(),
+		Website:      r.Website,
 		Starts:       utcPtr(r.Starts),
 		Ends:         utcPtr(r.Ends),
 		Codeword:     r.Codeword,
@@ -73,6 +108,10 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 	if r.CreatedBy != nil {
 		d.CreatedBy = *r.CreatedBy
 	}
+	if r.ChainID != nil {
+		d.Chain = *r.ChainID
+	}
+	d.WebsiteRequestedAt = utcPtr(r.WebsiteRequestedAt)
 	return d, nil
 }
 
@@ -124,7 +163,7 @@ func (db *DB) newDropRow(d core.Drop) dropRow {
 		Name:         d.Name,
 		ImageURL:     d.ImageURL,
 		EditCode:     db.cipher.Seal([]byte(d.EditCode.Reveal()), editCodeContext(d.TenantID, d.EventID)),
-		Delivery:     string(d.Delivery),
+		Website:      d.Website,
 		Starts:       nullTime(d.Starts),
 		Ends:         nullTime(d.Ends),
 		Codeword:     d.Codeword,
@@ -138,6 +177,11 @@ func (db *DB) newDropRow(d core.Drop) dropRow {
 	if d.CreatedBy != 0 {
 		row.CreatedBy = &d.CreatedBy
 	}
+	if d.Chain != 0 {
+		row.ChainID = &d.Chain
+	}
+	row.WebsiteRequestedAt = nullTime(d.WebsiteRequestedAt)
+	row.setDelivery(d.Delivery)
 	return row
 }
 
@@ -260,7 +304,11 @@ func lockDrop(tx *gorm.DB, dropID int64) (dropRow, error) {
 // message.
 func checkDrop(d core.Drop) error {
 	switch d.Delivery {
-	case core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint:
+	case core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint, core.DeliveryList:
+	case core.DeliveryWebsite:
+		if d.Website == "" {
+			return fmt.Errorf("a website delivery without a website")
+		}
 	default:
 		return fmt.Errorf("unknown delivery %q", d.Delivery)
 	}

@@ -1,0 +1,175 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The distribution methods besides mint links (the issuing service's
+// section 1.4): a drop's website claim, a delivery to a fixed list of
+// addresses, and the network a drop mints on. Secret words are redeemable
+// in the service's app only, so the bot has nothing to do with them.
+
+// Deliveries of a drop that go through another method than its mint links.
+const (
+	// DeliveryWebsite mints to the member's primary wallet through the
+	// drop's website claim (Drop.Website), queued because the service's
+	// endpoint is rate limited.
+	DeliveryWebsite Delivery = "website"
+	// DeliveryList mints to the member's listed address through the drop's
+	// delivery (a fixed list of addresses, see Delivery).
+	DeliveryList Delivery = "delivery"
+)
+
+// UsesLinks reports whether the delivery hands out or mints the drop's
+// mint links (auto, link, mint).
+func (d Delivery) UsesLinks() bool {
+	return d == DeliveryAuto || d == DeliveryLink || d == DeliveryMint
+}
+
+// Errors of the other distribution methods, inside a *DropError.
+var (
+	// ErrNoWebsite means the issuing service has no website claim of that
+	// name, or one of another drop.
+	ErrNoWebsite = errors.New("no such website claim")
+	// ErrWebsitePending means a request for a website claim of the drop
+	// is pending review: one at a time.
+	ErrWebsitePending = errors.New("a website request is pending")
+	// ErrWebsiteInactive means the drop's website claim is not active: its
+	// request is under review, or the issuer paused it.
+	ErrWebsiteInactive = errors.New("website claim not active")
+	// ErrWebsiteLimit means the website claim minted all it may
+	// (LIMIT_EXCEEDED).
+	ErrWebsiteLimit = errors.New("website claim limit reached")
+	// ErrIssuerBusy means the issuing service asked the bot to slow down:
+	// the request was not processed and may be sent again later.
+	ErrIssuerBusy = errors.New("issuing service rate limit")
+	// ErrMethodUnavailable means the bot was built without the issuing
+	// service's calls for this method.
+	ErrMethodUnavailable = errors.New("distribution method not available")
+	// ErrDeliveryExists means the drop has a delivery already: its list
+	// cannot change.
+	ErrDeliveryExists = errors.New("the drop has a delivery already")
+	// ErrNotOnList means the member has no address on the drop's delivery.
+	ErrNotOnList = errors.New("not on the delivery's list")
+	// ErrEmptyList means no member of the role or group has a verified
+	// wallet: a delivery needs at least one address.
+	ErrEmptyList = errors.New("no verified address for the delivery")
+	// ErrUnknownChain means a network the drop cannot mint on.
+	ErrUnknownChain = errors.New("unknown network")
+	// ErrNoDraft means the delivery to confirm is gone (confirmed
+	// already, or never made here).
+	ErrNoDraft = errors.New("no such delivery draft")
+)
+
+// WebsiteStatus is what the issuing service says of a website claim.
+type WebsiteStatus struct {
+	Name    string
+	EventID int64
+	// Active is false while its request is under review or when the issuer
+	// paused it.
+	Active bool
+	// From and To bound its window; zero when not known.
+	From time.Time
+	To   time.Time
+	// Total is how many it may mint, Claimed how many it minted.
+	Total   int64
+	Claimed int64
+}
+
+// WebsiteRequest asks the issuing service for a website claim of a drop.
+type WebsiteRequest struct {
+	EventID  int64
+	EditCode Secret
+	// Name is the path segment of the claim's address.
+	Name string
+	// Count is how many POAPs it may mint.
+	Count int
+	// From and To bound its window, as the moderator typed them: hh:mm on
+	// the drop's first and last day, or a date and time (UTC unless it
+	// names its zone).
+	From string
+	To   string
+}
+
+// WebsiteMint is what a mint through a website claim returned.
+type WebsiteMint struct {
+	// QRHash is the claim record's code, TransactionID the mint's
+	// transaction (either may be empty).
+	QRHash        string
+	TransactionID string
+}
+
+// DeliveryInput is a delivery to create at the issuing service.
+type DeliveryInput struct {
+	EventID   int64
+	EditCode  Secret
+	Slug      string
+	CardTitle string
+	CardText  string
+	PageTitle string
+	PageText  string
+	// Image is the drop's artwork, shown on the delivery's pages.
+	Image     string
+	Addresses []string
+}
+
+// DistributionIssuer is what the other distribution methods need of the
+// issuing service (poap.DropIssuer). Implementations translate errors as
+// DropIssuer's do; besides, ErrIssuerBusy when the service refused to
+// process a request for now (rate limited), with RetryAfter telling how
+// long to wait when it said.
+type DistributionIssuer interface {
+	// Website reads the website claim of that name. ErrNoWebsite when
+	// there is none.
+	Website(ctx context.Context, name string) (WebsiteStatus, error)
+	// RequestWebsite asks for a website claim, which the service reviews.
+	// ErrWebsitePending when one is pending already, ErrWrongEditCode.
+	RequestWebsite(ctx context.Context, r WebsiteRequest) error
+	// PendingWebsiteRequests counts the drop's website requests under
+	// review.
+	PendingWebsiteRequests(ctx context.Context, eventID int64) (int, error)
+	// MintWebsite mints through the website claim name to wallet (an
+	// address, ENS name or e-mail). It is never retried. Errors:
+	// ErrWebsiteLimit, ErrWebsiteInactive or ErrNoWebsite, ErrDropExpired
+	// (the window closed or the drop expired), ErrClaimNotStarted,
+	// ErrWalletHoldsDrop, ErrInvalidWallet, ErrIssuerBusy (not processed);
+	// on ErrIssuerUnavailable the mint may or may not have happened,
+	// unless the error matches ErrNotSent too.
+	MintWebsite(ctx context.Context, name, wallet string) (WebsiteMint, error)
+	// Holds reports whether wallet (an address, ENS name or e-mail) holds
+	// a POAP of the drop.
+	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
+	// Network reads the chain id the drop mints on (DefaultChain when its
+	// configuration names none). ErrWrongEditCode.
+	Network(ctx context.Context, eventID int64, code Secret) (int64, error)
+	// SetNetwork makes the drop mint on chain and returns the chain id the
+	// service then names. ErrUnknownChain, ErrWrongEditCode.
+	SetNetwork(ctx context.Context, eventID int64, code Secret, chain int64) (int64, error)
+	// CreateDelivery creates a delivery and returns its id at the service.
+	// ErrWrongEditCode; ErrIssuerUnavailable leaves it unknown whether it
+	// was created (unless ErrNotSent).
+	CreateDelivery(ctx context.Context, in DeliveryInput) (int64, error)
+	// ClaimDelivery mints the delivery's drop to address, one of its list.
+	// ErrWalletHoldsDrop when the address claimed it already, ErrNotOnList
+	// when the service does not list it, ErrIssuerBusy; on
+	// ErrIssuerUnavailable the claim may have happened (unless
+	// ErrNotSent).
+	ClaimDelivery(ctx context.Context, serviceID int64, address string) (string, error)
+}
+
+// BusyError is ErrIssuerBusy with how long the service asked to wait
+// (zero when it did not say).
+type BusyError struct {
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string { return ErrIssuerBusy.Error() }
+
+// Is makes a *BusyError match ErrIssuerBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrIssuerBusy }
+
+// DefaultChain is the chain id of the network a drop mints on unless set
+// otherwise (Gnosis).
+const DefaultChain = 100

@@ -1,0 +1,614 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// WebsiteClaimState is where a member's mint through a website claim is.
+type WebsiteClaimState string
+
+// States of a website claim.
+const (
+	// WebsiteQueued: waiting its turn (or to be settled, when Sent).
+	WebsiteQueued WebsiteClaimState = "queued"
+	// WebsiteSending: taken by the dispatcher until DueAt.
+	WebsiteSending WebsiteClaimState = "sending"
+	// WebsiteMinted: the service minted it to the wallet.
+	WebsiteMinted WebsiteClaimState = "minted"
+	// WebsiteRefused: the service refused it for Reason; a new /claim
+	// queues it again.
+	WebsiteRefused WebsiteClaimState = "refused"
+)
+
+// Reasons of a refused website claim, as stored.
+const (
+	reasonLimit      = "limit"
+	reasonInactive   = "inactive"
+	reasonNotStarted = "not_started"
+	reasonEnded      = "ended"
+	reasonHolds      = "holds"
+	reasonWallet     = "invalid_wallet"
+	reasonRemoved    = "removed"
+)
+
+// reasonErrs maps the stored reasons to the errors members read, and back.
+var reasonErrs = []struct {
+	reason string
+	err    error
+}{
+	{reasonLimit, ErrWebsiteLimit},
+	{reasonInactive, ErrWebsiteInactive},
+	{reasonNotStarted, ErrClaimNotStarted},
+	{reasonEnded, ErrClaimEnded},
+	{reasonHolds, ErrWalletHoldsDrop},
+	{reasonWallet, ErrInvalidWallet},
+	{reasonRemoved, ErrDropRemoved},
+}
+
+// websiteReason returns the stored reason of a refusal err, or "" when err is no
+// refusal (the mint may be sent again).
+func websiteReason(err error) string {
+	if errors.Is(err, ErrNoWebsite) {
+		return reasonInactive
+	}
+	for _, r := range reasonErrs {
+		if errors.Is(err, r.err) {
+			return r.reason
+		}
+	}
+	return ""
+}
+
+// reasonError is the error of a stored reason.
+func reasonError(reason string) error {
+	for _, r := range reasonErrs {
+		if r.reason == reason {
+			return r.err
+		}
+	}
+	return fmt.Errorf("refused (%s): %w", reason, ErrIssuerUnavailable)
+}
+
+// WebsiteClaim is a member's mint through a drop's website claim.
+type WebsiteClaim struct {
+	ID     int64
+	DropID int64
+	// UserID is the member's; nil once they were forgotten.
+	UserID *int64
+	Wallet string
+	State  WebsiteClaimState
+	// Reason says why the service refused it (WebsiteRefused).
+	Reason string
+	// Sent is true once a request for it may have reached the service:
+	// it is settled before anything is sent again.
+	Sent  bool
+	Tries int
+	// DueAt is when a queued claim is due, and when a sending one's lease
+	// ends.
+	DueAt         time.Time
+	QRHash        string
+	TransactionID string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// WebsiteOutcome is what the dispatcher records of a claim it took.
+type WebsiteOutcome struct {
+	State WebsiteClaimState
+	// Reason, for WebsiteRefused.
+	Reason string
+	// Mint, for WebsiteMinted.
+	Mint WebsiteMint
+	// DueAt and Sent, for WebsiteQueued: when to try again, and whether
+	// the request may have reached the service.
+	DueAt time.Time
+	Sent  bool
+}
+
+// WebsiteStats counts a drop's website claims by state.
+type WebsiteStats struct {
+	Queued  int
+	Minted  int
+	Refused int
+}
+
+// DistributionStore is what the other distribution methods need from stored
+// state (storage.DB). Every method is one atomic step.
+type DistributionStore interface {
+	// SetDropChain records the network the drop mints on.
+	SetDropChain(ctx context.Context, dropID, chain int64) error
+	// SetDropWebsite makes the drop mint through the website claim name,
+	// requested by the bot at requestedAt (nil when the drop had it).
+	SetDropWebsite(ctx context.Context, dropID int64, name string, requestedAt *time.Time) error
+
+	// QueueWebsiteClaim queues the user's mint of the drop to wallet, due
+	// at at, or returns the user's claim of the drop (again true), queued
+	// again when it was refused. ErrWalletClaimed when another member's
+	// claim of the drop has that wallet.
+	QueueWebsiteClaim(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (WebsiteClaim, bool, error)
+	// WebsiteClaim returns the claim, or ErrNotFound.
+	WebsiteClaim(ctx context.Context, id int64) (WebsiteClaim, error)
+	// MemberWebsiteClaim returns the user's claim of the drop, or
+	// ErrNotFound.
+	MemberWebsiteClaim(ctx context.Context, dropID, userID int64) (WebsiteClaim, error)
+	// TakeWebsiteClaims takes up to limit claims that are due at now
+	// (queued, or sending with an expired lease), oldest due first, each
+	// for one taker: they become sending until now+lease, and Tries grows.
+	TakeWebsiteClaims(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]WebsiteClaim, error)
+	// MarkWebsiteSent records that a request for the claim is about to
+	// leave. ErrConflict unless the claim is sending.
+	MarkWebsiteSent(ctx context.Context, id int64, at time.Time) error
+	// FinishWebsiteClaim records what became of a claim the dispatcher
+	// took. ErrConflict unless it is sending.
+	FinishWebsiteClaim(ctx context.Context, id int64, out WebsiteOutcome, at time.Time) error
+	// WebsiteQueueAhead counts the claims queued or sending before the
+	// claim, across every drop (one queue).
+	WebsiteQueueAhead(ctx context.Context, id int64) (int, error)
+	// WebsiteStats counts the drop's website claims by state.
+	WebsiteStats(ctx context.Context, dropID int64) (WebsiteStats, error)
+}
+
+// Timing of website claims.
+const (
+	// WebsiteLease is how long the dispatcher holds a claim it took: a
+	// dispatcher that dies leaves it to the next after that.
+	WebsiteLease = 2 * time.Minute
+	// websiteWait is the longest a /claim waits for its mint before it
+	// tells the member they are queued.
+	websiteWait = 15 * time.Second
+	// websiteStatusTTL is how long a website's status read is reused by
+	// claims' checks.
+	websiteStatusTTL = 30 * time.Second
+	// settleAfter is how long a mint whose outcome is unknown waits before
+	// it is settled: the service's mint shows in a scan after a moment.
+	settleAfter = 5 * time.Second
+	// busyBase and busyMax bound the pause after the service refused for
+	// rate limiting, when it did not say how long.
+	busyBase = time.Second
+	busyMax  = time.Minute
+	// websiteWorkers is how many mints the dispatcher has under way at
+	// once; the client's own rate limit paces them.
+	websiteWorkers = 4
+	// websitePoll is how often a waiting claim, and an idle dispatcher,
+	// read the queue when nothing in this process woke them.
+	websitePoll = time.Second
+)
+
+// websiteQueue is the process's side of the queue of website claims: it
+// wakes the dispatcher when a claim is queued, and the claims waiting for
+// their mint when the dispatcher recorded one.
+type websiteQueue struct {
+	mu      sync.Mutex
+	kick    chan struct{}
+	changed chan struct{}
+	// statuses caches website reads for claims' checks.
+	statuses map[string]cachedWebsite
+}
+
+type cachedWebsite struct {
+	st WebsiteStatus
+	at time.Time
+}
+
+func newWebsiteQueue() *websiteQueue {
+	return &websiteQueue{kick: make(chan struct{}, 1), changed: make(chan struct{}), statuses: map[string]cachedWebsite{}}
+}
+
+// wake tells the dispatcher a claim is due.
+func (q *websiteQueue) wake() {
+	select {
+	case q.kick <- struct{}{}:
+	default:
+	}
+}
+
+// waitChange returns a channel closed at the dispatcher's next record.
+func (q *websiteQueue) waitChange() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.changed
+}
+
+// recorded wakes every claim waiting on a change.
+func (q *websiteQueue) recorded() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+// claimWebsite mints the drop to the member's primary wallet through its
+// website claim: it checks the claim is open, queues the member's mint (one
+// per member and one per wallet per drop) and waits up to websiteWait for
+// the dispatcher to mint it. Still queued then, the result says so, with
+// how many are ahead.
+func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	if s.dist == nil || s.distStore == nil {
+		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
+	}
+	wallet, err := primaryWallet(ctx, s.members, user.ID)
+	if errors.Is(err, ErrNotLinked) {
+		return ClaimResult{}, dropError(d, ErrNotLinked)
+	}
+	if err != nil {
+		return ClaimResult{}, wrap("claim", err)
+	}
+	c, again, err := s.queueWebsite(ctx, d, user, wallet)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	if c.State == WebsiteMinted {
+		return websiteResult(d, c, again), nil
+	}
+	s.web.wake()
+	c, err = s.awaitWebsite(ctx, c)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	switch c.State {
+	case WebsiteMinted:
+		return websiteResult(d, c, false), nil
+	case WebsiteRefused:
+		return ClaimResult{}, s.websiteRefusal(ctx, d, c)
+	}
+	res := websiteResult(d, c, again)
+	if res.Ahead, err = s.distStore.WebsiteQueueAhead(ctx, c.ID); err != nil {
+		s.log.Warn("place in the website queue not read", "claim", c.ID, "err", err)
+	}
+	return res, nil
+}
+
+// queueWebsite queues the member's mint, or returns their claim of the drop
+// (again true). A new or refused claim is queued only when the website is
+// open for it, as far as its status says (a status that cannot be read
+// lets it queue: the dispatcher meets any refusal).
+func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, wallet string) (WebsiteClaim, bool, error) {
+	c, err := s.distStore.MemberWebsiteClaim(ctx, d.ID, user.ID)
+	switch {
+	case err == nil && c.State != WebsiteRefused:
+		// Minted, or queued already: the same claim, whatever the website
+		// says now.
+		return c, true, nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return WebsiteClaim{}, false, wrap("claim", err)
+	}
+	if err := s.websiteOpen(ctx, d); err != nil {
+		return WebsiteClaim{}, false, err
+	}
+	c, again, err := s.distStore.QueueWebsiteClaim(ctx, d.ID, user.ID, wallet, s.clock.Now())
+	switch {
+	case errors.Is(err, ErrWalletClaimed):
+		return WebsiteClaim{}, false, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletClaimed}
+	case err != nil:
+		return WebsiteClaim{}, false, wrap("claim", err)
+	}
+	if !again {
+		s.record(ctx, d.TenantID, user.ID, AuditWebsiteQueued, fmt.Sprintf("event %d, claim #%d", d.EventID, c.ID))
+	}
+	return c, again, nil
+}
+
+// websiteOpen checks the drop's website claim is active, within its window
+// and not at its limit: nil, or a *DropError. A status that cannot be read
+// is no refusal.
+func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
+	st, err := s.websiteStatus(ctx, d.Website)
+	switch {
+	case errors.Is(err, ErrNoWebsite):
+		return dropError(d, ErrWebsiteInactive)
+	case err != nil:
+		s.log.Warn("website claim status not read", "event", d.EventID, "err", err)
+		return nil
+	}
+	now := s.clock.Now()
+	switch {
+	case st.EventID != 0 && st.EventID != d.EventID:
+		return dropError(d, ErrNoWebsite)
+	case !st.Active:
+		return dropError(d, ErrWebsiteInactive)
+	case !st.From.IsZero() && now.Before(st.From):
+		opens := d
+		opens.Starts = &st.From
+		return dropError(opens, ErrClaimNotStarted)
+	case !st.To.IsZero() && !now.Before(st.To):
+		return dropError(d, ErrClaimEnded)
+	case st.Total > 0 && st.Claimed >= st.Total:
+		return dropError(d, ErrWebsiteLimit)
+	}
+	return nil
+}
+
+// websiteStatus reads the website's status, reusing a read younger than
+// websiteStatusTTL.
+func (s *DropService) websiteStatus(ctx context.Context, name string) (WebsiteStatus, error) {
+	now := s.clock.Now()
+	s.web.mu.Lock()
+	c, ok := s.web.statuses[name]
+	s.web.mu.Unlock()
+	if ok && now.Sub(c.at) < websiteStatusTTL {
+		return c.st, nil
+	}
+	st, err := s.dist.Website(ctx, name)
+	if err != nil {
+		return WebsiteStatus{}, err
+	}
+	s.web.mu.Lock()
+	s.web.statuses[name] = cachedWebsite{st: st, at: now}
+	s.web.mu.Unlock()
+	return st, nil
+}
+
+// awaitWebsite waits until the claim is minted or refused, up to
+// websiteWait (or ctx's deadline, less a margin for the reply), and returns
+// it as it is then.
+func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (WebsiteClaim, error) {
+	wait := websiteWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-3*time.Second)
+	}
+	deadline := time.NewTimer(max(wait, 0))
+	defer deadline.Stop()
+	poll := time.NewTicker(websitePoll)
+	defer poll.Stop()
+	for {
+		changed := s.web.waitChange()
+		now, err := s.distStore.WebsiteClaim(ctx, c.ID)
+		if err != nil {
+			return WebsiteClaim{}, wrap("claim", err)
+		}
+		if now.State == WebsiteMinted || now.State == WebsiteRefused {
+			return now, nil
+		}
+		select {
+		case <-changed:
+		case <-poll.C:
+		case <-deadline.C:
+			return now, nil
+		case <-ctx.Done():
+			return now, nil
+		}
+	}
+}
+
+// websiteResult is the answer for a website claim minted or queued.
+func websiteResult(d Drop, c WebsiteClaim, again bool) ClaimResult {
+	res := ClaimResult{Drop: d, Wallet: c.Wallet, Again: again, Website: true,
+		MintLink: MintLink{QRHash: c.QRHash, TransactionID: c.TransactionID}}
+	switch c.State {
+	case WebsiteMinted:
+		res.Minted = true
+	default:
+		res.Queued = true
+	}
+	return res
+}
+
+// websiteRefusal is the error of a refused claim.
+func (s *DropService) websiteRefusal(ctx context.Context, d Drop, c WebsiteClaim) error {
+	err := reasonError(c.Reason)
+	if errors.Is(err, ErrClaimNotStarted) {
+		if st, rerr := s.websiteStatus(ctx, d.Website); rerr == nil && !st.From.IsZero() {
+			d.Starts = &st.From
+		}
+	}
+	return &DropError{Drop: d, Wallet: c.Wallet, Err: err}
+}
+
+// RunWebsiteClaims sends the queued website claims, websiteWorkers at a
+// time, until ctx is done: it takes the claims that are due, settles those
+// whose earlier request may have reached the service (a scan of the wallet;
+// the service also refuses a second mint of the drop to the same address),
+// sends the others, and records each outcome. When the service asks it to
+// slow down it pauses every send, for as long as the service said or with
+// a growing backoff. Run it on one replica at a time (cmd/bot takes a lock
+// for it); it returns nil when ctx is done, or the error that stopped it.
+func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
+	if s.dist == nil || s.distStore == nil {
+		<-ctx.Done()
+		return nil
+	}
+	var (
+		wg     sync.WaitGroup
+		slots  = make(chan struct{}, websiteWorkers)
+		pause  = newBackoff()
+		failed int
+	)
+	defer wg.Wait()
+	for ctx.Err() == nil {
+		if until := pause.until(); until > 0 {
+			if !sleep(ctx, until) {
+				return nil
+			}
+		}
+		free := websiteWorkers - len(slots)
+		var claims []WebsiteClaim
+		if free > 0 {
+			var err error
+			claims, err = s.distStore.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				failed++
+				s.log.Warn("website claims not read", "err", err)
+				if failed > 10 {
+					return wrap("website claims", err)
+				}
+			} else {
+				failed = 0
+			}
+		}
+		for _, c := range claims {
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				s.sendWebsite(ctx, c, pause)
+			})
+		}
+		if len(claims) == free && free > 0 {
+			continue
+		}
+		poll := time.NewTimer(websitePoll)
+		select {
+		case <-ctx.Done():
+		case <-s.web.kick:
+		case <-poll.C:
+		case <-s.web.waitChange():
+		}
+		poll.Stop()
+	}
+	return nil
+}
+
+// sendWebsite settles or sends one claim the dispatcher took, and records
+// what became of it.
+func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
+	d, err := s.drops.DropByID(ctx, c.DropID)
+	switch {
+	case err != nil:
+		s.log.Warn("website claim's drop not read", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: c.Sent})
+		return
+	case d.RemovedAt != nil || d.Delivery != DeliveryWebsite:
+		if !c.Sent {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
+			return
+		}
+	}
+	if c.Sent {
+		// The last request may have reached the service: the wallet's
+		// holding says whether it minted.
+		holds, err := s.dist.Holds(ctx, c.Wallet, d.EventID)
+		if err != nil {
+			s.log.Warn("website mint left unsettled: holding not read", "claim", c.ID, "err", err)
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: true})
+			return
+		}
+		if holds {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
+			s.recordMint(ctx, d, c, "settled")
+			return
+		}
+		if d.RemovedAt != nil || d.Delivery != DeliveryWebsite {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
+			return
+		}
+	}
+	if err := s.distStore.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
+		s.log.Warn("website claim not marked sent; not sending", "claim", c.ID, "err", err)
+		return
+	}
+	mint, err := s.dist.MintWebsite(ctx, d.Website, c.Wallet)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	now := s.clock.Now()
+	var busy *BusyError
+	switch reason := websiteReason(err); {
+	case err == nil:
+		pause.reset()
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted, Mint: mint})
+		s.recordMint(ctx, d, WebsiteClaim{ID: c.ID, UserID: c.UserID, QRHash: mint.QRHash}, "")
+	case errors.As(err, &busy) || errors.Is(err, ErrIssuerBusy):
+		wait := pause.busy(retryAfter(busy))
+		s.log.Info("website claims paused: the service asked to slow down", "for", wait)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(wait), Sent: c.Sent})
+	case errors.Is(err, ErrNotSent), errors.Is(err, ErrIssuerRejected):
+		s.log.Warn("website mint not sent", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(settleAfter), Sent: c.Sent})
+	case reason == reasonHolds && c.Sent:
+		// A mint sent again after an unknown outcome: the first went
+		// through.
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
+		s.recordMint(ctx, d, c, "settled")
+	case reason != "":
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reason})
+	default:
+		s.log.Warn("website mint outcome unknown; settled before it is sent again", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(settleAfter), Sent: true})
+	}
+}
+
+// retryAfter is how long a *BusyError asked to wait, zero for none.
+func retryAfter(b *BusyError) time.Duration {
+	if b == nil {
+		return 0
+	}
+	return b.RetryAfter
+}
+
+// recordMint audits a mint through a website claim.
+func (s *DropService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
+	detail := fmt.Sprintf("event %d, website claim #%d", d.EventID, c.ID)
+	if how != "" {
+		detail += " (" + how + ")"
+	}
+	s.record(ctx, d.TenantID, ptrValue(c.UserID), AuditMinted, detail)
+}
+
+// finishWebsite records a claim's outcome and wakes the claims waiting on
+// one; a failure to record is logged: the lease runs out and the claim is
+// taken again (settled first when it was sent).
+func (s *DropService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) {
+	if err := s.distStore.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
+		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
+		return
+	}
+	s.web.recorded()
+}
+
+// backoff is the dispatcher's pause after the service asked it to slow
+// down: as long as the service said, else growing from busyBase to busyMax
+// with jitter, reset by a success.
+type backoff struct {
+	mu    sync.Mutex
+	next  time.Duration
+	pause time.Time
+}
+
+func newBackoff() *backoff { return &backoff{next: busyBase} }
+
+// busy starts a pause of d, or of the next backoff step when d is zero, and
+// returns its length.
+func (b *backoff) busy(d time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d <= 0 {
+		d = b.next + time.Duration(rand.Int64N(int64(b.next)/4+1))
+		b.next = min(2*b.next, busyMax)
+	}
+	if end := time.Now().Add(d); end.After(b.pause) {
+		b.pause = end
+	}
+	return d
+}
+
+// reset ends the growth of the backoff.
+func (b *backoff) reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next = busyBase
+}
+
+// until is what is left of the pause.
+func (b *backoff) until() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return time.Until(b.pause)
+}
+
+// sleep waits d or until ctx is done, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
