@@ -41,6 +41,9 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 // claimReply words a claim's result: the link as a button and as text, the
 // mint, or the pending mint and what happens next.
 func claimReply(res core.ClaimResult) Reply {
+	if res.Website {
+		return websiteReply(res)
+	}
 	d := res.Drop
 	title := dropTitle(d)
 	reply := Reply{Personal: true, Image: d.ImageURL}

@@ -30,8 +30,10 @@ func (b *Bot) dropCommands() []*Command {
 			Options: []Option{
 				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
 				{Name: "edit_code", Type: String, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
-				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint"},
-					Description: "auto: mint to a linked wallet, else a link (default); link; mint"},
+				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint", "website"},
+					Description: "auto: mint to a wallet, else a link (default); link; mint; website: via its website claim"},
+				{Name: "website", Type: String, MaxLen: core.MaxWebsiteName,
+					Description: "with delivery:website, the drop's website claim name (the end of its poap.website address)"},
 				{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
 				{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
 				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "a word members must give to claim"},
@@ -50,6 +52,7 @@ func (b *Bot) dropCommands() []*Command {
 		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
 			Options: []Option{dropOption}, Handler: b.dropExport},
 		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropRemove},
+		b.websiteCommand(),
 	}
 }
 
@@ -74,9 +77,12 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
 	s.WriteString(stockLine(st.Stock) + "\n")
 	s.WriteString(settingsText(d))
-	if st.Stock.Available == 0 {
+	switch {
+	case d.Delivery == core.DeliveryWebsite:
+		fmt.Fprintf(&s, "\nMembers claim with %s: I mint to their primary wallet through the website claim, one each.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
+	case st.Stock.Available == 0:
 		fmt.Fprintf(&s, "\nIt has no mint links to hand out yet: ask POAP for some with %s.", codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)))
-	} else {
+	default:
 		fmt.Fprintf(&s, "\nMembers claim with %s.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
 	}
 	return Reply{Text: s.String(), Personal: true, Image: d.ImageURL}, nil
@@ -97,10 +103,18 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 		RequiredRole: roleID(req.Text("required_role")),
 	}
 	switch d := strings.ToLower(strings.TrimSpace(req.Text("delivery"))); d {
-	case "", "auto", "link", "mint":
+	case "", "auto", "link", "mint", "website":
 		opts.Delivery = core.Delivery(d)
 	default:
-		return core.AddDropOptions{}, &OptionError{Option: "delivery", Reason: "must be auto, link or mint"}
+		return core.AddDropOptions{}, &OptionError{Option: "delivery", Reason: "must be auto, link, mint or website"}
+	}
+	opts.Website = strings.TrimSpace(req.Text("website"))
+	switch {
+	case opts.Delivery == core.DeliveryWebsite && opts.Website == "":
+		return core.AddDropOptions{}, &OptionError{Option: "website", Reason: "is required with delivery:website: the drop's website claim name. " +
+			"A drop without one can ask POAP for it with /drop website once it is set up here"}
+	case opts.Delivery != core.DeliveryWebsite && opts.Website != "":
+		return core.AddDropOptions{}, &OptionError{Option: "website", Reason: "goes with delivery:website only"}
 	}
 	if opts.Starts, err = timeOption(req, "starts"); err != nil {
 		return core.AddDropOptions{}, err
@@ -204,6 +218,9 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	}
 	d := st.Drop
 	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d)
+	if st.Website != nil {
+		text += "\n" + websiteText(d, *st.Website)
+	}
 	if d.RemovedAt != nil {
 		text += "\nStopped on " + when(*d.RemovedAt) + ": no more links are handed out."
 	}
@@ -223,7 +240,7 @@ func stockLine(s core.Stock) string {
 // settingsText says how a drop is delivered, when and to whom.
 func settingsText(d core.Drop) string {
 	var s strings.Builder
-	s.WriteString("Delivery: " + deliveryText(d.Delivery) + "\n")
+	s.WriteString("Delivery: " + deliveryText(d) + "\n")
 	switch {
 	case d.Starts != nil && d.Ends != nil:
 		s.WriteString("Claims: from " + when(*d.Starts) + " until " + when(*d.Ends) + ".")
@@ -249,12 +266,16 @@ func settingsText(d core.Drop) string {
 	return s.String()
 }
 
-func deliveryText(d core.Delivery) string {
-	switch d {
+func deliveryText(d core.Drop) string {
+	switch d.Delivery {
 	case core.DeliveryLink:
 		return "link — each member gets their own mint link"
 	case core.DeliveryMint:
 		return "mint — minted straight to each member's primary wallet"
+	case core.DeliveryWebsite:
+		return "website — minted to each member's primary wallet through the website claim " + codeSpan(d.Website)
+	case core.DeliveryList:
+		return "delivery — minted to the members on the drop's delivery list"
 	}
 	return "auto — minted to the member's primary wallet when one is linked, else their own mint link"
 }

@@ -166,6 +166,15 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrTopUpPending):
 		return "A request for more mint links for " + title + " is already waiting for POAP's review, and only one can be pending. " +
 			"Once it is approved, run " + codeSpan("/drop refresh "+id) + " to import the links.", true
+	case errors.Is(err, core.ErrWebsitePending):
+		return "A website request for " + title + " is already waiting for POAP's review, and only one can be pending. " +
+			codeSpan("/drop info "+id) + " shows where it stands.", true
+	case errors.Is(err, core.ErrNoWebsite) && req.Text("claim_name") != "":
+		return "A website claim name is 1 to 100 letters, digits, - or _, like " + codeSpan("increase-group-student") + ". Pick one and try again.", true
+	case errors.Is(err, core.ErrNoWebsite):
+		return "POAP has no website claim " + codeSpan(req.Text("website")) + " for drop " + codeSpan(id) + ", so nothing was stored. " +
+			"Check the name (the end of its poap.website address), or set the drop up with another delivery and ask POAP for a website with " +
+			codeSpan("/drop website") + ".", true
 	case errors.Is(err, core.ErrNoSuchDrop):
 		return "There is no drop " + codeSpan(id) + " here. Check the number; moderators see the drops of this place with " + codeSpan("/drop list") + ".", true
 	case errors.Is(err, core.ErrDropRemoved):
@@ -204,6 +213,20 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 	case errors.Is(err, core.ErrMintLinkUsed):
 		return "The mint link set aside for you for " + title + " turned out to be used outside this bot, so nothing was minted to you. " +
 			"Please ask a moderator for help.", true
+	case errors.Is(err, core.ErrWebsiteLimit):
+		return "POAP says the website claim of " + title + " has minted all it may (LIMIT_EXCEEDED), so nothing was minted to you. " +
+			"Moderators can raise its limit at POAP; try again after that.", true
+	case errors.Is(err, core.ErrWebsiteInactive):
+		return title + " is not open for claims yet: its website claim is waiting for POAP's review or is paused. Try again later.", true
+	case errors.Is(err, core.ErrNoWebsite) && de.Drop.Delivery == core.DeliveryWebsite:
+		return "The website claim of " + title + " belongs to another drop at POAP, so I can't mint through it. Please tell a moderator.", true
+	case errors.Is(err, core.ErrMintRefused):
+		return "POAP refused to mint " + title + " to " + codeSpan(walletText(de.Wallet)) + ", so nothing was minted. Please tell a moderator.", true
+	case errors.Is(err, core.ErrInvalidWallet) && de.Wallet != "":
+		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + " as a wallet, so nothing was minted. Link another with " +
+			codeSpan("/link <wallet>") + " and run " + claimLine + " again.", true
+	case errors.Is(err, core.ErrMethodUnavailable):
+		return title + " is handed out in a way this bot was set up without. Please tell a moderator.", true
 	case errors.Is(err, core.ErrNotLinked):
 		return title + " is minted straight to your wallet. Link one first with " + codeSpan("/link <wallet>") + ", then run " + claimLine + " again.", true
 	}

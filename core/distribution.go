@@ -42,6 +42,9 @@ var (
 	// ErrWebsiteLimit means the website claim minted all it may
 	// (LIMIT_EXCEEDED).
 	ErrWebsiteLimit = errors.New("website claim limit reached")
+	// ErrMintRefused means the issuing service refused a mint for a reason
+	// the bot has no word for; nothing was minted.
+	ErrMintRefused = errors.New("mint refused by the issuing service")
 	// ErrIssuerBusy means the issuing service asked the bot to slow down:
 	// the request was not processed and may be sent again later.
 	ErrIssuerBusy = errors.New("issuing service rate limit")

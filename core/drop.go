@@ -127,6 +127,9 @@ type ExportRow struct {
 type DropStatus struct {
 	Drop  Drop
 	Stock Stock
+	// Website is where the drop's website claim stands (DropInfo of a
+	// website drop only).
+	Website *WebsiteInfo
 }
 
 // DropStore is what the drop service needs from stored state about drops.

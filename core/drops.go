@@ -121,6 +121,8 @@ type AddDropOptions struct {
 	// LowStock is the number of available links under which moderators
 	// are told; zero means DefaultLowStock, negative never.
 	LowStock int
+	// Website names the drop's website claim, for DeliveryWebsite.
+	Website string
 }
 
 // validate checks the options that need no service, at now.
@@ -129,6 +131,10 @@ func (o *AddDropOptions) validate(now time.Time) error {
 	case "":
 		o.Delivery = DeliveryAuto
 	case DeliveryAuto, DeliveryLink, DeliveryMint:
+	case DeliveryWebsite:
+		if o.Website = strings.TrimSpace(o.Website); o.Website == "" {
+			return ErrNoWebsite
+		}
 	default:
 		return ErrInvalidDelivery
 	}
@@ -169,6 +175,11 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
+	if opts.Delivery == DeliveryWebsite {
+		if err := s.checkWebsite(ctx, opts.EventID, opts.Website); err != nil {
+			return DropStatus{}, dropError(d, err)
+		}
+	}
 	links, err := s.issuer.MintLinks(ctx, opts.EventID, opts.EditCode)
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
@@ -181,7 +192,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 		TenantID: tenant.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
 		EditCode: opts.EditCode, Delivery: opts.Delivery, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
-		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(),
+		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(), Website: opts.Website,
 	}
 	added, err := s.drops.AddDrop(ctx, d, links)
 	if errors.Is(err, ErrConflict) {
@@ -233,7 +244,11 @@ func (s *DropService) DropInfo(ctx context.Context, p Place, eventID int64) (Dro
 	if err != nil {
 		return DropStatus{}, wrap("drop info", err)
 	}
-	return DropStatus{Drop: d, Stock: stock}, nil
+	web, err := s.websiteInfo(ctx, d)
+	if err != nil {
+		return DropStatus{}, wrap("drop info", err)
+	}
+	return DropStatus{Drop: d, Stock: stock, Website: web}, nil
 }
 
 // RemoveDrop stops handing out the place's drop eventID; links handed out

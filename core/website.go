@@ -186,7 +186,7 @@ type websiteQueue struct {
 	mu      sync.Mutex
 	kick    chan struct{}
 	changed chan struct{}
-	// statuses caches website reads for claims' checks.
+	// statuses caches the website reads that found a claim open.
 	statuses map[string]cachedWebsite
 }
 
@@ -295,9 +295,18 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 
 // websiteOpen checks the drop's website claim is active, within its window
 // and not at its limit: nil, or a *DropError. A status that cannot be read
-// is no refusal.
+// is no refusal. A verdict of open is reused for websiteStatusTTL, so a
+// rush reads the status once; a refusal is always read afresh, so a claim
+// approved or raised meanwhile opens at once.
 func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
-	st, err := s.websiteStatus(ctx, d.Website)
+	now := s.clock.Now()
+	s.web.mu.Lock()
+	c, ok := s.web.statuses[d.Website]
+	s.web.mu.Unlock()
+	if ok && now.Sub(c.at) < websiteStatusTTL {
+		return nil
+	}
+	st, err := s.dist.Website(ctx, d.Website)
 	switch {
 	case errors.Is(err, ErrNoWebsite):
 		return dropError(d, ErrWebsiteInactive)
@@ -305,7 +314,17 @@ func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
 		s.log.Warn("website claim status not read", "event", d.EventID, "err", err)
 		return nil
 	}
-	now := s.clock.Now()
+	if err := websiteVerdict(d, st, now); err != nil {
+		return err
+	}
+	s.web.mu.Lock()
+	s.web.statuses[d.Website] = cachedWebsite{st: st, at: now}
+	s.web.mu.Unlock()
+	return nil
+}
+
+// websiteVerdict says whether the website claim st of d is open at now.
+func websiteVerdict(d Drop, st WebsiteStatus, now time.Time) error {
 	switch {
 	case st.EventID != 0 && st.EventID != d.EventID:
 		return dropError(d, ErrNoWebsite)
@@ -321,26 +340,6 @@ func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
 		return dropError(d, ErrWebsiteLimit)
 	}
 	return nil
-}
-
-// websiteStatus reads the website's status, reusing a read younger than
-// websiteStatusTTL.
-func (s *DropService) websiteStatus(ctx context.Context, name string) (WebsiteStatus, error) {
-	now := s.clock.Now()
-	s.web.mu.Lock()
-	c, ok := s.web.statuses[name]
-	s.web.mu.Unlock()
-	if ok && now.Sub(c.at) < websiteStatusTTL {
-		return c.st, nil
-	}
-	st, err := s.dist.Website(ctx, name)
-	if err != nil {
-		return WebsiteStatus{}, err
-	}
-	s.web.mu.Lock()
-	s.web.statuses[name] = cachedWebsite{st: st, at: now}
-	s.web.mu.Unlock()
-	return st, nil
 }
 
 // awaitWebsite waits until the claim is minted or refused, up to
@@ -392,7 +391,7 @@ func websiteResult(d Drop, c WebsiteClaim, again bool) ClaimResult {
 func (s *DropService) websiteRefusal(ctx context.Context, d Drop, c WebsiteClaim) error {
 	err := reasonError(c.Reason)
 	if errors.Is(err, ErrClaimNotStarted) {
-		if st, rerr := s.websiteStatus(ctx, d.Website); rerr == nil && !st.From.IsZero() {
+		if st, rerr := s.dist.Website(ctx, d.Website); rerr == nil && !st.From.IsZero() {
 			d.Starts = &st.From
 		}
 	}

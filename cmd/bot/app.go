@@ -172,10 +172,18 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
 	must(err)
-	drops, err := core.NewDropService(core.DropServiceDeps{
+	issuer := poap.NewDropIssuer(client)
+	deps := core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: poap.NewDropIssuer(client), MintURL: m.Config.POAPMintURL, Logger: m.Logger,
-	})
+		Issuer: issuer, MintURL: m.Config.POAPMintURL, Logger: m.Logger,
+	}
+	if di, ok := any(issuer).(core.DistributionIssuer); ok {
+		deps.Distribution = di
+	}
+	if ds, ok := any(m.DB).(core.DistributionStore); ok {
+		deps.DistributionStore = ds
+	}
+	drops, err := core.NewDropService(deps)
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,

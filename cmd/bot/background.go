@@ -57,6 +57,9 @@ func (m *Main) background(ctx context.Context) {
 	resuming := make(chan struct{})
 	go func() { every(ctx, resumeInterval, m.resumeMoments); close(resuming) }()
 	defer func() { <-resuming }()
+	sending := make(chan struct{})
+	go func() { m.sendWebsiteClaims(ctx); close(sending) }()
+	defer func() { <-sending }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -85,6 +88,44 @@ func (m *Main) resumeMoments(ctx context.Context) {
 		m.Logger.Warn("interrupted Moments not resumed", "err", err)
 	case n > 0:
 		m.Logger.Info("interrupted Moments resumed", "count", n)
+	}
+}
+
+// websiteJob names the exclusive lock of the website claims' dispatcher.
+const websiteJob = "website claims"
+
+// websiteRetry is how often a replica that does not run the website
+// claims' dispatcher tries to take it over (its holder died), and how long
+// after a failure the dispatcher is started again.
+const websiteRetry = 10 * time.Second
+
+// sendWebsiteClaims runs the dispatcher of website claims
+// (core.DropService.RunWebsiteClaims) on one replica at a time, until ctx
+// is done; the others try to take over every websiteRetry.
+func (m *Main) sendWebsiteClaims(ctx context.Context) {
+	for ctx.Err() == nil {
+		ran, err := m.DB.TryExclusive(ctx, websiteJob, m.drops.RunWebsiteClaims)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			m.Logger.Warn("website claims' dispatcher stopped", "err", err)
+		case !ran:
+			m.Logger.Debug("website claims left to another replica")
+		}
+		if !sleepCtx(ctx, websiteRetry) {
+			return
+		}
+	}
+}
+
+// sleepCtx waits d, or until ctx is done; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

@@ -1,0 +1,128 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// WebsiteInfo is where a drop's website claim stands, for /drop info.
+type WebsiteInfo struct {
+	Name string
+	// Status is the service's word on it; StatusErr why it could not be
+	// read (ErrNoWebsite: not created yet, as while its request is
+	// reviewed).
+	Status    WebsiteStatus
+	StatusErr error
+	// Pending counts the drop's website requests under review, -1 when
+	// not read.
+	Pending int
+	// Claims counts the members' mints through it here.
+	Claims WebsiteStats
+}
+
+// MaxWebsiteName is the longest website claim name: a path segment of
+// letters, digits, hyphens and underscores.
+const MaxWebsiteName = 100
+
+// DefaultWebsiteCount is how many mints a website request asks for when
+// the moderator gives no count.
+const DefaultWebsiteCount = 100
+
+// checkWebsite checks that the issuing service has the website claim name
+// and that it is eventID's: ErrNoWebsite otherwise.
+func (s *DropService) checkWebsite(ctx context.Context, eventID int64, name string) error {
+	if s.dist == nil || s.distStore == nil {
+		return ErrMethodUnavailable
+	}
+	st, err := s.dist.Website(ctx, name)
+	if err != nil {
+		return err
+	}
+	if st.EventID != 0 && st.EventID != eventID {
+		return fmt.Errorf("website %q is drop %d's: %w", name, st.EventID, ErrNoWebsite)
+	}
+	return nil
+}
+
+// validWebsiteName reports whether name can be a website claim's path
+// segment.
+func validWebsiteName(name string) bool {
+	if name == "" || len(name) > MaxWebsiteName {
+		return false
+	}
+	return strings.Trim(strings.ToLower(name), "abcdefghijklmnopqrstuvwxyz0123456789-_") == ""
+}
+
+// RequestWebsite asks the issuing service for a website claim of the
+// place's drop, with the drop's stored edit code, and makes the drop mint
+// through it: members' claims wait until the review approves it (up to 24
+// hours, 48 for integrators). One website request of a drop may be pending
+// at a time. Nothing is stored when the service refuses. Errors, inside a
+// *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrNoWebsite (a name that
+// cannot be a path segment), ErrInvalidTopUp (a count outside 1 to
+// MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWrongEditCode,
+// ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable or
+// ErrIssuerRejected.
+func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Place, r WebsiteRequest) (Drop, error) {
+	d, err := s.placeDrop(ctx, p, r.EventID, false)
+	if err != nil {
+		return Drop{}, err
+	}
+	if s.dist == nil || s.distStore == nil {
+		return Drop{}, dropError(d, ErrMethodUnavailable)
+	}
+	r.Name = strings.TrimSpace(r.Name)
+	switch {
+	case !validWebsiteName(r.Name):
+		return Drop{}, dropError(d, ErrNoWebsite)
+	case r.Count == 0:
+		r.Count = DefaultWebsiteCount
+	case r.Count < 0 || r.Count > MaxTopUp:
+		return Drop{}, dropError(d, ErrInvalidTopUp)
+	}
+	if r.From == "" {
+		r.From = "00:00"
+	}
+	if r.To == "" {
+		r.To = "23:59"
+	}
+	r.EditCode = d.EditCode
+	if err := s.dist.RequestWebsite(ctx, r); err != nil {
+		return Drop{}, dropError(d, err)
+	}
+	now := s.clock.Now()
+	if err := s.distStore.SetDropWebsite(ctx, d.ID, r.Name, &now); err != nil {
+		return Drop{}, wrap("request website", err)
+	}
+	d.Delivery, d.Website, d.WebsiteRequestedAt = DeliveryWebsite, r.Name, &now
+	s.web.forget(r.Name)
+	s.auditBy(ctx, d.TenantID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
+	return d, nil
+}
+
+// websiteInfo reads where the drop's website claim stands: the service's
+// status (fresh, not cached), the requests under review and the members'
+// claims here. Failures to read the service are part of the answer.
+func (s *DropService) websiteInfo(ctx context.Context, d Drop) (*WebsiteInfo, error) {
+	if d.Delivery != DeliveryWebsite || s.dist == nil || s.distStore == nil {
+		return nil, nil
+	}
+	info := &WebsiteInfo{Name: d.Website, Pending: -1}
+	info.Status, info.StatusErr = s.dist.Website(ctx, d.Website)
+	if n, err := s.dist.PendingWebsiteRequests(ctx, d.EventID); err == nil {
+		info.Pending = n
+	}
+	var err error
+	if info.Claims, err = s.distStore.WebsiteStats(ctx, d.ID); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// forget drops the cached status of the website name.
+func (q *websiteQueue) forget(name string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.statuses, name)
+}
