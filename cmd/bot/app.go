@@ -33,8 +33,9 @@ const shutdownGrace = 30 * time.Second
 // the rate it throttles website claims to. Production throttles POST
 // /website/claim at a rate it does not publish (a 429 with Retry-After);
 // the sandbox plays it at 2 claims a second, in bursts of 2, below the
-// client's own 5 a second, so that a rehearsal on the console sees members
-// queued and served in turn.
+// client's own 5 a second, so that a rehearsal on the console with a few
+// members meets the throttle, and its queue of website claims waits it
+// out, as it would in production.
 const (
 	sandboxAPIKey            = "sandbox-api-key"
 	sandboxClientID          = "sandbox-client"
