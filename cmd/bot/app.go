@@ -29,12 +29,20 @@ const botName = "POAP bot"
 const shutdownGrace = 30 * time.Second
 
 // Credentials the built-in sandbox expects when POAP_API_KEY or
-// POAP_CLIENT_ID are not set, and how long its review of a request takes.
+// POAP_CLIENT_ID are not set, how long its review of a request takes, and
+// the rate it throttles website claims to. Production throttles POST
+// /website/claim at a rate it does not publish (a 429 with Retry-After);
+// the sandbox plays it at 2 claims a second, in bursts of 2, below the
+// client's own 5 a second, so that a rehearsal on the console with a few
+// members meets the throttle, and its queue of website claims waits it
+// out, as it would in production.
 const (
-	sandboxAPIKey       = "sandbox-api-key"
-	sandboxClientID     = "sandbox-client"
-	sandboxClientSecret = core.Secret("sandbox-client-secret")
-	sandboxReviewDelay  = 30 * time.Second
+	sandboxAPIKey            = "sandbox-api-key"
+	sandboxClientID          = "sandbox-client"
+	sandboxClientSecret      = core.Secret("sandbox-client-secret")
+	sandboxReviewDelay       = 30 * time.Second
+	sandboxWebsiteClaimRate  = 2
+	sandboxWebsiteClaimBurst = 2
 )
 
 // Main is the whole program, built from a Config. Tests build one, Run it
@@ -246,6 +254,9 @@ func (m *Main) startSandbox() error {
 		// Requests for more mint links are approved after a short
 		// rehearsal-sized review instead of production's day.
 		ReviewDelay: sandboxReviewDelay,
+		// Website claims are throttled as production's are, at a
+		// rate a rehearsal reaches.
+		WebsiteClaimRate: sandboxWebsiteClaimRate, WebsiteClaimBurst: sandboxWebsiteClaimBurst,
 	})
 	sb.SeedDemo()
 	m.SandboxAPI = sb

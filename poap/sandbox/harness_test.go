@@ -60,6 +60,7 @@ func newHarness(t *testing.T, opts sandbox.Options) *harness {
 // reply is a decoded answer.
 type reply struct {
 	status int
+	header http.Header
 	body   any
 }
 
@@ -113,7 +114,7 @@ func (h *harness) send(t *testing.T, req *http.Request) reply {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := reply{status: resp.StatusCode}
+	out := reply{status: resp.StatusCode, header: resp.Header}
 	if len(b) > 0 {
 		if err := json.Unmarshal(b, &out.body); err != nil {
 			t.Fatalf("%s %s: body %q is not JSON: %v", req.Method, req.URL.Path, b, err)

@@ -11,6 +11,7 @@ import (
 func (s *Server) issuingRoutes() {
 	s.reviewDelay, s.txDelay = s.opts.ReviewDelay, s.opts.TxDelay
 	s.requireSecret, s.queueUID = s.opts.RequireSecret, s.opts.QueueUID
+	s.websiteClaims = newBucket(s.opts.WebsiteClaimRate, s.opts.WebsiteClaimBurst)
 
 	s.issuing(wire.OpCreateDrop, "POST /events", keyOnly, s.createDrop)
 	s.issuing(wire.OpEditDrop, "PUT /events/{fancyId}", keyOnly, s.editDrop)

@@ -16,6 +16,7 @@ type knobs struct {
 	txDelay       time.Duration
 	requireSecret bool
 	queueUID      bool
+	websiteClaims bucket // the gateway's throttle of POST /website/claim
 }
 
 // failPlan is a number of planned failures and their status.
@@ -63,6 +64,15 @@ func (s *Server) SetTxDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.txDelay = d
+}
+
+// SetWebsiteClaimRate changes Options.WebsiteClaimRate and
+// WebsiteClaimBurst: from now on POST /website/claim earns rate claims a
+// second up to burst, starting full; a zero rate lifts the limit.
+func (s *Server) SetWebsiteClaimRate(rate float64, burst int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.websiteClaims = newBucket(rate, burst)
 }
 
 // takeOpFailure takes one planned failure of op, returning its status, or

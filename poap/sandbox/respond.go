@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Messages the backend writes. Those production is known to write (see
@@ -97,11 +98,22 @@ func writeResult(w http.ResponseWriter, v any, err error) {
 }
 
 // writeGatewayError answers with the gateway's error shape, the status text
-// as message; a 429 also says when to come back.
+// as message; a 429 also says to come back in a second.
 func writeGatewayError(w http.ResponseWriter, status int) {
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", "1")
+		writeThrottled(w, time.Second)
+		return
 	}
+	writeJSON(w, status, gatewayBody{Message: http.StatusText(status)})
+}
+
+// writeThrottled answers the gateway's 429, its Retry-After wait in whole
+// seconds, rounded up and at least 1: the header counts seconds, and a
+// client told 0 would come straight back.
+func writeThrottled(w http.ResponseWriter, wait time.Duration) {
+	secs := max(1, (wait+time.Second-1)/time.Second)
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	status := http.StatusTooManyRequests
 	writeJSON(w, status, gatewayBody{Message: http.StatusText(status)})
 }
 

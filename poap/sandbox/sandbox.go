@@ -69,6 +69,18 @@ type Options struct {
 	// the Now clock: status reads answer 404 for its first half, IN_PROCESS for
 	// the second, then PROCESSED, INVALID or FAILED. Zero finishes at once.
 	MediaDelay time.Duration
+	// WebsiteClaimRate and WebsiteClaimBurst throttle POST /website/claim
+	// across all callers, as the gateway in front of production does: a
+	// token bucket on the Now clock that earns WebsiteClaimRate claims a
+	// second, holds up to WebsiteClaimBurst (at least 1) and starts full.
+	// Every claim that reaches it spends a token, refused or not; one that
+	// finds it empty is answered as the gateway throttles, 429
+	// {"message":"Too Many Requests"} with Retry-After the whole seconds
+	// until the next token (at least 1), and is not applied. [GUESS]
+	// production documents no numbers (poap-api-facts §9, §10). A zero
+	// rate means no limit.
+	WebsiteClaimRate  float64
+	WebsiteClaimBurst int
 	// MediaDir is where the Server makes its own directory, on the first
 	// upload, for the bytes of the files its media gateway serves; empty
 	// is os.TempDir. Close removes that directory.

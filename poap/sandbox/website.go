@@ -92,9 +92,23 @@ type websiteInput struct {
 }
 
 // websiteClaim answers POST /website/claim: a mint through a website claim
-// inside its window, answered with the claim record it makes.
+// inside its window, answered with the claim record it makes, unless the
+// gateway's throttle (Options.WebsiteClaimRate) answers first.
 func (s *Server) websiteClaim(w http.ResponseWriter, r *http.Request) {
+	if wait, ok := s.takeWebsiteClaim(); !ok {
+		writeThrottled(w, wait)
+		return
+	}
 	serveMint(s, w, r, s.claimWebsite)
+}
+
+// takeWebsiteClaim spends a token of the website-claim throttle, or
+// reports how long until the next one.
+func (s *Server) takeWebsiteClaim() (wait time.Duration, ok bool) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.websiteClaims.take(now)
 }
 
 // claimWebsite applies a website mint, refusing as production does; drop
