@@ -28,6 +28,8 @@ type DropService struct {
 	dist      DistributionIssuer
 	distStore DistributionStore
 	web       *websiteQueue
+	// websiteWait is DropServiceDeps.WebsiteWait.
+	websiteWait time.Duration
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -49,6 +51,10 @@ type DropServiceDeps struct {
 	// either, those commands answer ErrMethodUnavailable.
 	Distribution      DistributionIssuer
 	DistributionStore DistributionStore
+	// WebsiteWait is the longest a claim through a website claim waits
+	// for its mint before it tells the member they are queued; zero is
+	// DefaultWebsiteWait.
+	WebsiteWait time.Duration
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -68,7 +74,10 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	}
 	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
 		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
-		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue()}
+		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait}
+	if d.WebsiteWait > 0 {
+		s.websiteWait = d.WebsiteWait
+	}
 	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
 		s.mintURL = base
 	}

@@ -158,9 +158,9 @@ const (
 	// WebsiteLease is how long the dispatcher holds a claim it took: a
 	// dispatcher that dies leaves it to the next after that.
 	WebsiteLease = 2 * time.Minute
-	// websiteWait is the longest a /claim waits for its mint before it
-	// tells the member they are queued.
-	websiteWait = 15 * time.Second
+	// DefaultWebsiteWait is the longest a /claim waits for its mint
+	// before it tells the member they are queued.
+	DefaultWebsiteWait = 15 * time.Second
 	// websiteStatusTTL is how long a website's status read is reused by
 	// claims' checks.
 	websiteStatusTTL = 30 * time.Second
@@ -224,7 +224,7 @@ func (q *websiteQueue) recorded() {
 
 // claimWebsite mints the drop to the member's primary wallet through its
 // website claim: it checks the claim is open, queues the member's mint (one
-// per member and one per wallet per drop) and waits up to websiteWait for
+// per member and one per wallet per drop) and waits up to s.websiteWait for
 // the dispatcher to mint it. Still queued then, the result says so, with
 // how many are ahead.
 func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (ClaimResult, error) {
@@ -274,7 +274,12 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 		// Minted, or queued already: the same claim, whatever the website
 		// says now.
 		return c, true, nil
-	case err != nil && !errors.Is(err, ErrNotFound):
+	case err == nil:
+		// Refused before: queued again only when the website's status,
+		// read afresh, says it may pass now (a limit raised, a window
+		// opened); otherwise the member hears why, as it is now.
+		s.web.forget(d.Website)
+	case !errors.Is(err, ErrNotFound):
 		return WebsiteClaim{}, false, wrap("claim", err)
 	}
 	if err := s.websiteOpen(ctx, d); err != nil {
@@ -343,10 +348,10 @@ func websiteVerdict(d Drop, st WebsiteStatus, now time.Time) error {
 }
 
 // awaitWebsite waits until the claim is minted or refused, up to
-// websiteWait (or ctx's deadline, less a margin for the reply), and returns
+// s.websiteWait (or ctx's deadline, less a margin for the reply), and returns
 // it as it is then.
 func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (WebsiteClaim, error) {
-	wait := websiteWait
+	wait := s.websiteWait
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)-3*time.Second)
 	}

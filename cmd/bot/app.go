@@ -58,6 +58,10 @@ type Main struct {
 	// PostInterval is how often published posts are brought up to date;
 	// zero means postInterval. Tests shorten it.
 	PostInterval time.Duration
+	// WebsiteWait is how long a claim through a website claim waits for
+	// its mint before the member is told they are queued; zero is
+	// core.DefaultWebsiteWait (tests shorten it).
+	WebsiteWait time.Duration
 	// CommandTimeout bounds one command; zero is the bot's default.
 	// Tests shorten it to hold the bot to a deadline.
 	CommandTimeout time.Duration
@@ -183,7 +187,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	issuer := poap.NewDropIssuer(client)
 	deps := core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: issuer, MintURL: m.Config.POAPMintURL, Logger: m.Logger,
+		Issuer: issuer, MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
 	}
 	if di, ok := any(issuer).(core.DistributionIssuer); ok {
 		deps.Distribution = di
