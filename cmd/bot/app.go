@@ -172,10 +172,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
 	must(err)
-	drops, err := core.NewDropService(core.DropServiceDeps{
-		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: poap.NewDropIssuer(client), MintURL: m.Config.POAPMintURL, Logger: m.Logger,
-	})
+	drops, err := core.NewDropService(m.dropDeps(client))
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
@@ -183,6 +180,24 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	})
 	must(err)
 	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
+}
+
+// dropDeps are the drop service's dependencies: the database and the
+// issuing service, with the calls of the other distribution methods where
+// the issuer and the database have them all.
+func (m *Main) dropDeps(client *poap.Client) core.DropServiceDeps {
+	issuer := poap.NewDropIssuer(client)
+	d := core.DropServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
+		Issuer: issuer, Networks: issuer, NetworkStore: m.DB, MintURL: m.Config.POAPMintURL, Logger: m.Logger,
+	}
+	if dist, ok := any(issuer).(core.DistributionIssuer); ok {
+		d.Distribution = dist
+	}
+	if store, ok := any(m.DB).(core.DistributionStore); ok {
+		d.DistributionStore = store
+	}
+	return d
 }
 
 // must panics on a wiring error.
