@@ -167,9 +167,10 @@ func (o *AddDropOptions) validate(now time.Time) error {
 // when it is wrong), reads the drop's name, artwork and expiry, imports its
 // mint links (those already claimed are kept aside) and stores it all with
 // the edit code, which storage encrypts; then it reads the network the drop
-// mints on, when it can (a failure to read it fails nothing). Errors, inside a *DropError:
-// ErrInvalidDelivery, ErrInvalidWindow, ErrWrongEditCode, ErrUnknownEvent,
-// ErrDropExists; and the issuer's ErrIssuerUnavailable or ErrIssuerRejected.
+// mints on, when it can (a failure to read it fails nothing). Errors,
+// inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
+// ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
+// ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {
 	d := Drop{EventID: opts.EventID}
 	if err := opts.validate(s.clock.Now()); err != nil {
