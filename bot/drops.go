@@ -53,6 +53,7 @@ func (b *Bot) dropCommands() []*Command {
 			Options: []Option{dropOption}, Handler: b.dropExport},
 		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropRemove},
 		b.websiteCommand(),
+		b.networkCommand(),
 	}
 }
 
@@ -237,10 +238,12 @@ func stockLine(s core.Stock) string {
 	return line
 }
 
-// settingsText says how a drop is delivered, when and to whom.
+// settingsText says how a drop is delivered, on which network, when and to
+// whom.
 func settingsText(d core.Drop) string {
 	var s strings.Builder
 	s.WriteString("Delivery: " + deliveryText(d) + "\n")
+	s.WriteString(networkLine(d) + "\n")
 	switch {
 	case d.Starts != nil && d.Ends != nil:
 		s.WriteString("Claims: from " + when(*d.Starts) + " until " + when(*d.Ends) + ".")

@@ -82,9 +82,14 @@ func newDropEnv(t testing.TB, store dropStore) *dropEnv {
 		t.Fatal(err)
 	}
 	e.poap = client
-	e.services = Services(coretest.NewServices(coretest.Deps{
+	deps := coretest.Deps{
 		Store: store, Scanner: client, Issuer: poap.NewDropIssuer(client), MintURL: "https://poap.test", Clock: e.clock,
-	}))
+	}
+	if networks, ok := store.(core.NetworkStore); ok {
+		// The database records networks; the in-memory store does not.
+		deps.Networks, deps.NetworkStore = poap.NewDropIssuer(client), networks
+	}
+	e.services = Services(coretest.NewServices(deps))
 	e.drops = e.services.Drops
 	e.b = New(e.services, Options{Observer: e.obs})
 	return e

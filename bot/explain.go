@@ -148,6 +148,9 @@ func dropText(req *Request, err error) (string, bool) {
 	}
 	claimLine := codeSpan("/claim " + id)
 	switch {
+	case errors.Is(err, core.ErrWrongEditCode) && req.Command == "drop network":
+		return "POAP refused the edit code stored for drop " + codeSpan(id) + ", so nothing was changed. If the drop's edit code changed, " +
+			"remove the drop with " + codeSpan("/drop remove "+id) + " and add it again with " + codeSpan("/drop add "+id+" <edit_code>") + ".", true
 	case errors.Is(err, core.ErrWrongEditCode):
 		return "POAP refused that edit code for drop " + codeSpan(id) + ", so nothing was stored. The edit code is the 6-digit code " +
 			"POAP e-mailed when the drop was created; check it and run " + codeSpan("/drop add") + " again.", true
@@ -179,6 +182,15 @@ func dropText(req *Request, err error) (string, bool) {
 		return "There is no drop " + codeSpan(id) + " here. Check the number; moderators see the drops of this place with " + codeSpan("/drop list") + ".", true
 	case errors.Is(err, core.ErrDropRemoved):
 		return title + " was stopped by the moderators here: it hands out no more POAPs.", true
+	case errors.Is(err, core.ErrUnknownChain):
+		return "POAP can't mint on that network, so nothing was changed. Name one of " + networkList() +
+			" (or its chain id), for example " + codeSpan("/drop network "+id+" base") + ".", true
+	case errors.Is(err, core.ErrMethodUnavailable) && strings.HasPrefix(req.Command, "drop "):
+		return "This bot was built without the POAP calls " + codeSpan("/"+req.Command) + " needs, so nothing was changed. " +
+			"Ask whoever runs the bot to update it; the other drop commands work as before.", true
+	case errors.Is(err, core.ErrMethodUnavailable):
+		return title + " can't be claimed through this bot right now: it was built without the POAP calls this drop needs. " +
+			"Please tell a moderator.", true
 	}
 	return claimText(req, de, title, claimLine)
 }

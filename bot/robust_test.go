@@ -29,7 +29,8 @@ var badLines = []string{
 	"/drop add 197001 123456 delivery:teleport", "/drop add 197001 123456 starts:yesterday",
 	"/drop add 197001 123456 starts:2026-12-02 ends:2026-12-01", "/drop add 197001 123456 low_stock:-5",
 	"/drop info", "/drop info 42", "/drop remove 42", "/drop topup 197001 -3", "/drop topup 197001 999999999",
-	"/drop export 42", "/distribute 42", "/distribute 197001 message:" + strings.Repeat("x", 600),
+	"/drop export 42", "/drop network", "/drop network abc", "/drop network 42 base", "/drop network 197001 ethereum",
+	"/drop network 197001 " + strings.Repeat("x", 30), "/distribute 42", "/distribute 197001 message:" + strings.Repeat("x", 600),
 	"/nosuchcommand", "/help@OtherBot", "/poaps \x00\x01", "/link \u202e0x1234",
 }
 

@@ -144,12 +144,8 @@ type DistributionIssuer interface {
 	// Holds reports whether wallet (an address, ENS name or e-mail) holds
 	// a POAP of the drop.
 	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
-	// Network reads the chain id the drop mints on (DefaultChain when its
-	// configuration names none). ErrWrongEditCode.
-	Network(ctx context.Context, eventID int64, code Secret) (int64, error)
-	// SetNetwork makes the drop mint on chain and returns the chain id the
-	// service then names. ErrUnknownChain, ErrWrongEditCode.
-	SetNetwork(ctx context.Context, eventID int64, code Secret, chain int64) (int64, error)
+	// NetworkIssuer reads and sets the network a drop mints on.
+	NetworkIssuer
 	// CreateDelivery creates a delivery and returns its id at the service.
 	// ErrWrongEditCode; ErrIssuerUnavailable leaves it unknown whether it
 	// was created (unless ErrNotSent).

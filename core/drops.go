@@ -30,6 +30,11 @@ type DropService struct {
 	web       *websiteQueue
 	// websiteWait is DropServiceDeps.WebsiteWait.
 	websiteWait time.Duration
+	// netIssuer and netStore serve drops' networks: Networks and
+	// NetworkStore, or else dist and distStore; nil without them
+	// (ErrMethodUnavailable).
+	netIssuer NetworkIssuer
+	netStore  NetworkStore
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -55,6 +60,10 @@ type DropServiceDeps struct {
 	// for its mint before it tells the member they are queued; zero is
 	// DefaultWebsiteWait.
 	WebsiteWait time.Duration
+	// Networks and NetworkStore serve drops' networks alone; when nil,
+	// Distribution and DistributionStore do.
+	Networks     NetworkIssuer
+	NetworkStore NetworkStore
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -74,9 +83,16 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	}
 	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
 		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
-		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait}
+		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait,
+		netIssuer: d.Networks, netStore: d.NetworkStore}
 	if d.WebsiteWait > 0 {
 		s.websiteWait = d.WebsiteWait
+	}
+	if s.netIssuer == nil && d.Distribution != nil {
+		s.netIssuer = d.Distribution
+	}
+	if s.netStore == nil && d.DistributionStore != nil {
+		s.netStore = d.DistributionStore
 	}
 	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
 		s.mintURL = base
@@ -165,9 +181,11 @@ func (o *AddDropOptions) validate(now time.Time) error {
 // checks the edit code with the issuing service first (nothing is stored
 // when it is wrong), reads the drop's name, artwork and expiry, imports its
 // mint links (those already claimed are kept aside) and stores it all with
-// the edit code, which storage encrypts. Errors, inside a *DropError:
-// ErrInvalidDelivery, ErrInvalidWindow, ErrWrongEditCode, ErrUnknownEvent,
-// ErrDropExists; and the issuer's ErrIssuerUnavailable or ErrIssuerRejected.
+// the edit code, which storage encrypts; then it reads the network the drop
+// mints on, when it can (a failure to read it fails nothing). Errors,
+// inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
+// ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
+// ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {
 	d := Drop{EventID: opts.EventID}
 	if err := opts.validate(s.clock.Now()); err != nil {
@@ -210,7 +228,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
-	d = added
+	d = s.readNetwork(ctx, added)
 	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)

@@ -120,8 +120,8 @@ type WebsiteStats struct {
 // DistributionStore is what the other distribution methods need from stored
 // state (storage.DB). Every method is one atomic step.
 type DistributionStore interface {
-	// SetDropChain records the network the drop mints on.
-	SetDropChain(ctx context.Context, dropID, chain int64) error
+	// NetworkStore records the network the drop mints on.
+	NetworkStore
 	// SetDropWebsite makes the drop mint through the website claim name,
 	// requested by the bot at requestedAt (nil when the drop had it).
 	SetDropWebsite(ctx context.Context, dropID int64, name string, requestedAt *time.Time) error

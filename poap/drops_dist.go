@@ -10,6 +10,8 @@ import (
 	"github.com/poapbot/poapbot/poap/wire"
 )
 
+var _ core.DistributionIssuer = DropIssuer{}
+
 // Website reads the website claim of that name (GET /secret/{name}).
 // Errors: core.ErrNoWebsite for an unknown name or a secret word, and
 // those of coreError.

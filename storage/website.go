@@ -12,6 +12,8 @@ import (
 	"gorm.io/gorm"
 )
 
+var _ core.DistributionStore = (*DB)(nil)
+
 // websiteClaimRow is a row of website_claims.
 type websiteClaimRow struct {
 	ID            int64

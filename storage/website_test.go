@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poapbot/poapbot/core")
+	"github.com/poapbot/poapbot/core"
+)
 
 func TestDB_SetDropWebsite(t *testing.T) {
 	t.Parallel()

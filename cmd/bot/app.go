@@ -184,18 +184,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
 	must(err)
-	issuer := poap.NewDropIssuer(client)
-	deps := core.DropServiceDeps{
-		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: issuer, MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
-	}
-	if di, ok := any(issuer).(core.DistributionIssuer); ok {
-		deps.Distribution = di
-	}
-	if ds, ok := any(m.DB).(core.DistributionStore); ok {
-		deps.DistributionStore = ds
-	}
-	drops, err := core.NewDropService(deps)
+	drops, err := core.NewDropService(m.dropDeps(client))
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
@@ -203,6 +192,17 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	})
 	must(err)
 	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
+}
+
+// dropDeps are the drop service's dependencies: the database and the
+// issuing service, which serve every distribution method.
+func (m *Main) dropDeps(client *poap.Client) core.DropServiceDeps {
+	issuer := poap.NewDropIssuer(client)
+	return core.DropServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
+		Issuer: issuer, Distribution: issuer, DistributionStore: m.DB,
+		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
+	}
 }
 
 // must panics on a wiring error.

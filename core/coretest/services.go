@@ -46,6 +46,10 @@ type Deps struct {
 	// GateIssuer reads holders for gating; nil knows no drop (see
 	// NoGateIssuer, whose holdings are Scanner's).
 	GateIssuer core.GateIssuer
+	// Networks and NetworkStore serve drops' networks; nil leaves
+	// /drop network unavailable (core.ErrMethodUnavailable).
+	Networks     core.NetworkIssuer
+	NetworkStore core.NetworkStore
 	// MomentIssuer defaults to NoMoments.
 	MomentIssuer core.MomentIssuer
 	// Events hear of verified and unlinked wallets; nil is the gate
@@ -91,7 +95,7 @@ func NewServices(d Deps) Services {
 	must(err)
 	drops, err := core.NewDropService(core.DropServiceDeps{
 		Members: d.Store, Drops: d.Store, MintLinks: d.Store, Posts: d.Store, Audit: d.Store,
-		Issuer: d.Issuer, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
+		Issuer: d.Issuer, Networks: d.Networks, NetworkStore: d.NetworkStore, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	if d.MomentIssuer == nil {

@@ -3,6 +3,8 @@ package wire
 import (
 	"maps"
 	"slices"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 // Chain is a network a drop can mint on.
@@ -16,22 +18,21 @@ type Chain struct {
 
 // DefaultChain is the chain id of the network a drop mints on unless set
 // otherwise: Gnosis.
-const DefaultChain = 100
+const DefaultChain = core.DefaultChain
 
 // Chains are the networks a drop can mint on, by chain id: the values
 // supported_mint_blockchains of a drop's minting configuration takes. Each
-// drop mints on one of them; mainnet (1) is not offered.
-var Chains = map[int64]Chain{
-	100:   {Name: "Gnosis", Network: "xdai"},
-	130:   {Name: "Unichain", Network: "unichain"},
-	137:   {Name: "Polygon", Network: "matic"},
-	5000:  {Name: "Mantle", Network: "mantle"},
-	8453:  {Name: "Base", Network: "base"},
-	33139: {Name: "Apechain", Network: "apechain"},
-	42161: {Name: "Arbitrum", Network: "arbitrum-one"},
-	42220: {Name: "Celo", Network: "celo"},
-	59144: {Name: "Linea", Network: "linea"},
-	88888: {Name: "Chiliz", Network: "chiliz"},
+// drop mints on one of them; mainnet (1) is not offered. They are the
+// core's networks (core.Networks), which the bot's commands name: the
+// table is written once, there.
+var Chains = chains()
+
+func chains() map[int64]Chain {
+	out := map[int64]Chain{}
+	for _, n := range core.Networks() {
+		out[n.Chain] = Chain{Name: n.Name, Network: n.Slug}
+	}
+	return out
 }
 
 // ChainIDs returns the ids of Chains in increasing order.

@@ -14,7 +14,8 @@
 // The package holds facts, not behaviour: how leniently the client reads an
 // answer, and how strictly the sandbox checks a request, stay with each of
 // them; the client may read a wire shape into a struct that embeds it and
-// adds the older forms it still accepts. Sources:
+// adds the older forms it still accepts. The supported chains are the
+// core's table of networks, which the bot's commands share. Sources:
 // https://documentation.poap.tech and what production answers where the two
 // differ.
 package wire

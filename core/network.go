@@ -1,0 +1,169 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Network is a network a drop can mint on: one of the values of a drop's
+// minting configuration at the issuing service.
+type Network struct {
+	// Chain is the network's chain id.
+	Chain int64
+	// Name is its display name ("Gnosis").
+	Name string
+	// Slug is its short name as the issuing service's scans name the
+	// network of a POAP (Holding.Chain: "xdai"). Moderators may type it,
+	// as they may type the name.
+	Slug string
+}
+
+// networks are the networks a drop can mint on, in the order commands list
+// them (by name). Each drop mints on one of them; mainnet (1) is not
+// offered.
+var networks = []Network{
+	{Chain: 33139, Name: "Apechain", Slug: "apechain"},
+	{Chain: 42161, Name: "Arbitrum", Slug: "arbitrum-one"},
+	{Chain: 8453, Name: "Base", Slug: "base"},
+	{Chain: 42220, Name: "Celo", Slug: "celo"},
+	{Chain: 88888, Name: "Chiliz", Slug: "chiliz"},
+	{Chain: 100, Name: "Gnosis", Slug: "xdai"},
+	{Chain: 59144, Name: "Linea", Slug: "linea"},
+	{Chain: 5000, Name: "Mantle", Slug: "mantle"},
+	{Chain: 137, Name: "Polygon", Slug: "matic"},
+	{Chain: 130, Name: "Unichain", Slug: "unichain"},
+}
+
+// Networks returns the networks a drop can mint on, ordered by name.
+func Networks() []Network { return slices.Clone(networks) }
+
+// NetworkNames returns the lower-case names of the networks, ordered: the
+// words commands offer.
+func NetworkNames() []string {
+	names := make([]string, len(networks))
+	for i, n := range networks {
+		names[i] = strings.ToLower(n.Name)
+	}
+	return names
+}
+
+// ChainName returns the display name of the network of chain id chain, and
+// false when no drop can mint on that chain.
+func ChainName(chain int64) (string, bool) {
+	for _, n := range networks {
+		if n.Chain == chain {
+			return n.Name, true
+		}
+	}
+	return "", false
+}
+
+// ParseChain reads a network as a moderator names it: its name or its
+// slug in any case ("base", "Gnosis", "xdai"), or its chain id ("8453").
+// Anything else is an error wrapping ErrUnknownChain that lists the names
+// accepted.
+func ParseChain(s string) (int64, error) {
+	word := strings.ToLower(strings.TrimSpace(s))
+	for _, n := range networks {
+		if word == strings.ToLower(n.Name) || word == n.Slug || word == strconv.FormatInt(n.Chain, 10) {
+			return n.Chain, nil
+		}
+	}
+	return 0, fmt.Errorf("%w %s: use one of %s, or its chain id", ErrUnknownChain, quote(s), strings.Join(NetworkNames(), ", "))
+}
+
+// NetworkIssuer reads and sets the network a drop mints on at the issuing
+// service (its minting configuration). poap.DropIssuer is one.
+type NetworkIssuer interface {
+	// Network reads the chain id the drop mints on (DefaultChain when its
+	// configuration names none). ErrWrongEditCode.
+	Network(ctx context.Context, eventID int64, code Secret) (int64, error)
+	// SetNetwork makes the drop mint on chain and returns the chain id the
+	// service then names. ErrUnknownChain, ErrWrongEditCode.
+	SetNetwork(ctx context.Context, eventID int64, code Secret, chain int64) (int64, error)
+}
+
+// NetworkStore records the network a drop mints on (Drop.Chain).
+// storage.DB is one.
+type NetworkStore interface {
+	// SetDropChain records the network the drop mints on. ErrNotFound
+	// when there is no such drop.
+	SetDropChain(ctx context.Context, dropID, chain int64) error
+}
+
+// NetworkResult is what /drop network read or set.
+type NetworkResult struct {
+	// Drop is the drop, its Chain the network the issuing service named.
+	Drop Drop
+	// Requested is the chain id the moderator set; zero when the network
+	// was only read. The service names Drop.Chain, which could differ.
+	Requested int64
+}
+
+// Network shows or sets the network the place's drop eventID mints on.
+// With chain empty it reads the network from the issuing service; with a
+// network named (see ParseChain) it makes the drop mint there, for mints
+// from then on: links already minted stay where they are. Either way the
+// network the service names is recorded as the drop's Chain (a failure to
+// record it is logged: the next call records it again) and a change is
+// audited. The drop's stored edit code is the credential. Errors, inside a
+// *DropError: ErrMethodUnavailable without the issuing service's calls or
+// a store for networks, ErrNoSuchDrop, ErrDropRemoved, ErrUnknownChain,
+// ErrWrongEditCode (nothing is changed nor stored), and the issuer's
+// ErrIssuerUnavailable or ErrIssuerRejected.
+func (s *DropService) Network(ctx context.Context, moderator Member, p Place, eventID int64, chain string) (NetworkResult, error) {
+	if s.netIssuer == nil || s.netStore == nil {
+		return NetworkResult{}, dropError(Drop{EventID: eventID}, ErrMethodUnavailable)
+	}
+	d, err := s.placeDrop(ctx, p, eventID, false)
+	if err != nil {
+		return NetworkResult{}, err
+	}
+	if strings.TrimSpace(chain) == "" {
+		got, err := s.netIssuer.Network(ctx, d.EventID, d.EditCode)
+		if err != nil {
+			return NetworkResult{}, dropError(d, err)
+		}
+		return NetworkResult{Drop: s.recordChain(ctx, d, got)}, nil
+	}
+	want, err := ParseChain(chain)
+	if err != nil {
+		return NetworkResult{}, dropError(d, err)
+	}
+	got, err := s.netIssuer.SetNetwork(ctx, d.EventID, d.EditCode, want)
+	if err != nil {
+		return NetworkResult{}, dropError(d, err)
+	}
+	d = s.recordChain(ctx, d, got)
+	s.auditBy(ctx, d.TenantID, moderator, AuditNetworkSet, fmt.Sprintf("event %d, chain %d", d.EventID, got))
+	return NetworkResult{Drop: d, Requested: want}, nil
+}
+
+// recordChain stores chain as the drop's network and returns the drop with
+// it. A failure is logged, not returned: the service has the network
+// already, and the stored one is a copy that the next read renews.
+func (s *DropService) recordChain(ctx context.Context, d Drop, chain int64) Drop {
+	if err := s.netStore.SetDropChain(ctx, d.ID, chain); err != nil {
+		s.log.Warn("drop network not recorded", "event", d.EventID, "chain", chain, "err", err)
+	}
+	d.Chain = chain
+	return d
+}
+
+// readNetwork reads and records the network of a drop just added, when the
+// service has the calls for it. A failure is logged: the drop is added all
+// the same, and /drop network reads it later.
+func (s *DropService) readNetwork(ctx context.Context, d Drop) Drop {
+	if s.netIssuer == nil || s.netStore == nil {
+		return d
+	}
+	chain, err := s.netIssuer.Network(ctx, d.EventID, d.EditCode)
+	if err != nil {
+		s.log.Warn("drop network not read", "event", d.EventID, "err", err)
+		return d
+	}
+	return s.recordChain(ctx, d, chain)
+}
