@@ -111,21 +111,11 @@ func (m *Main) sendWebsiteClaims(ctx context.Context) {
 		case !ran:
 			m.Logger.Debug("website claims left to another replica")
 		}
-		if !sleepCtx(ctx, websiteRetry) {
+		select {
+		case <-ctx.Done():
 			return
+		case <-time.After(websiteRetry):
 		}
-	}
-}
-
-// sleepCtx waits d, or until ctx is done; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 
