@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,8 @@ func (b *Bot) websiteCommand() *Command {
 			{Name: "claim_name", Type: String, Required: true, MaxLen: core.MaxWebsiteName,
 				Description: "end of its address: letters, digits, - and _, hard to guess"},
 			{Name: "count", Type: Integer, Description: fmt.Sprintf("how many POAPs it may mint (default %d)", core.DefaultWebsiteCount)},
-			{Name: "from", Type: String, MaxLen: maxDateTime, Description: "opens at: hh:mm on the drop's first day, or a date and time, UTC (default 00:00)"},
-			{Name: "to", Type: String, MaxLen: maxDateTime, Description: "closes at: hh:mm on the drop's last day, or a date and time, UTC (default 23:59)"},
+			{Name: "from", Type: String, MaxLen: maxDateTime, Description: "opens at: hh:mm on the drop's first day, or a date and time, UTC (default " + core.DefaultWebsiteFrom + ")"},
+			{Name: "to", Type: String, MaxLen: maxDateTime, Description: "closes at: hh:mm on the drop's last day, or a date and time, UTC (default " + core.DefaultWebsiteTo + ")"},
 		},
 		Handler: b.dropWebsite,
 	}
@@ -55,17 +56,9 @@ func (b *Bot) dropWebsite(ctx context.Context, req *Request) (Reply, error) {
 		"POAP reviews every request; it takes up to 24 hours (24 to 48 for bots like me), and only one website request of a drop can wait at a time. "+
 		"%s shows where it stands.\n"+
 		"From now on %s mints %s through it: members who claim before it is approved are told to come back.",
-		codeSpan(d.Website), dropTitle(d), r.Count, cmpOr(r.From, "00:00"), cmpOr(r.To, "23:59"),
+		codeSpan(d.Website), dropTitle(d), r.Count, cmp.Or(r.From, core.DefaultWebsiteFrom), cmp.Or(r.To, core.DefaultWebsiteTo),
 		codeSpan(fmt.Sprintf("/drop info %d", d.EventID)), codeSpan(fmt.Sprintf("/claim %d", d.EventID)), "to each member's primary wallet")
 	return Reply{Personal: true, Text: text}, nil
-}
-
-// cmpOr is s, or else when s is empty.
-func cmpOr(s, orElse string) string {
-	if s == "" {
-		return orElse
-	}
-	return s
 }
 
 // websiteText says where a drop's website claim stands.

@@ -51,19 +51,8 @@ var (
 	// ErrMethodUnavailable means the bot was built without the issuing
 	// service's calls for this method.
 	ErrMethodUnavailable = errors.New("distribution method not available")
-	// ErrDeliveryExists means the drop has a delivery already: its list
-	// cannot change.
-	ErrDeliveryExists = errors.New("the drop has a delivery already")
-	// ErrNotOnList means the member has no address on the drop's delivery.
-	ErrNotOnList = errors.New("not on the delivery's list")
-	// ErrEmptyList means no member of the role or group has a verified
-	// wallet: a delivery needs at least one address.
-	ErrEmptyList = errors.New("no verified address for the delivery")
 	// ErrUnknownChain means a network the drop cannot mint on.
 	ErrUnknownChain = errors.New("unknown network")
-	// ErrNoDraft means the delivery to confirm is gone (confirmed
-	// already, or never made here).
-	ErrNoDraft = errors.New("no such delivery draft")
 )
 
 // WebsiteStatus is what the issuing service says of a website claim.
@@ -104,20 +93,6 @@ type WebsiteMint struct {
 	TransactionID string
 }
 
-// DeliveryInput is a delivery to create at the issuing service.
-type DeliveryInput struct {
-	EventID   int64
-	EditCode  Secret
-	Slug      string
-	CardTitle string
-	CardText  string
-	PageTitle string
-	PageText  string
-	// Image is the drop's artwork, shown on the delivery's pages.
-	Image     string
-	Addresses []string
-}
-
 // DistributionIssuer is what the other distribution methods need of the
 // issuing service (poap.DropIssuer). Implementations translate errors as
 // DropIssuer's do; besides, ErrIssuerBusy when the service refused to
@@ -146,16 +121,6 @@ type DistributionIssuer interface {
 	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
 	// NetworkIssuer reads and sets the network a drop mints on.
 	NetworkIssuer
-	// CreateDelivery creates a delivery and returns its id at the service.
-	// ErrWrongEditCode; ErrIssuerUnavailable leaves it unknown whether it
-	// was created (unless ErrNotSent).
-	CreateDelivery(ctx context.Context, in DeliveryInput) (int64, error)
-	// ClaimDelivery mints the delivery's drop to address, one of its list.
-	// ErrWalletHoldsDrop when the address claimed it already, ErrNotOnList
-	// when the service does not list it, ErrIssuerBusy; on
-	// ErrIssuerUnavailable the claim may have happened (unless
-	// ErrNotSent).
-	ClaimDelivery(ctx context.Context, serviceID int64, address string) (string, error)
 }
 
 // BusyError is ErrIssuerBusy with how long the service asked to wait

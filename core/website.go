@@ -186,17 +186,12 @@ type websiteQueue struct {
 	mu      sync.Mutex
 	kick    chan struct{}
 	changed chan struct{}
-	// statuses caches the website reads that found a claim open.
-	statuses map[string]cachedWebsite
-}
-
-type cachedWebsite struct {
-	st WebsiteStatus
-	at time.Time
+	// openAt is when each website's status was last read and found open.
+	openAt map[string]time.Time
 }
 
 func newWebsiteQueue() *websiteQueue {
-	return &websiteQueue{kick: make(chan struct{}, 1), changed: make(chan struct{}), statuses: map[string]cachedWebsite{}}
+	return &websiteQueue{kick: make(chan struct{}, 1), changed: make(chan struct{}), openAt: map[string]time.Time{}}
 }
 
 // wake tells the dispatcher a claim is due.
@@ -306,9 +301,9 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
 	now := s.clock.Now()
 	s.web.mu.Lock()
-	c, ok := s.web.statuses[d.Website]
+	at, ok := s.web.openAt[d.Website]
 	s.web.mu.Unlock()
-	if ok && now.Sub(c.at) < websiteStatusTTL {
+	if ok && now.Sub(at) < websiteStatusTTL {
 		return nil
 	}
 	st, err := s.dist.Website(ctx, d.Website)
@@ -323,7 +318,7 @@ func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
 		return err
 	}
 	s.web.mu.Lock()
-	s.web.statuses[d.Website] = cachedWebsite{st: st, at: now}
+	s.web.openAt[d.Website] = now
 	s.web.mu.Unlock()
 	return nil
 }
@@ -511,14 +506,13 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	now := s.clock.Now()
-	var busy *BusyError
 	switch reason := websiteReason(err); {
 	case err == nil:
 		pause.reset()
 		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted, Mint: mint})
-		s.recordMint(ctx, d, WebsiteClaim{ID: c.ID, UserID: c.UserID, QRHash: mint.QRHash}, "")
-	case errors.As(err, &busy) || errors.Is(err, ErrIssuerBusy):
-		wait := pause.busy(retryAfter(busy))
+		s.recordMint(ctx, d, c, "")
+	case errors.Is(err, ErrIssuerBusy):
+		wait := pause.busy(retryAfter(err))
 		s.log.Info("website claims paused: the service asked to slow down", "for", wait)
 		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(wait), Sent: c.Sent})
 	case errors.Is(err, ErrNotSent), errors.Is(err, ErrIssuerRejected):
@@ -537,12 +531,14 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 	}
 }
 
-// retryAfter is how long a *BusyError asked to wait, zero for none.
-func retryAfter(b *BusyError) time.Duration {
-	if b == nil {
-		return 0
+// retryAfter is how long the *BusyError in err asked to wait, zero for
+// none.
+func retryAfter(err error) time.Duration {
+	var b *BusyError
+	if errors.As(err, &b) {
+		return b.RetryAfter
 	}
-	return b.RetryAfter
+	return 0
 }
 
 // recordMint audits a mint through a website claim.

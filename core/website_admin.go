@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -25,9 +26,13 @@ type WebsiteInfo struct {
 // letters, digits, hyphens and underscores.
 const MaxWebsiteName = 100
 
-// DefaultWebsiteCount is how many mints a website request asks for when
-// the moderator gives no count.
-const DefaultWebsiteCount = 100
+// Defaults of a website request: how many mints it asks for, and its
+// window (hh:mm on the drop's first and last day, UTC).
+const (
+	DefaultWebsiteCount = 100
+	DefaultWebsiteFrom  = "00:00"
+	DefaultWebsiteTo    = "23:59"
+)
 
 // checkWebsite checks that the issuing service has the website claim name
 // and that it is eventID's: ErrNoWebsite otherwise.
@@ -81,12 +86,8 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	case r.Count < 0 || r.Count > MaxTopUp:
 		return Drop{}, dropError(d, ErrInvalidTopUp)
 	}
-	if r.From == "" {
-		r.From = "00:00"
-	}
-	if r.To == "" {
-		r.To = "23:59"
-	}
+	r.From = cmp.Or(r.From, DefaultWebsiteFrom)
+	r.To = cmp.Or(r.To, DefaultWebsiteTo)
 	r.EditCode = d.EditCode
 	if err := s.dist.RequestWebsite(ctx, r); err != nil {
 		return Drop{}, dropError(d, err)
@@ -120,9 +121,10 @@ func (s *DropService) websiteInfo(ctx context.Context, d Drop) (*WebsiteInfo, er
 	return info, nil
 }
 
-// forget drops the cached status of the website name.
+// forget drops the website's last open verdict, so that the next claim
+// reads its status afresh.
 func (q *websiteQueue) forget(name string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	delete(q.statuses, name)
+	delete(q.openAt, name)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/poap/wire"
 )
 
 var _ core.DistributionIssuer = DropIssuer{}
@@ -76,7 +75,7 @@ func (d DropIssuer) MintWebsite(ctx context.Context, name, wallet string) (core.
 	return core.WebsiteMint{}, mintError(err)
 }
 
-// mintError translates the refusals of a website or delivery mint.
+// mintError translates the refusals of a website claim's mint.
 func mintError(err error) error {
 	var apiErr *APIError
 	isAPI := errors.As(err, &apiErr)
@@ -105,9 +104,6 @@ func mintError(err error) error {
 			target = core.ErrWebsiteInactive
 		case strings.Contains(msg, "not started"), strings.Contains(msg, "not yet"):
 			target = core.ErrClaimNotStarted
-		case apiErr.Operation == wire.OpClaimDelivery && (strings.Contains(msg, "not") && strings.Contains(msg, "list") ||
-			strings.Contains(msg, "not allowed") || strings.Contains(msg, "not eligible")):
-			target = core.ErrNotOnList
 		default:
 			// A refusal, so nothing was minted; sending it again would be
 			// refused the same way.
@@ -130,38 +126,4 @@ func (d DropIssuer) Holds(ctx context.Context, wallet string, eventID int64) (bo
 		return false, coreError(err)
 	}
 	return true, nil
-}
-
-// CreateDelivery creates a delivery of one drop (POST /deliveries), never
-// retried, and returns its id. Errors: core.ErrWrongEditCode, and those of
-// coreError.
-func (d DropIssuer) CreateDelivery(ctx context.Context, in core.DeliveryInput) (int64, error) {
-	addrs := make([]DeliveryAddress, len(in.Addresses))
-	for i, a := range in.Addresses {
-		addrs[i] = DeliveryAddress{Address: a, Events: []int64{in.EventID}}
-	}
-	dl, err := d.c.CreateDelivery(ctx, DeliveryInput{
-		Slug: in.Slug, CardTitle: in.CardTitle, CardText: in.CardText, PageTitle: in.PageTitle, PageText: in.PageText,
-		Drops: []DeliveryDrop{{EventID: in.EventID, EditCode: in.EditCode}}, Image: in.Image, PageTitleImage: in.Image,
-		MetadataTitle: in.PageTitle, MetadataDescription: in.CardText, Addresses: addrs,
-	})
-	if err != nil {
-		return 0, coreError(err)
-	}
-	if dl.ID <= 0 {
-		return 0, fmt.Errorf("the delivery was created without an id: %w", core.ErrIssuerUnavailable)
-	}
-	return dl.ID, nil
-}
-
-// ClaimDelivery mints the delivery's drop to address (POST
-// /actions/claim-delivery-v2), never retried, and returns the mint's queue
-// id. Errors: core.ErrWalletHoldsDrop when the address claimed already,
-// core.ErrNotOnList, a *core.BusyError for a 429, and those of mintError.
-func (d DropIssuer) ClaimDelivery(ctx context.Context, serviceID int64, address string) (string, error) {
-	uid, err := d.c.ClaimDelivery(ctx, serviceID, address)
-	if err != nil {
-		return "", mintError(err)
-	}
-	return uid, nil
 }
