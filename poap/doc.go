@@ -2,7 +2,8 @@
 // (https://documentation.poap.tech), of Moments and of the Moments query
 // service (Compass), and the adapters that let the core use it: Client
 // satisfies core.Scanner (holdings) and core.IssuerCheck (/setup check),
-// DropIssuer core.DropIssuer (drops, mint links, mints) and GateIssuer
+// DropIssuer core.DropIssuer (drops, mint links, mints) and
+// core.DeliveryIssuer (deliveries), and GateIssuer
 // core.GateIssuer (what gating reads: holdings, a drop's holders, its name).
 //
 // Every operation goes through one small request core (do) that adds the
