@@ -270,11 +270,20 @@ func TestConformance_WebsiteAndDelivery(t *testing.T) {
 	if err != nil || del.ID == 0 {
 		t.Fatalf("CreateDelivery() = %+v, %v", del, err)
 	}
+	if got, err := cf.c.DeliveryBySlug(cf.ctx, "Conformance-Delivery"); err != nil || got.ID != del.ID || got.TotalAddresses != 1 {
+		t.Errorf("DeliveryBySlug() = %+v, %v, want delivery %d of 1 address", got, err, del.ID)
+	}
+	if _, err := cf.c.DeliveryBySlug(cf.ctx, "no-such-delivery"); !errors.Is(err, poap.ErrNotFound) {
+		t.Errorf("DeliveryBySlug(unknown) error = %v, want ErrNotFound", err)
+	}
 	if uid, err := cf.c.ClaimDelivery(cf.ctx, del.ID, collector2); err != nil || uid == "" {
 		t.Errorf("ClaimDelivery() = %q, %v", uid, err)
 	}
-	if _, err := cf.c.ClaimDelivery(cf.ctx, del.ID, collector2); err == nil {
-		t.Error("ClaimDelivery(twice) succeeded")
+	if _, err := cf.c.ClaimDelivery(cf.ctx, del.ID, collector2); !errors.Is(err, poap.ErrAlreadyMinted) {
+		t.Errorf("ClaimDelivery(twice) error = %v, want ErrAlreadyMinted", err)
+	}
+	if _, err := cf.c.ClaimDelivery(cf.ctx, del.ID, collector); !errors.Is(err, poap.ErrNotListed) {
+		t.Errorf("ClaimDelivery(unlisted) error = %v, want ErrNotListed", err)
 	}
 }
 

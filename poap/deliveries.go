@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -141,8 +143,8 @@ func (l *idList) UnmarshalJSON(b []byte) error {
 // comma-separated strings event_ids and secret_codes, in matching order.
 // Errors: a *FieldError (ErrInvalidInput, ErrInvalidEditCode,
 // ErrInvalidAddress) before sending; from the service ErrInvalidEditCode,
-// ErrRateLimited, ErrUnauthorized, ErrUnavailable and other answers as
-// *APIError.
+// ErrSlugTaken, ErrRateLimited, ErrUnauthorized, ErrUnavailable and other
+// answers as *APIError.
 func (c *Client) CreateDelivery(ctx context.Context, in DeliveryInput) (Delivery, error) {
 	if err := in.validate(); err != nil {
 		return Delivery{}, err
@@ -163,6 +165,43 @@ func (c *Client) CreateDelivery(ctx context.Context, in DeliveryInput) (Delivery
 	}
 	var d Delivery
 	r := request{op: wire.OpCreateDelivery, method: http.MethodPost, path: "/deliveries", body: body, contentType: "application/json"}
+	if err := c.do(ctx, r, &d); err != nil {
+		return Delivery{}, c.slugRefusal(ctx, err, in.Slug)
+	}
+	return d, nil
+}
+
+// slugRefusal returns err, the failure of POST /deliveries for slug, as
+// ErrSlugTaken when it is that refusal in words the client does not know:
+// a 400 or 409 that matches no other sentinel, while a delivery has the
+// slug. The slug is read only then; if the read fails, err is returned as
+// it is.
+func (c *Client) slugRefusal(ctx context.Context, err error, slug string) error {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.badRequest() != nil || apiErr.slugTaken() ||
+		apiErr.Status != http.StatusBadRequest && apiErr.Status != http.StatusConflict {
+		return err
+	}
+	if _, readErr := c.DeliveryBySlug(ctx, slug); readErr != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, ErrSlugTaken)
+}
+
+// DeliveryBySlug reads the delivery whose page is {delivery_url}/<slug>:
+// GET /delivery/slug/{slug}, an open read. Errors: ErrNotFound when no
+// delivery has the slug, ErrInvalidInput for an empty slug,
+// ErrUnauthorized, ErrRateLimited, ErrUnavailable; answers of the service
+// come as *APIError.
+func (c *Client) DeliveryBySlug(ctx context.Context, slug string) (Delivery, error) {
+	if err := checkRequired(wire.OpDeliveryBySlug, "slug", slug); err != nil {
+		return Delivery{}, err
+	}
+	var d Delivery
+	r := request{
+		op: wire.OpDeliveryBySlug, method: http.MethodGet, path: "/delivery/slug/" + pathSegment(strings.TrimSpace(slug)),
+		idempotent: true,
+	}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Delivery{}, err
 	}

@@ -2,7 +2,8 @@
 // (https://documentation.poap.tech), of Moments and of the Moments query
 // service (Compass), and the adapters that let the core use it: Client
 // satisfies core.Scanner (holdings) and core.IssuerCheck (/setup check),
-// DropIssuer core.DropIssuer (drops, mint links, mints) and GateIssuer
+// DropIssuer core.DropIssuer (drops, mint links, mints) and
+// core.DeliveryIssuer (deliveries), and GateIssuer
 // core.GateIssuer (what gating reads: holdings, a drop's holders, its name).
 //
 // Every operation goes through one small request core (do) that adds the
@@ -18,12 +19,17 @@
 // errors.Is: ErrNotFound, ErrUnauthorized, ErrRateLimited, ErrInvalidAddress,
 // ErrUnavailable, ErrQRClaimed, ErrQRExpired, ErrAlreadyMinted,
 // ErrInvalidEditCode, ErrLimitExceeded, ErrEventExpired, ErrMediaInvalid,
-// ErrRequestPending, ErrInvalidInput and ErrTokenBudget, carried by
-// *APIError when the service answered and by *FieldError when the client
-// refused an input before sending it. A refusal is read by its status and
-// code, never by wording only the sandbox uses: where the service documents
-// no code (a second request while one is pending), the client confirms the
-// refusal with a read of the service's state.
+// ErrRequestPending, ErrSlugTaken, ErrNotListed, ErrInvalidInput and
+// ErrTokenBudget, carried by *APIError when the service answered and by
+// *FieldError when the client refused an input before sending it. A
+// refusal is read by its status and code, never by wording only the
+// sandbox uses: where the service documents no code (a second request
+// while one is pending, a delivery slug in use), the client confirms the
+// refusal with a read of the service's state. The one exception is
+// ErrNotListed, a delivery claim for an address not on the list, which no
+// read can confirm: it is read from the sandbox's words and their likely
+// variants, and a wording the client does not know stays a plain
+// *APIError.
 //
 // A mint (POST /actions/claim-qr) is never retried after a failure that may
 // have reached the service: callers read the link's claim status first.

@@ -11,9 +11,10 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// DropIssuer is the client in the terms of core.DropIssuer: the drop, mint
-// link and mint calls that drops and claims need, with the client's errors
-// translated into the core's sentinels (the poap sentinel stays reachable).
+// DropIssuer is the client in the terms of core.DropIssuer and
+// core.DeliveryIssuer: the drop, mint link, mint and delivery calls that
+// drops and claims need, with the client's errors translated into the
+// core's sentinels (the poap sentinel stays reachable).
 // It is a type of its own because the client's methods of the same names
 // take and return the service's shapes.
 type DropIssuer struct {

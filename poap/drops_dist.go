@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/poapbot/poapbot/core"
@@ -64,55 +65,81 @@ func (d DropIssuer) PendingWebsiteRequests(ctx context.Context, eventID int64) (
 // MintWebsite mints through the website claim name to wallet (POST
 // /website/claim), never retried. Errors: core.ErrWebsiteLimit
 // (LIMIT_EXCEEDED), core.ErrWebsiteInactive (an unknown or inactive name),
-// core.ErrClaimNotStarted, core.ErrDropExpired, core.ErrWalletHoldsDrop,
-// core.ErrInvalidWallet, a *core.BusyError for a 429 (not processed), and
-// those of coreError; any other refusal is core.ErrMintRefused.
+// core.ErrClaimNotStarted, and those of mintError.
 func (d DropIssuer) MintWebsite(ctx context.Context, name, wallet string) (core.WebsiteMint, error) {
 	cl, err := d.c.WebsiteClaim(ctx, name, wallet)
 	if err == nil {
 		return core.WebsiteMint{QRHash: cl.QRHash, TransactionID: cl.TxHash}, nil
 	}
-	return core.WebsiteMint{}, mintError(err)
+	return core.WebsiteMint{}, mintError(err, websiteRefusal)
 }
 
-// mintError translates the refusals of a website claim's mint.
-func mintError(err error) error {
+// websiteRefusal is the core sentinel of the refusals only a website
+// claim's mint has, or nil.
+func websiteRefusal(err error) error {
+	var apiErr *APIError
+	switch {
+	case errors.Is(err, ErrLimitExceeded):
+		return core.ErrWebsiteLimit
+	case errors.Is(err, ErrNotFound):
+		return core.ErrWebsiteInactive
+	case !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest:
+		return nil
+	}
+	msg := strings.ToLower(apiErr.Message)
+	switch {
+	case strings.Contains(msg, "not active"):
+		return core.ErrWebsiteInactive
+	case strings.Contains(msg, "not started"), strings.Contains(msg, "not yet"):
+		return core.ErrClaimNotStarted
+	}
+	return nil
+}
+
+// mintError translates the failure of a mint that is never retried (a
+// website claim's, a delivery claim's). A 429 is a *core.BusyError (not
+// processed) with the wait the service asked for; an expired drop is
+// core.ErrDropExpired, an address holding the drop core.ErrWalletHoldsDrop,
+// a refused address core.ErrInvalidWallet; then refusal, the method's own
+// reading, gives the sentinel of the refusals only the method has (nil
+// when it has none for err); any other 400 is core.ErrMintRefused; the
+// rest is coreError's. Only the last match core.ErrNotSent when the call
+// never left: a refusal, local or not, would be refused again, and the
+// core sends again what was not sent.
+func mintError(err error, refusal func(error) error) error {
 	var apiErr *APIError
 	isAPI := errors.As(err, &apiErr)
 	var target error
 	switch {
 	case errors.Is(err, ErrRateLimited):
-		b := &core.BusyError{}
-		if isAPI {
-			b.RetryAfter = apiErr.RetryAfter
-		}
-		return fmt.Errorf("%w: %w", b, err)
-	case errors.Is(err, ErrLimitExceeded):
-		target = core.ErrWebsiteLimit
+		return busyError(err)
 	case errors.Is(err, ErrEventExpired):
 		target = core.ErrDropExpired
 	case errors.Is(err, ErrAlreadyMinted):
 		target = core.ErrWalletHoldsDrop
 	case errors.Is(err, ErrInvalidAddress):
 		target = core.ErrInvalidWallet
-	case errors.Is(err, ErrNotFound):
-		target = core.ErrWebsiteInactive
-	case isAPI && apiErr.Status == 400:
-		msg := strings.ToLower(apiErr.Message)
-		switch {
-		case strings.Contains(msg, "not active"):
-			target = core.ErrWebsiteInactive
-		case strings.Contains(msg, "not started"), strings.Contains(msg, "not yet"):
-			target = core.ErrClaimNotStarted
-		default:
-			// A refusal, so nothing was minted; sending it again would be
-			// refused the same way.
-			target = core.ErrMintRefused
-		}
+	case refusal(err) != nil:
+		target = refusal(err)
+	case isAPI && apiErr.Status == http.StatusBadRequest:
+		// A refusal, so nothing was minted; sending it again would be
+		// refused the same way.
+		target = core.ErrMintRefused
 	default:
 		return coreError(err)
 	}
 	return fmt.Errorf("%w: %w", target, err)
+}
+
+// busyError is err, a 429, as a *core.BusyError carrying the wait the
+// service asked for.
+func busyError(err error) error {
+	b := &core.BusyError{}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		b.RetryAfter = apiErr.RetryAfter
+	}
+	return fmt.Errorf("%w: %w", b, err)
 }
 
 // Holds reports whether wallet holds a POAP of the drop (GET

@@ -82,6 +82,18 @@ var (
 	// else, while GET /redeem-requests/active/count shows a request of the
 	// method pending, is this refusal.
 	ErrRequestPending = errors.New("a request of this method is already pending review")
+	// ErrNotListed means a delivery claim named an address that is not on
+	// the delivery's list: a 400 of POST /actions/claim-delivery-v2 saying
+	// the address is "not on the delivery"'s list, "not in the delivery",
+	// or "not allowed to claim this delivery". The service documents
+	// neither the code nor the words of this refusal; those are the
+	// sandbox's and their likely variants.
+	ErrNotListed = errors.New("address not on the delivery list")
+	// ErrSlugTaken means POST /deliveries refused a slug another delivery
+	// has: a 400 or 409 whose message says the slug is "already taken",
+	// "already exists" or "in use", or one that means nothing else while
+	// GET /delivery/slug/{slug} finds a delivery (see CreateDelivery).
+	ErrSlugTaken = errors.New("delivery slug taken")
 )
 
 // addressOperations are the operations whose only input the service can
@@ -119,8 +131,9 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether e matches target: ErrNotFound for 404, ErrUnauthorized
-// for 401 and 403, ErrRateLimited for 429, ErrUnavailable for 5xx, and for a
-// 400 the one sentinel its message or code means (see badRequest).
+// for 401 and 403, ErrRateLimited for 429, ErrUnavailable for 5xx, for a
+// 400 the one sentinel its message or code means (see badRequest), and
+// ErrSlugTaken for a 409 of POST /deliveries that says so.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
@@ -131,8 +144,10 @@ func (e *APIError) Is(target error) bool {
 		return e.Status == http.StatusTooManyRequests
 	case ErrUnavailable:
 		return e.Status >= 500
+	case ErrSlugTaken:
+		return e.badRequest() == target || e.Status == http.StatusConflict && e.slugTaken()
 	case ErrInvalidAddress, ErrInvalidEditCode, ErrQRClaimed, ErrQRExpired,
-		ErrAlreadyMinted, ErrLimitExceeded, ErrEventExpired:
+		ErrAlreadyMinted, ErrLimitExceeded, ErrEventExpired, ErrNotListed:
 		return e.badRequest() == target
 	}
 	return false
@@ -155,6 +170,10 @@ func (e *APIError) badRequest() error {
 	switch {
 	case strings.Contains(msg, "address is not valid"):
 		return ErrInvalidAddress
+	case e.Operation == wire.OpClaimDelivery && notListed(msg):
+		return ErrNotListed
+	case e.slugTaken():
+		return ErrSlugTaken
 	case e.mentions("INVALID_SECRET_CODE") || e.mentions("SECRET_CODE_MISSING") ||
 		strings.Contains(msg, "invalid edit code") || strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
@@ -177,6 +196,28 @@ func (e *APIError) badRequest() error {
 		return ErrInvalidAddress
 	}
 	return nil
+}
+
+// notListed reports whether msg, a delivery claim's refusal in lower case,
+// says the address is not on the delivery's list.
+func notListed(msg string) bool {
+	for _, words := range []string{"not on the delivery", "not in the delivery", "not allowed to claim this delivery",
+		"not on the list", "not in the list"} {
+		if strings.Contains(msg, words) {
+			return true
+		}
+	}
+	return false
+}
+
+// slugTaken reports whether e is POST /deliveries refusing a slug in use.
+func (e *APIError) slugTaken() bool {
+	msg := strings.ToLower(e.Message)
+	if e.Operation != wire.OpCreateDelivery || !strings.Contains(msg, "slug") {
+		return false
+	}
+	return strings.Contains(msg, "already taken") || strings.Contains(msg, "already exists") ||
+		strings.Contains(msg, "in use") || strings.Contains(msg, "is taken")
 }
 
 // mentions reports whether the code or the message holds code as a whole

@@ -17,7 +17,7 @@ import (
 var allSentinels = []error{
 	poap.ErrNotFound, poap.ErrUnauthorized, poap.ErrRateLimited, poap.ErrInvalidAddress, poap.ErrUnavailable,
 	poap.ErrQRClaimed, poap.ErrQRExpired, poap.ErrAlreadyMinted, poap.ErrInvalidEditCode,
-	poap.ErrLimitExceeded, poap.ErrEventExpired, poap.ErrInvalidInput,
+	poap.ErrLimitExceeded, poap.ErrEventExpired, poap.ErrInvalidInput, poap.ErrNotListed, poap.ErrSlugTaken,
 }
 
 // sentinelCalls are the operations the sentinel tests run, by name.
@@ -44,6 +44,10 @@ var sentinelCalls = map[string]func(context.Context, *poap.Client) error{
 	},
 	wire.OpClaimDelivery: func(ctx context.Context, c *poap.Client) error {
 		_, err := c.ClaimDelivery(ctx, 812, alice)
+		return err
+	},
+	wire.OpDeliveryBySlug: func(ctx context.Context, c *poap.Client) error {
+		_, err := c.DeliveryBySlug(ctx, "poapbot-test-delivery")
 		return err
 	},
 	wire.OpSecret: func(ctx context.Context, c *poap.Client) error {
@@ -86,6 +90,7 @@ func TestAPIError_Sentinels(t *testing.T) {
 		{wire.OpWebsiteClaim, 400, "error_invalid_secret.json", poap.ErrNotFound},
 		{wire.OpWebsiteClaim, 429, "error_429.json", poap.ErrRateLimited},
 		{wire.OpClaimDelivery, 400, "error_delivery_claimed.json", poap.ErrAlreadyMinted},
+		{wire.OpDeliveryBySlug, 404, "error_404.json", poap.ErrNotFound},
 		{wire.OpSecret, 401, "error_401.json", poap.ErrUnauthorized},
 		{wire.OpDrop, 403, "error_403_deny.json", poap.ErrUnauthorized},
 		{wire.OpDrop, 502, "error_502.txt", poap.ErrUnavailable},
@@ -126,6 +131,19 @@ func TestAPIError_Is_Wording(t *testing.T) {
 		{poap.APIError{Operation: wire.OpEditDrop, Status: 400, Code: "SECRET_CODE_MISSING"}, poap.ErrInvalidEditCode},
 		{poap.APIError{Operation: wire.OpMint, Status: 401, Message: "QR Claim already claimed"}, poap.ErrUnauthorized},
 		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Address is not valid"}, poap.ErrInvalidAddress},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "This address is not on the delivery's list"}, poap.ErrNotListed},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Address 0xabc is not in the delivery"}, poap.ErrNotListed},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "You are not allowed to claim this delivery"}, poap.ErrNotListed},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 400, Message: "Delivery already claimed"}, poap.ErrAlreadyMinted},
+		{poap.APIError{Operation: wire.OpClaimDelivery, Status: 403, Message: "not on the delivery's list"}, poap.ErrUnauthorized},
+		{poap.APIError{Operation: wire.OpWebsiteClaim, Status: 400, Message: "This address is not on the delivery's list"}, nil},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 400, Message: `slug "x" is already taken`}, poap.ErrSlugTaken},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 400, Message: "Slug already exists"}, poap.ErrSlugTaken},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 409, Message: "This slug is in use"}, poap.ErrSlugTaken},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 409, Message: "Conflict"}, nil},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 400, Message: "slug must be 1 to 100 letters, digits, hyphens or underscores"}, nil},
+		{poap.APIError{Operation: wire.OpCreateDelivery, Status: 400, Message: "Invalid edit code"}, poap.ErrInvalidEditCode},
+		{poap.APIError{Operation: wire.OpCreateSecretRequest, Status: 400, Message: "claim_name slug is already taken"}, nil},
 	}
 	for _, tc := range tests {
 		for _, s := range allSentinels {

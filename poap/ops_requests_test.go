@@ -144,6 +144,10 @@ func opCalls() []opCall {
 			_, err := c.CreateDelivery(ctx, testDelivery())
 			return err
 		}, wire.OpCreateDelivery, "POST", "/deliveries", "", false, deliveryBody},
+		{"DeliveryBySlug", "delivery.json", func(ctx context.Context, c *poap.Client) error {
+			_, err := c.DeliveryBySlug(ctx, "poapbot-test-delivery")
+			return err
+		}, wire.OpDeliveryBySlug, "GET", "/delivery/slug/poapbot-test-delivery", "", false, ""},
 		{"ClaimDelivery", "delivery_claim.json", func(ctx context.Context, c *poap.Client) error {
 			_, err := c.ClaimDelivery(ctx, 812, alice)
 			return err

@@ -103,10 +103,10 @@ func (s *Server) claimQR(w http.ResponseWriter, r *http.Request) {
 	serveMint(s, w, r, s.claimLink)
 }
 
-// serveMint answers a mint request: it reads the body into an In, applies
-// it at s.now() and writes the answer or the refusal, or ends the request
-// without any response when apply says the response is to be lost
-// (DropMintResponses).
+// serveMint answers a mint request (or a delivery's creation): it reads the
+// body into an In, applies it at s.now() and writes the answer or the
+// refusal, or ends the request without any response when apply says the
+// response is to be lost (DropMintResponses, DropNextDeliveryResponses).
 func serveMint[In, Out any](s *Server, w http.ResponseWriter, r *http.Request, apply func(in In, now time.Time) (body Out, drop bool, err error)) {
 	var in In
 	if err := readJSON(r, &in); err != nil {

@@ -64,38 +64,65 @@ type deliveryJSON struct {
 }
 
 // createDelivery answers POST /deliveries. The list of addresses is fixed
-// here for good; the delivery is active at once.
+// here for good; the delivery is active at once. Like a mint, a creation
+// may take effect and lose its response (DropNextDeliveryResponses).
 func (s *Server) createDelivery(w http.ResponseWriter, r *http.Request) {
-	var in deliveryInput
-	if err := readJSON(r, &in); err != nil {
-		writeResult(w, nil, err)
-		return
-	}
-	body, err := s.addDelivery(in)
-	writeResult(w, body, err)
+	serveMint(s, w, r, func(in deliveryInput, _ time.Time) (deliveryJSON, bool, error) {
+		return s.addDelivery(in)
+	})
 }
 
-// addDelivery checks in against the drops and stores it.
-func (s *Server) addDelivery(in deliveryInput) (deliveryJSON, error) {
+// addDelivery checks in against the drops and stores it; drop says the
+// response is to be lost.
+func (s *Server) addDelivery(in deliveryInput) (body deliveryJSON, drop bool, err error) {
 	ids, err := deliveryEvents(in)
 	if err != nil {
-		return deliveryJSON{}, err
+		return deliveryJSON{}, false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkDeliveryTexts(in.deliveryTexts); err != nil {
-		return deliveryJSON{}, err
+		return deliveryJSON{}, false, err
 	}
 	if err := s.checkDeliveryCodes(ids, listOf(in.SecretCodes)); err != nil {
-		return deliveryJSON{}, err
+		return deliveryJSON{}, false, err
 	}
 	dl := &delivery{id: s.nextDelivery, texts: in.deliveryTexts, eventIDs: ids, addresses: map[string]*deliveryAddress{}}
 	if err := s.fillDeliveryAddresses(dl, in); err != nil {
-		return deliveryJSON{}, err
+		return deliveryJSON{}, false, err
 	}
 	s.nextDelivery++
 	s.deliveries[dl.id] = dl
-	return dl.json(), nil
+	return dl.json(), s.deliveryApplied(), nil
+}
+
+// deliveryBySlug answers GET /delivery/slug/{slug} with the delivery as
+// POST /deliveries does. Slugs match whatever their case, as when a new
+// one is checked against those in use.
+func (s *Server) deliveryBySlug(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	dl := s.deliveryWithSlug(r.PathValue("slug"))
+	var body deliveryJSON
+	if dl != nil {
+		body = dl.json()
+	}
+	s.mu.Unlock()
+	if dl == nil {
+		writeError(w, http.StatusNotFound, msgDeliveryNotFound)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// deliveryWithSlug returns the delivery whose slug is slug, whatever its
+// case, or nil. The caller holds s.mu.
+func (st *state) deliveryWithSlug(slug string) *delivery {
+	for _, dl := range st.deliveries {
+		if strings.EqualFold(dl.texts.Slug, slug) {
+			return dl
+		}
+	}
+	return nil
 }
 
 // deliveryEvents reads event_ids.
@@ -146,10 +173,8 @@ func (st *state) checkDeliveryTexts(t deliveryTexts) error {
 	case strings.TrimSpace(t.PageTitle) == "":
 		return badRequest("page_title is required")
 	}
-	for _, dl := range st.deliveries {
-		if strings.EqualFold(dl.texts.Slug, t.Slug) {
-			return badRequest("slug %q is already taken", t.Slug)
-		}
+	if st.deliveryWithSlug(t.Slug) != nil {
+		return badRequest("slug %q is already taken", t.Slug)
 	}
 	return nil
 }
@@ -249,7 +274,7 @@ func (s *Server) deliver(in claimDeliveryInput, now time.Time) (uid string, drop
 	defer s.mu.Unlock()
 	dl := s.deliveries[in.ID.V]
 	if dl == nil {
-		return "", false, notFoundError("Delivery not found")
+		return "", false, notFoundError(msgDeliveryNotFound)
 	}
 	holder, k := s.resolve(strings.TrimSpace(in.Address))
 	entry := dl.addresses[strings.ToLower(holder)]

@@ -1,10 +1,15 @@
 package sandbox_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // deliveryBody is a valid body of POST /deliveries for two drops.
@@ -61,6 +66,102 @@ func TestDeliveries(t *testing.T) {
 	}
 	if r := h.call(t, "POST", "/actions/claim-delivery-v2", map[string]any{"id": 1, "address": wallet(1)}); r.status != 404 {
 		t.Errorf("unknown delivery = %d, want 404", r.status)
+	}
+}
+
+func TestDeliveryBySlug(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	a, codeA, _ := linksDrop(t, h, 0)
+	b, codeB, _ := linksDrop(t, h, 0)
+	created := h.call(t, "POST", "/deliveries", deliveryBody(a, b, codeA, codeB))
+	if created.status != 200 {
+		t.Fatalf("POST /deliveries = %d %v", created.status, created.body)
+	}
+	got := getKeyOnly(t, h, "/delivery/slug/TEST-Delivery")
+	if diff := cmp.Diff(created.body, got.body); got.status != 200 || diff != "" {
+		t.Errorf("GET /delivery/slug/TEST-Delivery = %d, body mismatch with the creation's answer (-want +got):\n%s", got.status, diff)
+	}
+	h.call(t, "POST", "/actions/claim-delivery-v2", map[string]any{"id": created.field("id"), "address": wallet(2)})
+	if r := getKeyOnly(t, h, "/delivery/slug/test-delivery"); r.field("claimed_addresses") != 1.0 || r.field("total_addresses") != 2.0 {
+		t.Errorf("after a claim = %v, want 1 of 2 addresses claimed", r.body)
+	}
+	missing := getKeyOnly(t, h, "/delivery/slug/other-delivery")
+	want := map[string]any{"statusCode": 404.0, "error": "Not Found", "message": "Delivery not found"}
+	if diff := cmp.Diff(want, missing.body); missing.status != 404 || diff != "" {
+		t.Errorf("unknown slug = %d, body mismatch (-want +got):\n%s", missing.status, diff)
+	}
+	if n := h.Requests(wire.OpDeliveryBySlug); n != 3 {
+		t.Errorf("Requests(OpDeliveryBySlug) = %d, want 3", n)
+	}
+}
+
+// getKeyOnly sends a GET with the API key and no access token, as the open
+// routes take it, and decodes the answer.
+func getKeyOnly(t *testing.T, h *harness, path string) reply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := reply{status: resp.StatusCode, header: resp.Header}
+	if err := json.NewDecoder(resp.Body).Decode(&out.body); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return out
+}
+
+func TestDropNextDeliveryResponses(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	a, codeA, _ := linksDrop(t, h, 0)
+	b, codeB, _ := linksDrop(t, h, 0)
+	h.DropNextDeliveryResponses(1)
+	if status := post(t, h, http.DefaultClient, "/deliveries", deliveryBody(a, b, codeA, codeB)); status != 0 {
+		t.Fatalf("POST /deliveries with its answer dropped = %d, want no answer", status)
+	}
+	if r := getKeyOnly(t, h, "/delivery/slug/test-delivery"); r.status != 200 || r.field("total_addresses") != 2.0 {
+		t.Errorf("GET of the lost creation = %d %v, want the delivery", r.status, r.body)
+	}
+	if r := h.call(t, "POST", "/deliveries", deliveryBody(a, b, codeA, codeB)); r.status != 400 || r.message() != `slug "test-delivery" is already taken` {
+		t.Errorf("creation sent again = %d %v, want the slug taken", r.status, r.body)
+	}
+	next := deliveryBody(a, b, codeA, codeB)
+	next["slug"] = "next-delivery"
+	if status := post(t, h, http.DefaultClient, "/deliveries", next); status != 200 {
+		t.Errorf("next creation = %d, want 200: the knob drops one answer", status)
+	}
+}
+
+func TestDeliveryAddresses(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	a, codeA, _ := linksDrop(t, h, 0)
+	b, codeB, _ := linksDrop(t, h, 0)
+	body := deliveryBody(a, b, codeA, codeB)
+	mixed := "0x00000000000000000000000000000000000ABC09"
+	body["addresses"] = []map[string]any{
+		{"address": wallet(7), "events": []int64{a}},
+		{"address": mixed, "events": []int64{b}},
+	}
+	created := h.call(t, "POST", "/deliveries", body)
+	want := []string{strings.ToLower(mixed), wallet(7)}
+	if diff := cmp.Diff(want, h.DeliveryAddresses("Test-Delivery")); diff != "" {
+		t.Errorf("DeliveryAddresses() mismatch (-want +got):\n%s", diff)
+	}
+	if got := h.DeliveryAddresses("other"); got != nil {
+		t.Errorf("DeliveryAddresses(unknown) = %v, want nil", got)
+	}
+	if h.DeliveryClaimed("test-delivery", mixed) {
+		t.Error("DeliveryClaimed() before any claim = true")
+	}
+	h.call(t, "POST", "/actions/claim-delivery-v2", map[string]any{"id": created.field("id"), "address": mixed})
+	if !h.DeliveryClaimed("test-delivery", strings.ToLower(mixed)) || h.DeliveryClaimed("test-delivery", wallet(7)) ||
+		h.DeliveryClaimed("other", mixed) {
+		t.Error("DeliveryClaimed() after one claim: want only the claimer's address claimed")
 	}
 }
 

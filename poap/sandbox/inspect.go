@@ -3,7 +3,9 @@ package sandbox
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -104,4 +106,35 @@ func (s *Server) MintCount(eventID int64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.supply(eventID)
+}
+
+// DeliveryAddresses returns the list of the delivery whose slug is slug
+// (whatever its case), addresses in lower case and sorted, or nil when no
+// delivery has the slug.
+func (s *Server) DeliveryAddresses(slug string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dl := s.deliveryWithSlug(slug)
+	if dl == nil {
+		return nil
+	}
+	out := make([]string, 0, len(dl.addresses))
+	for a := range dl.addresses {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DeliveryClaimed reports whether address, on the list of the delivery
+// whose slug is slug, has claimed through it.
+func (s *Server) DeliveryClaimed(slug, address string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dl := s.deliveryWithSlug(slug)
+	if dl == nil {
+		return false
+	}
+	entry := dl.addresses[strings.ToLower(strings.TrimSpace(address))]
+	return entry != nil && entry.claimed
 }

@@ -37,6 +37,7 @@ func (s *Server) issuingRoutes() {
 	s.issuing(wire.OpSecret, "GET /secret/{secret_word}", keyAndBearer, s.secret)
 
 	s.issuing(wire.OpCreateDelivery, "POST /deliveries", keyOnly, s.createDelivery)
+	s.issuing(wire.OpDeliveryBySlug, "GET /delivery/slug/{slug}", keyOnly, s.deliveryBySlug)
 	s.issuing(wire.OpClaimDelivery, "POST /actions/claim-delivery-v2", keyOnly, s.claimDelivery)
 	s.issuing(wire.OpMintingConfig, "POST /drops/{dropId}/minting-config", keyOnly, s.configure)
 	s.issuing(wire.OpSetMintingNetwork, "PATCH /drops/{dropId}/minting-config", keyOnly, s.configure)

@@ -12,6 +12,7 @@ type knobs struct {
 	dropEvery     int // drop the response of every dropEvery-th mint
 	dropNext      int // drop the responses of the next dropNext mints
 	mints         int // mints applied since DropMintResponses
+	dropCreations int // drop the responses of the next dropCreations deliveries created
 	reviewDelay   time.Duration
 	txDelay       time.Duration
 	requireSecret bool
@@ -50,6 +51,16 @@ func (s *Server) DropNextMintResponses(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropNext = max(n, 0)
+}
+
+// DropNextDeliveryResponses makes the next n deliveries created (POST
+// /deliveries) take effect and then lose their response, as
+// DropMintResponses does for mints: the delivery exists (GET
+// /delivery/slug/{slug} finds it) but the caller never hears its id.
+func (s *Server) DropNextDeliveryResponses(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropCreations = max(n, 0)
 }
 
 // SetReviewDelay changes Options.ReviewDelay for requests still pending.
@@ -98,6 +109,16 @@ func (k *knobs) mintApplied() (drop bool) {
 		return true
 	}
 	return k.dropEvery > 0 && k.mints%k.dropEvery == 0
+}
+
+// deliveryApplied reports whether the response of a delivery just created
+// is to be dropped. The caller holds s.mu.
+func (k *knobs) deliveryApplied() (drop bool) {
+	if k.dropCreations > 0 {
+		k.dropCreations--
+		return true
+	}
+	return false
 }
 
 // abortResponse ends the request without any response. The mint it follows

@@ -17,19 +17,20 @@ import (
 // field or the rule, led by the documented error code where there is one
 // ([GUESS] the errors page lists the codes, not where a body carries them).
 const (
-	msgInvalidAddress  = "Address is not valid"
-	msgNoToken         = "Address does not have token for this event"
-	msgQRNotFound      = "Qr Claim not found"
-	msgQRMissing       = "Please send qr_hash as querystring parameter"
-	msgQRClaimed       = "QR Claim already claimed"
-	msgQRExpired       = "QR Claim expired"
-	msgAlreadyMinted   = "You already minted a POAP for this drop."
-	msgInvalidSecret   = "Invalid secret"
-	msgInvalidEditCode = "Invalid edit code"
-	msgEditCodeMissing = "SECRET_CODE_MISSING: secret_code is required"
-	msgEventNotFound   = "Event not found"
-	msgLimitExceeded   = "LIMIT_EXCEEDED"
-	msgDeliveryClaimed = "Delivery already claimed"
+	msgInvalidAddress   = "Address is not valid"
+	msgNoToken          = "Address does not have token for this event"
+	msgQRNotFound       = "Qr Claim not found"
+	msgQRMissing        = "Please send qr_hash as querystring parameter"
+	msgQRClaimed        = "QR Claim already claimed"
+	msgQRExpired        = "QR Claim expired"
+	msgAlreadyMinted    = "You already minted a POAP for this drop."
+	msgInvalidSecret    = "Invalid secret"
+	msgInvalidEditCode  = "Invalid edit code"
+	msgEditCodeMissing  = "SECRET_CODE_MISSING: secret_code is required"
+	msgEventNotFound    = "Event not found"
+	msgLimitExceeded    = "LIMIT_EXCEEDED"
+	msgDeliveryClaimed  = "Delivery already claimed"
+	msgDeliveryNotFound = "Delivery not found"
 )
 
 // errorBody is the backend's error shape: {"statusCode","error","message"}.

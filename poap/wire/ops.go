@@ -55,6 +55,8 @@ const (
 	OpSecret = "secret"
 	// OpCreateDelivery is POST /deliveries (CreateDelivery).
 	OpCreateDelivery = "create_delivery"
+	// OpDeliveryBySlug is GET /delivery/slug/{slug} (DeliveryBySlug).
+	OpDeliveryBySlug = "delivery_by_slug"
 	// OpClaimDelivery is POST /actions/claim-delivery-v2 (ClaimDelivery).
 	OpClaimDelivery = "claim_delivery"
 	// OpMintingConfig is POST /drops/{dropId}/minting-config
