@@ -44,6 +44,9 @@ func claimReply(res core.ClaimResult) Reply {
 	if res.Website {
 		return websiteReply(res)
 	}
+	if res.DeliveryPage != "" {
+		return deliveryClaimReply(res)
+	}
 	d := res.Drop
 	title := dropTitle(d)
 	reply := Reply{Personal: true, Image: d.ImageURL}

@@ -54,6 +54,7 @@ func (b *Bot) dropCommands() []*Command {
 		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropRemove},
 		b.websiteCommand(),
 		b.networkCommand(),
+		b.deliverCommand(),
 	}
 }
 
@@ -221,6 +222,9 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d)
 	if st.Website != nil {
 		text += "\n" + websiteText(d, *st.Website)
+	}
+	if st.Delivery != nil {
+		text += "\n" + deliveryInfoText(*st.Delivery)
 	}
 	if d.RemovedAt != nil {
 		text += "\nStopped on " + when(*d.RemovedAt) + ": no more links are handed out."

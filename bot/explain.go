@@ -147,8 +147,11 @@ func dropText(req *Request, err error) (string, bool) {
 		title = dropTitle(d)
 	}
 	claimLine := codeSpan("/claim " + id)
+	if text, ok := deliveryErrText(req, de, title, id); ok {
+		return text, true
+	}
 	switch {
-	case errors.Is(err, core.ErrWrongEditCode) && req.Command == "drop network":
+	case errors.Is(err, core.ErrWrongEditCode) && (req.Command == "drop network" || req.Command == "drop website"):
 		return "POAP refused the edit code stored for drop " + codeSpan(id) + ", so nothing was changed. If the drop's edit code changed, " +
 			"remove the drop with " + codeSpan("/drop remove "+id) + " and add it again with " + codeSpan("/drop add "+id+" <edit_code>") + ".", true
 	case errors.Is(err, core.ErrWrongEditCode):

@@ -42,6 +42,9 @@ type ClaimResult struct {
 	Website bool
 	Queued  bool
 	Ahead   int
+	// DeliveryPage is, for a drop minted through its delivery, the
+	// delivery's page, where the member may claim too.
+	DeliveryPage string
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct

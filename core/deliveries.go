@@ -227,8 +227,3 @@ const (
 	DefaultDeliveryURL = "https://poap.delivery"
 )
 
-// claimDelivery is built in delivery_claim.go; this placeholder keeps the
-// package whole meanwhile.
-func (s *DropService) claimDelivery(_ context.Context, d Drop, _ User) (ClaimResult, error) {
-	return ClaimResult{}, dropError(d, ErrMethodUnavailable)
-}

@@ -130,6 +130,9 @@ type DropStatus struct {
 	// Website is where the drop's website claim stands (DropInfo of a
 	// website drop only).
 	Website *WebsiteInfo
+	// Delivery is where the drop's delivery stands (DropInfo of a drop
+	// minted through one only).
+	Delivery *DeliveryInfo
 }
 
 // DropStore is what the drop service needs from stored state about drops.

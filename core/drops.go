@@ -35,6 +35,12 @@ type DropService struct {
 	// (ErrMethodUnavailable).
 	netIssuer NetworkIssuer
 	netStore  NetworkStore
+	// deliveries, delivIssuer and roster serve deliveries; nil without
+	// them (ErrMethodUnavailable). deliveryURL is the base of their pages.
+	deliveries  DeliveryStore
+	delivIssuer DeliveryIssuer
+	roster      Roster
+	deliveryURL string
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -64,6 +70,15 @@ type DropServiceDeps struct {
 	// Distribution and DistributionStore do.
 	Networks     NetworkIssuer
 	NetworkStore NetworkStore
+	// Deliveries, DeliveryIssuer and Roster serve deliveries to a role or
+	// a group (storage.DB, poap.DropIssuer, GateService); with
+	// Distribution, which settles their claims, all are needed, else
+	// /drop deliver answers ErrMethodUnavailable. DeliveryURL is the base
+	// of delivery pages, POAP_DELIVERY_URL; empty is DefaultDeliveryURL.
+	Deliveries     DeliveryStore
+	DeliveryIssuer DeliveryIssuer
+	Roster         Roster
+	DeliveryURL    string
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -84,7 +99,11 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
 		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
 		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait,
-		netIssuer: d.Networks, netStore: d.NetworkStore}
+		netIssuer: d.Networks, netStore: d.NetworkStore,
+		deliveries: d.Deliveries, delivIssuer: d.DeliveryIssuer, roster: d.Roster, deliveryURL: DefaultDeliveryURL}
+	if base := strings.TrimRight(strings.TrimSpace(d.DeliveryURL), "/"); base != "" {
+		s.deliveryURL = base
+	}
 	if d.WebsiteWait > 0 {
 		s.websiteWait = d.WebsiteWait
 	}
@@ -275,7 +294,11 @@ func (s *DropService) DropInfo(ctx context.Context, p Place, eventID int64) (Dro
 	if err != nil {
 		return DropStatus{}, wrap("drop info", err)
 	}
-	return DropStatus{Drop: d, Stock: stock, Website: web}, nil
+	dl, err := s.deliveryInfo(ctx, d)
+	if err != nil {
+		return DropStatus{}, wrap("drop info", err)
+	}
+	return DropStatus{Drop: d, Stock: stock, Website: web, Delivery: dl}, nil
 }
 
 // RemoveDrop stops handing out the place's drop eventID; links handed out

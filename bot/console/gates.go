@@ -78,12 +78,14 @@ func (r *Roles) Prepare(_ context.Context, _ string, target string) (core.GateTa
 // Check always passes: the console manages its own roles.
 func (r *Roles) Check(context.Context, string, core.GateTarget) error { return nil }
 
-// Standing says whether member has the role; every console member is in
-// the console.
+// Standing says whether member has the role (by its id or its name, as a
+// delivery names it); every console member is in the console and has
+// @everyone.
 func (r *Roles) Standing(_ context.Context, _ string, t core.GateTarget, member string) (core.Standing, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return core.Standing{InPlace: true, Has: r.members[t.ID][member]}, nil
+	key := roleKey(t.ID)
+	return core.Standing{InPlace: true, Has: key == "everyone" || r.members[key][member]}, nil
 }
 
 // Grant gives the role and prints it.

@@ -18,7 +18,7 @@ import (
 func (g *gates) Standing(ctx context.Context, guild string, target core.GateTarget, member string) (core.Standing, error) {
 	k := memberKey{guild, member}
 	if e, ok := g.members.get(k); ok {
-		return core.Standing{InPlace: e.in, Has: e.in && slices.Contains(e.roles, target.ID)}, nil
+		return core.Standing{InPlace: e.in, Has: e.in && hasRole(guild, e.roles, target.ID)}, nil
 	}
 	stamp := g.members.stamp()
 	var m *discordgo.Member
@@ -29,12 +29,19 @@ func (g *gates) Standing(ctx context.Context, guild string, target core.GateTarg
 	switch {
 	case err == nil:
 		g.members.store(k, true, m.Roles, stamp)
-		return core.Standing{InPlace: true, Has: slices.Contains(m.Roles, target.ID)}, nil
+		return core.Standing{InPlace: true, Has: hasRole(guild, m.Roles, target.ID)}, nil
 	case restCode(err) == discordgo.ErrCodeUnknownMember:
 		g.members.store(k, false, nil, stamp)
 		return core.Standing{}, nil
 	}
 	return core.Standing{}, fmt.Errorf("discord: read member %s of %s: %w", member, guild, err)
+}
+
+// hasRole reports whether a member of guild with roles has role: every
+// member has @everyone, whose id is the guild's and which Discord lists
+// with nobody's roles.
+func hasRole(guild string, roles []string, role string) bool {
+	return role == guild || slices.Contains(roles, role)
 }
 
 // Grant gives the member the role (PUT

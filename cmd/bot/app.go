@@ -184,7 +184,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
 	must(err)
-	drops, err := core.NewDropService(m.dropDeps(client))
+	drops, err := core.NewDropService(m.dropDeps(client, gates))
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
@@ -195,12 +195,14 @@ func (m *Main) services(client *poap.Client) bot.Services {
 }
 
 // dropDeps are the drop service's dependencies: the database and the
-// issuing service, which serve every distribution method.
-func (m *Main) dropDeps(client *poap.Client) core.DropServiceDeps {
+// issuing service, which serve every distribution method, and the gates'
+// platforms, which say who has a role for a delivery.
+func (m *Main) dropDeps(client *poap.Client, roster core.Roster) core.DropServiceDeps {
 	issuer := poap.NewDropIssuer(client)
 	return core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
 		Issuer: issuer, Distribution: issuer, DistributionStore: m.DB,
+		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: roster, DeliveryURL: m.Config.POAPDeliveryURL,
 		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
 	}
 }
@@ -273,7 +275,7 @@ func (m *Main) startSandbox() error {
 	m.sandboxSrv = srv
 	m.SandboxURL = "http://" + ln.Addr().String()
 	c.POAPAPIURL, c.POAPAuthURL, c.POAPMomentsURL = m.SandboxURL, m.SandboxURL, m.SandboxURL
-	c.POAPCompassURL, c.POAPMintURL = m.SandboxURL+"/v1/graphql", m.SandboxURL
+	c.POAPCompassURL, c.POAPMintURL, c.POAPDeliveryURL = m.SandboxURL+"/v1/graphql", m.SandboxURL, m.SandboxURL+"/delivery"
 	m.Logger.Info("sandbox of the issuing service running", "url", m.SandboxURL)
 	return nil
 }

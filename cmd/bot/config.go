@@ -43,6 +43,7 @@ type Config struct {
 	POAPMomentsAudience string      `envconfig:"POAP_MOMENTS_AUDIENCE" default:"https://moments.poap.tech"`
 	POAPCompassURL      string      `envconfig:"POAP_COMPASS_URL" default:"https://public.compass.poap.tech/v1/graphql"`
 	POAPMintURL         string      `envconfig:"POAP_MINT_URL" default:"https://poap.xyz"`
+	POAPDeliveryURL     string      `envconfig:"POAP_DELIVERY_URL" default:"https://poap.delivery"`
 
 	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
 	MomentMaxBytes   int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
@@ -141,6 +142,7 @@ func (c *Config) validateURLs() error {
 		{"POAP_MOMENTS_URL", c.POAPMomentsURL},
 		{"POAP_COMPASS_URL", c.POAPCompassURL},
 		{"POAP_MINT_URL", c.POAPMintURL},
+		{"POAP_DELIVERY_URL", c.POAPDeliveryURL},
 	} {
 		if err := checkURL(u.name, u.value, false); err != nil {
 			errs = append(errs, err)

@@ -1,0 +1,312 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// DeliverySpec is /drop deliver as typed.
+type DeliverySpec struct {
+	EventID int64
+	// Target is the role whose members are listed (a Discord role id, a
+	// console role's name); empty for the Telegram group the command runs
+	// in.
+	Target string
+	// Slug, Title and Text override the page address and the texts taken
+	// from the drop.
+	Slug  string
+	Title string
+	Text  string
+}
+
+// DeliveryPlan is a delivery as shown to the moderator: a draft to confirm,
+// or the delivery created.
+type DeliveryPlan struct {
+	Drop     Drop
+	Delivery DropDelivery
+	// URL is the delivery page's address.
+	URL string
+	// Shared counts members left off the list because another member
+	// listed the same address first.
+	Shared int
+	// Again: the draft confirmed had been created already.
+	Again bool
+}
+
+// DeliveryInfo is where a drop's delivery stands, for /drop info.
+type DeliveryInfo struct {
+	Delivery DropDelivery
+	URL      string
+	// Claims counts the list's entries by their claims through the chat.
+	Claims DeliveryStats
+	// Status is the service's word on it (its claims on the page too);
+	// StatusErr why it could not be read.
+	Status    DeliveryStatus
+	StatusErr error
+}
+
+// deliveriesOn reports whether the service was given what deliveries need.
+func (s *DropService) deliveriesOn() bool {
+	return s.deliveries != nil && s.delivIssuer != nil && s.roster != nil && s.dist != nil
+}
+
+// DeliveryURL returns the address of the delivery page slug.
+func (s *DropService) DeliveryURL(slug string) string { return s.deliveryURL + "/" + slug }
+
+// DraftDelivery builds the list of a delivery of the place's drop: one
+// verified address for each member who has the role (or is in the group),
+// their primary wallet first, and keeps it as a draft, replacing the drop's
+// earlier draft. Nothing reaches the issuing service until the moderator
+// confirms it (ConfirmDelivery). Errors, inside a *DropError: ErrNoSuchDrop,
+// ErrDropRemoved, ErrDeliveryExists, ErrInvalidSlug, ErrRosterIncomplete,
+// ErrEmptyDelivery, ErrMethodUnavailable; the platform's errors reading
+// the members.
+func (s *DropService) DraftDelivery(ctx context.Context, moderator Member, p Place, spec DeliverySpec) (DeliveryPlan, error) {
+	d, err := s.placeDrop(ctx, p, spec.EventID, false)
+	if err != nil {
+		return DeliveryPlan{}, err
+	}
+	if !s.deliveriesOn() {
+		return DeliveryPlan{}, dropError(d, ErrMethodUnavailable)
+	}
+	switch _, err := s.deliveries.CreatedDelivery(ctx, d.ID); {
+	case err == nil:
+		return DeliveryPlan{}, dropError(d, ErrDeliveryExists)
+	case !errors.Is(err, ErrNotFound):
+		return DeliveryPlan{}, wrap("draft delivery", err)
+	}
+	dl, err := deliveryTexts(d, spec)
+	if err != nil {
+		return DeliveryPlan{}, err
+	}
+	members, failed, err := s.roster.VerifiedMembersOf(ctx, p, spec.Target)
+	switch {
+	case err != nil:
+		return DeliveryPlan{}, dropError(d, err)
+	case failed > 0:
+		return DeliveryPlan{}, dropError(d, fmt.Errorf("%d members not read: %w", failed, ErrRosterIncomplete))
+	}
+	entries, shared, err := s.deliveryEntries(ctx, members)
+	if err != nil {
+		return DeliveryPlan{}, wrap("draft delivery", err)
+	}
+	if len(entries) == 0 {
+		return DeliveryPlan{}, dropError(d, ErrEmptyDelivery)
+	}
+	user, err := s.members.UpsertUser(ctx, moderator.user())
+	if err != nil {
+		return DeliveryPlan{}, wrap("draft delivery", err)
+	}
+	dl.DropID, dl.CreatedBy, dl.CreatedAt = d.ID, user.ID, s.clock.Now()
+	dl.Source = "group:" + p.ExternalID
+	if spec.Target != "" {
+		dl.Source = "role:" + spec.Target
+	}
+	if dl, err = s.deliveries.SaveDeliveryDraft(ctx, dl, entries); err != nil {
+		return DeliveryPlan{}, wrap("draft delivery", err)
+	}
+	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug), Shared: shared}, nil
+}
+
+// deliveryTexts returns the delivery's page address and texts: the
+// moderator's, or else the drop's.
+func deliveryTexts(d Drop, spec DeliverySpec) (DropDelivery, error) {
+	slug := strings.TrimSpace(spec.Slug)
+	if slug == "" {
+		slug = defaultSlug(d)
+	}
+	if !validWebsiteName(slug) || len(slug) > MaxSlug {
+		return DropDelivery{}, dropError(d, ErrInvalidSlug)
+	}
+	title := clip(strings.TrimSpace(spec.Title), MaxDeliveryText)
+	if title == "" {
+		title = clip(dropName(d), MaxDeliveryText)
+	}
+	text := clip(strings.TrimSpace(spec.Text), MaxDeliveryText)
+	if text == "" {
+		text = clip("The POAP of "+dropName(d)+", for the community that earned it.", MaxDeliveryText)
+	}
+	return DropDelivery{Slug: slug, CardTitle: title, CardText: text, PageTitle: title, PageText: text}, nil
+}
+
+// dropName is the drop's name, or its number when it has none.
+func dropName(d Drop) string {
+	if n := strings.TrimSpace(d.Name); n != "" {
+		return n
+	}
+	return "drop " + strconv.FormatInt(d.EventID, 10)
+}
+
+// defaultSlug makes a page address of the drop's name and id: lower-case
+// letters and digits joined by hyphens, then the id, which keeps it
+// unique among the service's deliveries.
+func defaultSlug(d Drop) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(d.Name) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			hyphen = false
+		default:
+			hyphen = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	id := strconv.FormatInt(d.EventID, 10)
+	if b.Len() == 0 {
+		return "poap-" + id
+	}
+	return strings.TrimRight(b.String(), "-") + "-" + id
+}
+
+// deliveryEntries picks one address for each member: their primary wallet
+// when it is verified, else their first verified one. A member whose every
+// address is another's on the list already is left off (shared).
+func (s *DropService) deliveryEntries(ctx context.Context, members []VerifiedMember) ([]DeliveryEntry, int, error) {
+	taken := map[string]bool{}
+	var out []DeliveryEntry
+	shared := 0
+	for _, m := range members {
+		ws, err := s.members.Wallets(ctx, m.User.ID)
+		if err != nil {
+			return nil, 0, err
+		}
+		slices.SortStableFunc(ws, func(a, b Wallet) int {
+			switch {
+			case a.Primary == b.Primary:
+				return 0
+			case a.Primary:
+				return -1
+			}
+			return 1
+		})
+		address := ""
+		for _, w := range ws {
+			a := strings.ToLower(w.Address)
+			if w.Verified() && w.Kind != KindEmail && a != "" && !taken[a] {
+				address = a
+				break
+			}
+		}
+		if address == "" {
+			shared++
+			continue
+		}
+		taken[address] = true
+		out = append(out, DeliveryEntry{Address: address, UserID: m.User.ID, State: EntryListed})
+	}
+	return out, shared, nil
+}
+
+// ConfirmDelivery creates the draft at the issuing service with the drop's
+// stored edit code, and makes the drop mint through it: /claim then mints
+// to the member's listed address. Its list is fixed from then on. A
+// creation whose answer was lost, or a second press, is settled by reading
+// the delivery at its page address: the same delivery is never created
+// twice. Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
+// ErrDraftGone, ErrDeliveryExists, ErrSlugTaken, ErrWrongEditCode,
+// ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable (it may have
+// been created: confirming again settles it).
+func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p Place, eventID, draftID int64) (DeliveryPlan, error) {
+	d, err := s.placeDrop(ctx, p, eventID, false)
+	if err != nil {
+		return DeliveryPlan{}, err
+	}
+	if !s.deliveriesOn() {
+		return DeliveryPlan{}, dropError(d, ErrMethodUnavailable)
+	}
+	dl, err := s.deliveries.Delivery(ctx, draftID)
+	switch {
+	case errors.Is(err, ErrNotFound) || err == nil && dl.DropID != d.ID:
+		return DeliveryPlan{}, dropError(d, ErrDraftGone)
+	case err != nil:
+		return DeliveryPlan{}, wrap("confirm delivery", err)
+	case dl.State == DeliveryCreated:
+		return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug), Again: true}, nil
+	}
+	switch other, err := s.deliveries.CreatedDelivery(ctx, d.ID); {
+	case err == nil && other.ID != dl.ID:
+		return DeliveryPlan{}, dropError(d, ErrDeliveryExists)
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return DeliveryPlan{}, wrap("confirm delivery", err)
+	}
+	entries, err := s.deliveries.DeliveryEntries(ctx, dl.ID)
+	if err != nil {
+		return DeliveryPlan{}, wrap("confirm delivery", err)
+	}
+	id, err := s.createDelivery(ctx, d, dl, entries)
+	if err != nil {
+		return DeliveryPlan{}, dropError(d, err)
+	}
+	switch dl, err = s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now()); {
+	case errors.Is(err, ErrNotFound):
+		s.log.Error("delivery created at the issuing service, its draft replaced meanwhile", "event", d.EventID, "delivery", id)
+		return DeliveryPlan{}, dropError(d, ErrDraftGone)
+	case err != nil:
+		return DeliveryPlan{}, dropError(d, err)
+	}
+	s.auditBy(ctx, d.TenantID, moderator, AuditDeliveryCreated,
+		fmt.Sprintf("event %d, delivery %d, %d addresses", d.EventID, id, len(entries)))
+	d.Delivery = DeliveryList
+	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug)}, nil
+}
+
+// createDelivery creates the delivery at the issuing service and returns
+// its id there. When the service says the page address is taken, or its
+// answer was lost, the delivery at that address is read: if it is this
+// drop's with as many addresses, it is this one, created before.
+func (s *DropService) createDelivery(ctx context.Context, d Drop, dl DropDelivery, entries []DeliveryEntry) (int64, error) {
+	r := DeliveryRequest{
+		EventID: d.EventID, EditCode: d.EditCode, Slug: dl.Slug, CardTitle: dl.CardTitle, CardText: dl.CardText,
+		PageTitle: dl.PageTitle, PageText: dl.PageText, Image: d.ImageURL, Addresses: make([]string, len(entries)),
+	}
+	for i, e := range entries {
+		r.Addresses[i] = e.Address
+	}
+	id, err := s.delivIssuer.CreateDelivery(ctx, r)
+	unknown := errors.Is(err, ErrIssuerUnavailable) && !errors.Is(err, ErrNotSent)
+	if err == nil || !errors.Is(err, ErrSlugTaken) && !unknown {
+		return id, err
+	}
+	st, rerr := s.delivIssuer.DeliveryBySlug(ctx, dl.Slug)
+	switch {
+	case rerr == nil && slices.Contains(st.EventIDs, d.EventID) && st.Total == int64(len(entries)) && st.ID > 0:
+		return st.ID, nil
+	case rerr != nil && !errors.Is(rerr, ErrNotFound):
+		return 0, fmt.Errorf("%w (and reading it back: %v)", err, rerr)
+	}
+	return 0, err
+}
+
+// deliveryInfo reads where the drop's delivery stands: its list here and
+// the service's count of claims (fresh). Failures to read the service are
+// part of the answer.
+func (s *DropService) deliveryInfo(ctx context.Context, d Drop) (*DeliveryInfo, error) {
+	if d.Delivery != DeliveryList || !s.deliveriesOn() {
+		return nil, nil
+	}
+	dl, err := s.deliveries.CreatedDelivery(ctx, d.ID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	info := &DeliveryInfo{Delivery: dl, URL: s.DeliveryURL(dl.Slug)}
+	if info.Claims, err = s.deliveries.DeliveryStats(ctx, dl.ID); err != nil {
+		return nil, err
+	}
+	info.Status, info.StatusErr = s.delivIssuer.DeliveryBySlug(ctx, dl.Slug)
+	return info, nil
+}

@@ -1,0 +1,99 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// claimDelivery mints the drop to the member's address on its delivery's
+// list through the delivery claim. The entry is held while the claim is
+// sent (two presses send one claim), and marked sent before the request
+// leaves: a claim whose answer was lost is settled, by reading whether the
+// address holds the drop, before anything is sent again; the service itself
+// refuses an address's second claim, which counts as claimed. A claim whose
+// outcome is not known is Pending. Errors, inside a *DropError:
+// ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
+// ErrIssuerUnavailable (nothing was sent: claim again), ErrMethodUnavailable.
+func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	if !s.deliveriesOn() {
+		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
+	}
+	dl, err := s.deliveries.CreatedDelivery(ctx, d.ID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
+	case err != nil:
+		return ClaimResult{}, wrap("claim", err)
+	}
+	res := ClaimResult{Drop: d, DeliveryPage: s.DeliveryURL(dl.Slug)}
+	now := s.clock.Now()
+	e, taken, err := s.deliveries.TakeDeliveryClaim(ctx, dl.ID, user.ID, now, now.Add(-DeliveryLease))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return ClaimResult{}, dropError(d, ErrNotListed)
+	case err != nil:
+		return ClaimResult{}, wrap("claim", err)
+	}
+	res.Wallet = e.Address
+	switch {
+	case !taken && e.State == EntryClaimed:
+		res.Minted, res.Again = true, true
+		return res, nil
+	case !taken:
+		return ClaimResult{}, dropError(d, ErrClaimInProgress)
+	}
+	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
+	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
+	if err := s.deliveries.FinishDeliveryClaim(ctx, e); err != nil {
+		return ClaimResult{}, wrap("claim", err)
+	}
+	switch {
+	case cerr != nil && sent:
+		// The claim may have been taken: the member hears it is pending,
+		// and their next claim settles it.
+		s.log.Warn("delivery claim outcome unknown", "event", d.EventID, "err", cerr)
+		res.Pending = true
+		return res, nil
+	case cerr != nil:
+		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
+	}
+	res.Minted = true
+	if uid != "" {
+		s.record(ctx, d.TenantID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
+	}
+	return res, nil
+}
+
+// sendDelivery settles a claim that may have been sent, then sends it
+// unless settled. It returns the entry's next state, whether a request may
+// have reached the service, the mint's id, and the error for the member
+// when it is not claimed.
+func (s *DropService) sendDelivery(ctx context.Context, d Drop, dl DropDelivery, e DeliveryEntry) (DeliveryEntryState, bool, string, error) {
+	if e.Sent {
+		holds, err := s.dist.Holds(ctx, e.Address, d.EventID)
+		switch {
+		case err != nil:
+			return EntryListed, true, "", fmt.Errorf("settling the last claim: %w", ErrIssuerUnavailable)
+		case holds:
+			return EntryClaimed, true, e.QueueUID, nil
+		}
+	}
+	if err := s.deliveries.MarkDeliverySent(ctx, dl.ID, e.Address, s.clock.Now()); err != nil {
+		return EntryListed, e.Sent, "", err
+	}
+	uid, err := s.delivIssuer.ClaimDelivery(ctx, dl.ServiceID, e.Address)
+	switch {
+	case err == nil:
+		return EntryClaimed, true, uid, nil
+	case errors.Is(err, ErrWalletHoldsDrop):
+		// Claimed before: on the page, or by a claim whose answer was lost.
+		return EntryClaimed, true, "", nil
+	case errors.Is(err, ErrNotSent) || errors.Is(err, ErrIssuerBusy):
+		return EntryListed, false, "", errors.Join(ErrIssuerUnavailable, ErrNotSent)
+	case errors.Is(err, ErrIssuerUnavailable):
+		return EntryListed, true, "", err
+	}
+	// A refusal: nothing was minted, and sending again is safe.
+	return EntryListed, false, "", err
+}
