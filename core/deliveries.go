@@ -226,4 +226,3 @@ const (
 	// DropServiceDeps.DeliveryURL names another.
 	DefaultDeliveryURL = "https://poap.delivery"
 )
-

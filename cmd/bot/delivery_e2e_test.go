@@ -233,3 +233,62 @@ func TestDelivery_TelegramGroup(t *testing.T) {
 		t.Errorf("the listed member could not claim: %v", err)
 	}
 }
+
+// TestDistribution_ConsoleRehearsal: with -sandbox -console a moderator
+// rehearses the other distribution methods end to end: a website claim
+// requested, shown waiting for review, approved by the sandbox and minted
+// to a member's wallet; a delivery to every verified console member
+// (role:everyone), drafted, created with the line its button gives,
+// claimed by a listed member and refused to one who is not.
+func TestDistribution_ConsoleRehearsal(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			s := startMainTuned(t, map[string]string{"DATABASE_URL": url}, true, func(m *Main) { m.WebsiteWait = time.Second })
+			sb := s.m.SandboxAPI
+			key := memberKey(20)
+			consoleAnswer(t, s, "/as alice", "You are now alice")
+			linked := consoleAnswer(t, s, "/link "+coretest.Address(key), "Signing is free")
+			consoleAnswer(t, s, "/verify "+coretest.Sign(key, challengeIn(t, linked)), "Verified")
+			consoleAnswer(t, s, "/as console", "the moderator")
+
+			// Website claim.
+			web, webCode := sb.CreateDrop(sandbox.Drop{Name: "Console Website"}, 0)
+			consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:link", web.ID, webCode), "is set up here")
+			consoleAnswer(t, s, fmt.Sprintf("/drop website %d console-site count:5", web.ID), "Asked POAP for the website claim")
+			consoleAnswer(t, s, fmt.Sprintf("/drop info %d", web.ID), "waiting for POAP's review")
+			if n := sb.ApproveRequests(web.ID); n != 1 {
+				t.Fatalf("ApproveRequests() = %d, want 1", n)
+			}
+			consoleAnswer(t, s, "/as alice", "You are now alice")
+			claimed := func(out string) bool { return strings.Contains(out, "Minted ") || strings.Contains(out, "You have it already") }
+			for out := ""; !claimed(out); {
+				before := len(s.out.String())
+				fmt.Fprintf(s.stdin, "/claim %d\n", web.ID)
+				out = waitAfter(t, s, before, func(out string) bool { return claimed(out) || strings.Contains(out, "in the queue") })
+			}
+
+			// Delivery.
+			id := sandbox.DemoLinksDropID
+			consoleAnswer(t, s, "/as console", "the moderator")
+			consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s", id, sandbox.DemoEditCode), "is set up here")
+			draft := consoleAnswer(t, s, fmt.Sprintf("/drop deliver %d role:everyone", id), "[Create the delivery] type: ")
+			if !strings.Contains(draft, "1 address") || !strings.Contains(draft, "fixed once created") {
+				t.Errorf("draft = %q, want 1 address and the warning", draft)
+			}
+			line := strings.TrimSpace(draft[strings.Index(draft, "type: ")+len("type: "):])
+			line = strings.SplitN(line, "\n", 2)[0]
+			consoleAnswer(t, s, line, "Delivery created")
+			consoleAnswer(t, s, "/as alice", "You are now alice")
+			consoleAnswer(t, s, fmt.Sprintf("/claim %d", id), "Claimed")
+			consoleAnswer(t, s, "/as bob", "You are now bob")
+			consoleAnswer(t, s, fmt.Sprintf("/claim %d", id), "not on the delivery list")
+			holds := false
+			for _, h := range sb.Holders(id) {
+				holds = holds || strings.EqualFold(h, coretest.Address(key))
+			}
+			if !holds {
+				t.Errorf("alice's address does not hold the delivered drop")
+			}
+		})
+	}
+}
