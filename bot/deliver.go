@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -25,8 +26,16 @@ func (b *Bot) deliverCommand() *Command {
 			{Name: "confirm", Type: Integer, Hidden: true, Description: "the draft to create"},
 		},
 		Handler: b.dropDeliver,
+		// The draft asks the platform about every verified member, a
+		// read each where the platform's cache does not know them.
+		Timeout: deliverTimeout,
 	}
 }
+
+// deliverTimeout bounds /drop deliver: thousands of verified members read
+// at the platform's rate, within the 15 minutes a Discord interaction can
+// still be answered.
+const deliverTimeout = 10 * time.Minute
 
 // dropDeliver builds a draft, or creates the draft the button names.
 func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {

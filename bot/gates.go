@@ -342,6 +342,8 @@ func gateText(req *Request, err error) (string, bool) {
 			return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
 		}
 		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
+	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":
+		return "On Telegram a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
 	case errors.Is(err, core.ErrNotGroup):
 		return "On Telegram a gate is a group: run " + codeSpan("/gate add <drops> [mode]") + " in the group you want to gate.", true
 	case errors.Is(err, core.ErrSyncRunning):

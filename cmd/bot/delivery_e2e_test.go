@@ -260,7 +260,9 @@ func TestDistribution_ConsoleRehearsal(t *testing.T) {
 				t.Fatalf("ApproveRequests() = %d, want 1", n)
 			}
 			consoleAnswer(t, s, "/as alice", "You are now alice")
-			claimed := func(out string) bool { return strings.Contains(out, "Minted ") || strings.Contains(out, "You have it already") }
+			claimed := func(out string) bool {
+				return strings.Contains(out, "Minted ") || strings.Contains(out, "You have it already")
+			}
 			for out := ""; !claimed(out); {
 				before := len(s.out.String())
 				fmt.Fprintf(s.stdin, "/claim %d\n", web.ID)
