@@ -178,19 +178,10 @@ func (s *DropService) deliveryEntries(ctx context.Context, members []VerifiedMem
 	var out []DeliveryEntry
 	shared := 0
 	for _, m := range members {
-		ws, err := s.members.Wallets(ctx, m.User.ID)
+		ws, err := s.members.Wallets(ctx, m.User.ID) // primary first
 		if err != nil {
 			return nil, 0, err
 		}
-		slices.SortStableFunc(ws, func(a, b Wallet) int {
-			switch {
-			case a.Primary == b.Primary:
-				return 0
-			case a.Primary:
-				return -1
-			}
-			return 1
-		})
 		address := ""
 		for _, w := range ws {
 			a := strings.ToLower(w.Address)
