@@ -149,7 +149,7 @@ func deliveryClaimReply(res core.ClaimResult) Reply {
 		reply.Text = fmt.Sprintf("You have it already: %s was claimed for %s, your address on its delivery list.", title, wallet)
 		return reply
 	case res.Pending:
-		reply.Text = fmt.Sprintf("Pending: your claim of %s for %s reached POAP, but POAP has not confirmed it. "+
+		reply.Text = fmt.Sprintf("Pending: your claim of %s for %s may have reached POAP, but POAP has not confirmed it. "+
 			"I check your address before anything else is sent, so it is never claimed twice. Run %s again in a minute to see how it went.",
 			title, wallet, codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
 		return reply
@@ -183,6 +183,19 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 	case errors.Is(err, core.ErrSlugTaken):
 		return "POAP has another delivery at that page address, so nothing was created. Run " + codeSpan("/drop deliver "+id) +
 			" again with another " + codeSpan("slug:") + ".", true
+	case errors.Is(err, core.ErrDraftStale):
+		return fmt.Sprintf("That draft is out of date (older than %d minutes, or a member on it has unlinked their wallet since), so nothing was created. "+
+			"Run %s again for a fresh list.", int(core.DeliveryDraftTTL.Minutes()), codeSpan("/drop deliver "+id)), true
+	case errors.Is(err, core.ErrIssuerBusy) && req.Command == "drop deliver":
+		return "POAP asked me to slow down, so the delivery was not created. Press the same button again in a minute.", true
+	case errors.Is(err, core.ErrIssuerUnavailable) && req.Command == "drop deliver" && req.Text("confirm") != "":
+		return "POAP did not answer, so the delivery may or may not have been created. Press the same " + codeSpan("Create the delivery") +
+			" button again in a minute: I look for it at its page first, so it is never created twice.", true
+	case errors.Is(err, core.ErrInvalidWallet) && req.Command == "drop deliver":
+		return "POAP refused an address on the list, so the delivery was not created. Please tell the bot's operators.", true
+	case errors.Is(err, core.ErrInvalidWallet) && de.Drop.Delivery == core.DeliveryList:
+		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + ", your address on the delivery list of " + title +
+			", so nothing was minted. The list is fixed; please tell a moderator.", true
 	case errors.Is(err, core.ErrDraftGone):
 		return "That draft was replaced by a newer one (or belongs to another drop), so nothing was created. Press the button of the latest draft.", true
 	case errors.Is(err, core.ErrWrongEditCode) && req.Command == "drop deliver":
@@ -202,7 +215,7 @@ func deliveryInfoText(info core.DeliveryInfo) string {
 	case info.StatusErr != nil:
 		s.WriteString(" POAP could not be asked about it just now.")
 	case !info.Status.Active:
-		s.WriteString(" POAP has not activated it yet (its review may be pending): claims wait until it does.")
+		s.WriteString(" POAP has not activated it (its review may be pending): until it does, POAP refuses claims.")
 	default:
 		fmt.Fprintf(&s, " POAP counts %d of %d claimed, on the page too.", info.Status.Claimed, info.Status.Total)
 	}

@@ -29,6 +29,9 @@ func TestExplain_Delivery(t *testing.T) {
 		{"drop deliver", core.ErrDraftGone, "replaced by a newer one"},
 		{"drop deliver", core.ErrWrongEditCode, "refused the edit code stored for drop `4242`"},
 		{"drop website", core.ErrWrongEditCode, "refused the edit code stored for drop `4242`"},
+		{"drop deliver", core.ErrDraftStale, "out of date"},
+		{"drop deliver", &core.BusyError{}, "asked me to slow down"},
+		{"drop deliver", core.ErrInvalidWallet, "refused an address on the list"},
 	}
 	for _, tt := range tests {
 		req := &Request{Platform: core.Discord, Command: tt.command, Options: map[string]string{}}
@@ -40,7 +43,16 @@ func TestExplain_Delivery(t *testing.T) {
 			t.Errorf("%s, %v: the reply shows the edit code: %q", tt.command, tt.err, r.Text)
 		}
 	}
-	req := &Request{Platform: core.Telegram, Command: "drop deliver", Place: Place{Private: true}, Options: map[string]string{}}
+	req := &Request{Platform: core.Discord, Command: "drop deliver", Options: map[string]string{"confirm": "7"}}
+	if r, _ := b.explain(req, &core.DropError{Drop: d, Err: core.ErrIssuerUnavailable}); !strings.Contains(r.Text, "may or may not have been created") {
+		t.Errorf("confirm without POAP's answer: %q", r.Text)
+	}
+	listed := core.Drop{EventID: 4242, Delivery: core.DeliveryList}
+	req = &Request{Platform: core.Discord, Command: "claim", Options: map[string]string{}}
+	if r, _ := b.explain(req, &core.DropError{Drop: listed, Wallet: "0x" + strings.Repeat("ab", 20), Err: core.ErrInvalidWallet}); !strings.Contains(r.Text, "The list is fixed") {
+		t.Errorf("a listed address POAP refuses: %q", r.Text)
+	}
+	req = &Request{Platform: core.Telegram, Command: "drop deliver", Place: Place{Private: true}, Options: map[string]string{}}
 	if r, _ := b.explain(req, core.ErrNotGroup); !strings.Contains(r.Text, "a delivery goes to the members of a group") {
 		t.Errorf("/drop deliver in private on Telegram: %q", r.Text)
 	}

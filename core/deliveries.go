@@ -193,6 +193,10 @@ var (
 	// ErrDraftGone means the draft confirmed was replaced by a newer one,
 	// or belongs to another drop.
 	ErrDraftGone = errors.New("delivery draft replaced")
+	// ErrDraftStale means the draft is older than DeliveryDraftTTL, or a
+	// member on it unlinked their address or left the bot since: it must
+	// be built again.
+	ErrDraftStale = errors.New("delivery draft out of date")
 	// ErrRosterIncomplete means the platform could not say, for some
 	// members, whether they have the role: a fixed list must not miss
 	// them, so nothing was built.
@@ -208,8 +212,9 @@ var (
 type Roster interface {
 	// VerifiedMembersOf returns the users with a verified wallet who have
 	// the role target in p (Discord, console) or, target empty, are in
-	// the group p (Telegram), by user id; failed counts those whose
-	// standing could not be read.
+	// the group p (Telegram), by user id; failed is non-zero when some
+	// member's standing could not be read (the members are then
+	// incomplete).
 	VerifiedMembersOf(ctx context.Context, p Place, target string) (members []VerifiedMember, failed int, err error)
 }
 
@@ -222,6 +227,9 @@ const (
 	// DeliveryLease is how long a /claim holds its entry: a process that
 	// died mid-claim leaves it to the next /claim after that.
 	DeliveryLease = 2 * time.Minute
+	// DeliveryDraftTTL is how long a draft may be confirmed: the list is
+	// fixed for good once created, so it must be a recent one.
+	DeliveryDraftTTL = 30 * time.Minute
 	// DefaultDeliveryURL is the base of delivery pages unless
 	// DropServiceDeps.DeliveryURL names another.
 	DefaultDeliveryURL = "https://poap.delivery"

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -142,9 +144,8 @@ func dropName(d Drop) string {
 	return "drop " + strconv.FormatInt(d.EventID, 10)
 }
 
-// defaultSlug makes a page address of the drop's name and id: lower-case
-// letters and digits joined by hyphens, then the id, which keeps it
-// unique among the service's deliveries.
+// defaultSlug makes a page address of the drop's name, its id and six
+// random hex digits: lower-case letters and digits joined by hyphens.
 func defaultSlug(d Drop) string {
 	var b strings.Builder
 	hyphen := false
@@ -163,7 +164,12 @@ func defaultSlug(d Drop) string {
 			break
 		}
 	}
-	id := strconv.FormatInt(d.EventID, 10)
+	// A random tail keeps two places' deliveries of one drop, and two
+	// drafts of one place, at different pages: a creation is settled by
+	// reading its page, which must be this draft's alone.
+	tail := make([]byte, 3)
+	_, _ = rand.Read(tail)
+	id := strconv.FormatInt(d.EventID, 10) + "-" + hex.EncodeToString(tail)
 	if b.Len() == 0 {
 		return "poap-" + id
 	}
@@ -207,8 +213,10 @@ func (s *DropService) deliveryEntries(ctx context.Context, members []VerifiedMem
 // the delivery at its page address: the same delivery is never created
 // twice. Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
 // ErrDraftGone, ErrDeliveryExists, ErrSlugTaken, ErrWrongEditCode,
-// ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable (it may have
-// been created: confirming again settles it).
+// ErrDraftStale (older than DeliveryDraftTTL, or a listed member's address
+// is no longer theirs and verified), ErrMethodUnavailable, ErrIssuerBusy,
+// and the issuer's ErrIssuerUnavailable (it may have been created:
+// confirming the same draft again settles it).
 func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p Place, eventID, draftID int64) (DeliveryPlan, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)
 	if err != nil {
@@ -225,6 +233,8 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 		return DeliveryPlan{}, wrap("confirm delivery", err)
 	case dl.State == DeliveryCreated:
 		return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug), Again: true}, nil
+	case s.clock.Now().Sub(dl.CreatedAt) > DeliveryDraftTTL:
+		return DeliveryPlan{}, dropError(d, ErrDraftStale)
 	}
 	switch other, err := s.deliveries.CreatedDelivery(ctx, d.ID); {
 	case err == nil && other.ID != dl.ID:
@@ -236,17 +246,33 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 	if err != nil {
 		return DeliveryPlan{}, wrap("confirm delivery", err)
 	}
+	switch current, err := s.stillVerified(ctx, entries); {
+	case err != nil:
+		return DeliveryPlan{}, wrap("confirm delivery", err)
+	case !current:
+		return DeliveryPlan{}, dropError(d, ErrDraftStale)
+	}
 	id, err := s.createDelivery(ctx, d, dl, entries)
 	if err != nil {
 		return DeliveryPlan{}, dropError(d, err)
 	}
-	switch dl, err = s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now()); {
-	case errors.Is(err, ErrNotFound):
-		s.log.Error("delivery created at the issuing service, its draft replaced meanwhile", "event", d.EventID, "delivery", id)
-		return DeliveryPlan{}, dropError(d, ErrDraftGone)
-	case err != nil:
+	// The delivery exists at POAP from here: its record must not be
+	// lost to the member's command running out of time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	created, err := s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
+	if errors.Is(err, ErrNotFound) {
+		// A newer draft replaced this one while POAP created it: this
+		// one is what POAP holds, so it is recorded again, as created.
+		if dl, err = s.deliveries.SaveDeliveryDraft(ctx, dl, entries); err == nil {
+			created, err = s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
+		}
+	}
+	if err != nil {
+		s.log.Error("delivery created at the issuing service, not recorded", "event", d.EventID, "delivery", id, "err", err)
 		return DeliveryPlan{}, dropError(d, err)
 	}
+	dl = created
 	s.auditBy(ctx, d.TenantID, moderator, AuditDeliveryCreated,
 		fmt.Sprintf("event %d, delivery %d, %d addresses", d.EventID, id, len(entries)))
 	d.Delivery = DeliveryList
@@ -300,4 +326,24 @@ func (s *DropService) deliveryInfo(ctx context.Context, d Drop) (*DeliveryInfo, 
 	}
 	info.Status, info.StatusErr = s.delivIssuer.DeliveryBySlug(ctx, dl.Slug)
 	return info, nil
+}
+
+// stillVerified reports whether every entry's member is still here and
+// still has the entry's address as a verified wallet: a draft confirmed
+// after a member unlinked or was forgotten must not give POAP their
+// address.
+func (s *DropService) stillVerified(ctx context.Context, entries []DeliveryEntry) (bool, error) {
+	for _, e := range entries {
+		if e.UserID == 0 {
+			return false, nil
+		}
+		ws, err := s.members.Wallets(ctx, e.UserID)
+		if err != nil {
+			return false, err
+		}
+		if !slices.ContainsFunc(ws, func(w Wallet) bool { return w.Verified() && strings.EqualFold(w.Address, e.Address) }) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

@@ -43,13 +43,24 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 	case !taken:
 		return ClaimResult{}, dropError(d, ErrClaimInProgress)
 	}
+	// From here the claim may leave: its bookkeeping goes on when the
+	// member's command runs out of time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
 	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
 	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
 	if err := s.deliveries.FinishDeliveryClaim(ctx, e); err != nil {
+		if cerr == nil {
+			// Claimed at POAP: the entry, left claiming and sent, is
+			// settled by the next /claim after DeliveryLease.
+			s.log.Error("delivery claim not recorded", "event", d.EventID, "err", err)
+			res.Minted = true
+			return res, nil
+		}
 		return ClaimResult{}, wrap("claim", err)
 	}
 	switch {
-	case cerr != nil && sent:
+	case cerr != nil && sent && outcomeUnknown(cerr):
 		// The claim may have been taken: the member hears it is pending,
 		// and their next claim settles it.
 		s.log.Warn("delivery claim outcome unknown", "event", d.EventID, "err", cerr)
@@ -90,10 +101,17 @@ func (s *DropService) sendDelivery(ctx context.Context, d Drop, dl DropDelivery,
 		// Claimed before: on the page, or by a claim whose answer was lost.
 		return EntryClaimed, true, "", nil
 	case errors.Is(err, ErrNotSent) || errors.Is(err, ErrIssuerBusy):
-		return EntryListed, false, "", errors.Join(ErrIssuerUnavailable, ErrNotSent)
-	case errors.Is(err, ErrIssuerUnavailable):
+		// Not sent this time; an earlier attempt may still have been.
+		return EntryListed, e.Sent, "", errors.Join(ErrIssuerUnavailable, ErrNotSent)
+	case outcomeUnknown(err):
 		return EntryListed, true, "", err
 	}
-	// A refusal: nothing was minted, and sending again is safe.
-	return EntryListed, false, "", err
+	// A refusal: nothing was minted this time.
+	return EntryListed, e.Sent, "", err
+}
+
+// outcomeUnknown reports whether a request that failed with err may have
+// reached the service and been carried out.
+func outcomeUnknown(err error) bool {
+	return errors.Is(err, ErrIssuerUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
 )
 
@@ -31,6 +32,8 @@ type deliveryIssuer struct {
 	// sending; loseCreate creates and loses the answer.
 	next       string
 	loseCreate bool
+	// onCreate runs while a creation is being made, the lock released.
+	onCreate func()
 }
 
 func newDeliveryIssuer() *deliveryIssuer {
@@ -55,6 +58,13 @@ func (f *deliveryIssuer) Holds(_ context.Context, wallet string, _ int64) (bool,
 }
 
 func (f *deliveryIssuer) CreateDelivery(_ context.Context, r core.DeliveryRequest) (int64, error) {
+	f.mu.Lock()
+	during := f.onCreate
+	f.onCreate = nil
+	f.mu.Unlock()
+	if during != nil {
+		during()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates++
@@ -171,8 +181,11 @@ func TestDropService_Delivery(t *testing.T) {
 		dan := deliveryMember(t, db, "dan", verifiedWallet(addr(6)))
 		outsider := deliveryMember(t, db, "eve", verifiedWallet(addr(7)))
 		roster := &fixedRoster{members: []core.VerifiedMember{ann, ben, cat, dan}}
+		gus := deliveryMember(t, db, "gus", verifiedWallet(addr(8)))
 		fake := newDeliveryIssuer()
+		clock := coretest.NewClock(t0)
 		nt := newNetworkTest(t, db, "deliveries", func(d *core.DropServiceDeps, c *chainIssuer) {
+			d.Clock = clock
 			d.Distribution, d.DistributionStore, d.Networks = fake, db, c
 			d.Deliveries, d.DeliveryIssuer, d.Roster = db, fake, roster
 			d.DeliveryURL = "https://deliver.test/"
@@ -191,6 +204,31 @@ func TestDropService_Delivery(t *testing.T) {
 		_, err = nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Slug: "no spaces"})
 		wantDropError(t, err, core.ErrInvalidSlug)
 
+		// A draft is confirmed only while its members still have their
+		// verified addresses, and within DeliveryDraftTTL.
+		roster.members = []core.VerifiedMember{ann, gus}
+		stale, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.UnlinkWallets(ctx, gus.User.ID, addr(8)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, stale.Delivery.ID)
+		wantDropError(t, err, core.ErrDraftStale)
+		roster.members = []core.VerifiedMember{ann}
+		old, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(core.DeliveryDraftTTL + time.Second)
+		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, old.Delivery.ID)
+		wantDropError(t, err, core.ErrDraftStale)
+		if creates, _ := fake.counts(); creates != 0 {
+			t.Fatalf("stale drafts sent %d creations", creates)
+		}
+		roster.members = []core.VerifiedMember{ann, ben, cat, dan}
+
 		first, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		if err != nil {
 			t.Fatal(err)
@@ -199,9 +237,10 @@ func TestDropService_Delivery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "drop-4242-4242"; plan.Delivery.Slug != want || plan.URL != "https://deliver.test/"+want || plan.Delivery.Size != 4 ||
+		if want := "drop-4242-4242-"; !strings.HasPrefix(plan.Delivery.Slug, want) || len(plan.Delivery.Slug) != len(want)+6 ||
+			plan.Delivery.Slug == first.Delivery.Slug || plan.URL != "https://deliver.test/"+plan.Delivery.Slug || plan.Delivery.Size != 4 ||
 			plan.Delivery.PageTitle != "Thanks" || plan.Delivery.Source != "role:attendees" {
-			t.Errorf("draft = %+v, want slug %s, 4 addresses, the title given", plan, want)
+			t.Errorf("draft = %+v, want slug %s and 6 random hex digits, 4 addresses, the title given", plan, want)
 		}
 		if creates, _ := fake.counts(); creates != 0 {
 			t.Errorf("a draft sent %d creations", creates)
@@ -219,8 +258,16 @@ func TestDropService_Delivery(t *testing.T) {
 		}
 
 		// The creation's answer is lost: it is found by its page at once,
-		// and not created again.
-		fake.set(func(f *deliveryIssuer) { f.loseCreate = true })
+		// and not created again. Meanwhile a newer draft replaced this
+		// one: what POAP created is recorded all the same.
+		fake.set(func(f *deliveryIssuer) {
+			f.loseCreate = true
+			f.onCreate = func() {
+				if _, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"}); err != nil {
+					t.Errorf("a draft during the creation: %v", err)
+				}
+			}
+		})
 		done, err := nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
 		if err != nil || done.Delivery.State != core.DeliveryCreated || done.Delivery.ServiceID != 700 || done.Again {
 			t.Fatalf("confirm with a lost answer = %+v, %v; want created as 700", done, err)
@@ -228,7 +275,9 @@ func TestDropService_Delivery(t *testing.T) {
 		if creates, _ := fake.counts(); creates != 2 {
 			t.Errorf("%d creations sent, want 2 (one refused, one lost)", creates)
 		}
-		again, err := nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
+		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
+		wantDropError(t, err, core.ErrDraftGone)
+		again, err := nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, done.Delivery.ID)
 		if creates, _ := fake.counts(); err != nil || !again.Again || creates != 2 {
 			t.Errorf("second confirm = %+v, %v, %d creations; want Again, nothing sent", again, err, creates)
 		}

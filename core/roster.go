@@ -18,7 +18,8 @@ const rosterWorkers = 8
 // member of the platform is asked about through the platform's
 // GateActions.Standing (the platform cannot list a role's or a Telegram
 // group's members for the bot, and only verified members can be
-// delivered to); failed counts those whose standing could not be read.
+// delivered to); failed is non-zero when a standing could not be read,
+// which stops the reading.
 // ErrMethodUnavailable when no adapter of the platform is attached.
 func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, int, error) {
 	a := s.actionsOf(p.Platform)
@@ -39,18 +40,25 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 		failed int
 		wg     sync.WaitGroup
 	)
+	// The first standing not read stops the reading: the list would be
+	// incomplete whatever the others say.
+	readCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	next := make(chan int)
 	for range min(rosterWorkers, len(all)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				st, err := a.Standing(ctx, p.ExternalID, t, all[i].User.ExternalID)
+				st, err := a.Standing(readCtx, p.ExternalID, t, all[i].User.ExternalID)
 				if err != nil {
-					s.log.Warn("roster: standing not read", "platform", p.Platform, "err", err)
+					if readCtx.Err() == nil {
+						s.log.Warn("roster: standing not read", "platform", p.Platform, "err", err)
+					}
 					mu.Lock()
 					failed++
 					mu.Unlock()
+					stop()
 					continue
 				}
 				has[i] = st.InPlace && st.Has
@@ -58,7 +66,7 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 		}()
 	}
 	for i := range all {
-		if ctx.Err() != nil {
+		if readCtx.Err() != nil {
 			break
 		}
 		next <- i
