@@ -283,6 +283,8 @@ func TestDropService_Delivery(t *testing.T) {
 		}
 		_, err = nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		wantDropError(t, err, core.ErrDeliveryExists)
+		_, err = nt.svc.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: "site"})
+		wantDropError(t, err, core.ErrDeliveryExists)
 		listed := slices.Sorted(func(yield func(string) bool) {
 			for a := range fake.listed {
 				if !yield(a) {

@@ -64,7 +64,8 @@ func validWebsiteName(name string) bool {
 // through it: members' claims wait until the review approves it (up to 24
 // hours, 48 for integrators). One website request of a drop may be pending
 // at a time. Nothing is stored when the service refuses. Errors, inside a
-// *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrNoWebsite (a name that
+// *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrDeliveryExists (the drop
+// mints through its delivery), ErrNoWebsite (a name that
 // cannot be a path segment), ErrInvalidTopUp (a count outside 1 to
 // MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWrongEditCode,
 // ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable or
@@ -76,6 +77,11 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	}
 	if s.dist == nil || s.distStore == nil {
 		return Drop{}, dropError(d, ErrMethodUnavailable)
+	}
+	if d.Delivery == DeliveryList {
+		// Its members' claims go through the delivery, whose list is
+		// fixed: another method would leave them on a list nobody reads.
+		return Drop{}, dropError(d, ErrDeliveryExists)
 	}
 	r.Name = strings.TrimSpace(r.Name)
 	switch {
