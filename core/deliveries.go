@@ -212,10 +212,9 @@ var (
 type Roster interface {
 	// VerifiedMembersOf returns the users with a verified wallet who have
 	// the role target in p (Discord, console) or, target empty, are in
-	// the group p (Telegram), by user id; failed is non-zero when some
-	// member's standing could not be read (the members are then
-	// incomplete).
-	VerifiedMembersOf(ctx context.Context, p Place, target string) (members []VerifiedMember, failed int, err error)
+	// the group p (Telegram), by user id. ErrRosterIncomplete when some
+	// member's standing could not be read.
+	VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, error)
 }
 
 // Limits and timing of deliveries.

@@ -86,12 +86,9 @@ func (s *DropService) DraftDelivery(ctx context.Context, moderator Member, p Pla
 	if err != nil {
 		return DeliveryPlan{}, err
 	}
-	members, failed, err := s.roster.VerifiedMembersOf(ctx, p, spec.Target)
-	switch {
-	case err != nil:
+	members, err := s.roster.VerifiedMembersOf(ctx, p, spec.Target)
+	if err != nil {
 		return DeliveryPlan{}, dropError(d, err)
-	case failed > 0:
-		return DeliveryPlan{}, dropError(d, fmt.Errorf("%d members not read: %w", failed, ErrRosterIncomplete))
 	}
 	entries, shared, err := s.deliveryEntries(ctx, members)
 	if err != nil {

@@ -133,14 +133,18 @@ func (f *deliveryIssuer) counts() (creates, claims int) {
 	return f.creates, f.claims
 }
 
-// fixedRoster says the given users have the role.
+// fixedRoster says the given users have the role, or that the roles could
+// not all be read.
 type fixedRoster struct {
-	members []core.VerifiedMember
-	failed  int
+	members    []core.VerifiedMember
+	incomplete bool
 }
 
-func (r fixedRoster) VerifiedMembersOf(context.Context, core.Place, string) ([]core.VerifiedMember, int, error) {
-	return r.members, r.failed, nil
+func (r fixedRoster) VerifiedMembersOf(context.Context, core.Place, string) ([]core.VerifiedMember, error) {
+	if r.incomplete {
+		return nil, core.ErrRosterIncomplete
+	}
+	return r.members, nil
 }
 
 // deliveryMember stores a console member with wallets: verified ones get
@@ -197,10 +201,10 @@ func TestDropService_Delivery(t *testing.T) {
 			return nt.svc.Claim(ctx, m, nt.place, core.ClaimOptions{EventID: eventID})
 		}
 
-		roster.failed = 1
+		roster.incomplete = true
 		_, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		wantDropError(t, err, core.ErrRosterIncomplete)
-		roster.failed = 0
+		roster.incomplete = false
 		_, err = nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Slug: "no spaces"})
 		wantDropError(t, err, core.ErrInvalidSlug)
 

@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -18,13 +19,13 @@ const rosterWorkers = 8
 // member of the platform is asked about through the platform's
 // GateActions.Standing (the platform cannot list a role's or a Telegram
 // group's members for the bot, and only verified members can be
-// delivered to); failed is non-zero when a standing could not be read,
-// which stops the reading.
-// ErrMethodUnavailable when no adapter of the platform is attached.
-func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, int, error) {
+// delivered to). The first standing not read stops the reading:
+// ErrRosterIncomplete. ErrMethodUnavailable when no adapter of the
+// platform is attached.
+func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, error) {
 	a := s.actionsOf(p.Platform)
 	if a == nil {
-		return nil, 0, ErrMethodUnavailable
+		return nil, ErrMethodUnavailable
 	}
 	t := GateTarget{ID: target, Kind: GateRole}
 	if target == "" {
@@ -32,18 +33,12 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 	}
 	all, err := s.gates.VerifiedMembers(ctx, p.Platform)
 	if err != nil {
-		return nil, 0, wrap("roster", err)
+		return nil, wrap("roster", err)
 	}
 	has := make([]bool, len(all))
-	var (
-		mu     sync.Mutex
-		failed int
-		wg     sync.WaitGroup
-	)
-	// The first standing not read stops the reading: the list would be
-	// incomplete whatever the others say.
-	readCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	readCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(rosterWorkers, len(all)) {
 		wg.Add(1)
@@ -55,10 +50,7 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 					if readCtx.Err() == nil {
 						s.log.Warn("roster: standing not read", "platform", p.Platform, "err", err)
 					}
-					mu.Lock()
-					failed++
-					mu.Unlock()
-					stop()
+					stop(fmt.Errorf("roster: %w", ErrRosterIncomplete))
 					continue
 				}
 				has[i] = st.InPlace && st.Has
@@ -74,7 +66,10 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, err
+	}
+	if err := context.Cause(readCtx); err != nil {
+		return nil, err
 	}
 	var out []VerifiedMember
 	for i, v := range all {
@@ -83,5 +78,5 @@ func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target str
 		}
 	}
 	slices.SortFunc(out, func(a, b VerifiedMember) int { return cmp.Compare(a.User.ID, b.User.ID) })
-	return out, failed, nil
+	return out, nil
 }
