@@ -79,7 +79,8 @@ const memberLinkPostgres = `SELECT ` + linkColumns + ` FROM mint_links WHERE dro
 // hand-out, to be minted on the service's page, passes "" and records none.
 //
 // On PostgreSQL a claim is one statement and one round trip (claimSQL),
-// sent through pgx on a connection of the pool. On SQLite it is the
+// sent through pgx on a connection of the pool; claims made at the same
+// moment share one (claimBatchSQL, see claimBatcher). On SQLite it is the
 // look-up, then the hand-out. The unique index on (drop_id, user_id) makes
 // a second link per member impossible: when a member races himself, the
 // losing statement fails and the winner's link is returned to both.
@@ -91,7 +92,7 @@ const memberLinkPostgres = `SELECT ` + linkColumns + ` FROM mint_links WHERE dro
 func (db *DB) ClaimMintLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (core.MintLink, bool, error) {
 	const op = "claim link"
 	at = dbTime(at)
-	row, again, err := db.claim(ctx, dropID, userID, wallet, at, claimSkipLockedSQL)
+	row, again, err := db.claimFirst(ctx, dropID, userID, wallet, at)
 	if err == nil && row.ID == 0 {
 		// SKIP LOCKED passes over a link locked by a claim that then rolls
 		// back, so "none" is confirmed once, waiting for locked links.
@@ -110,6 +111,20 @@ func (db *DB) ClaimMintLink(ctx context.Context, dropID, userID int64, wallet st
 		return core.MintLink{}, false, translate(op, err)
 	}
 	return row.mintLink(), again, nil
+}
+
+// claimFirst is the claim's first try: on PostgreSQL it goes with the
+// claims made meanwhile (claimBatcher), and alone when its batch failed;
+// on SQLite it is claim.
+func (db *DB) claimFirst(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (mintLinkRow, bool, error) {
+	if db.claims == nil {
+		return db.claim(ctx, dropID, userID, wallet, at, claimSkipLockedSQL)
+	}
+	row, again, err := db.claims.claim(ctx, dropID, userID, wallet, at)
+	if errors.Is(err, errBatchRefused) {
+		return db.claim(ctx, dropID, userID, wallet, at, claimSkipLockedSQL)
+	}
+	return row, again, err
 }
 
 // claim returns the user's link of the drop (again true) or hands out the

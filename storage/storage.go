@@ -43,6 +43,9 @@ type DB struct {
 	// lockCheck spaces the checks that the session holding an advisory
 	// lock of TryExclusive is alive; tests shorten it.
 	lockCheck time.Duration
+	// claims gathers concurrent claims on PostgreSQL; nil on SQLite,
+	// whose writes go one at a time whatever their statements.
+	claims *claimBatcher
 }
 
 // pruneClock is when old rows were last deleted.
@@ -161,6 +164,9 @@ func connectGorm(t target, dialector gorm.Dialector, o options) (*DB, error) {
 	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}, lockCheck: lockCheckEvery}
 	if o.key != nil {
 		db.cipher = NewCipher(*o.key)
+	}
+	if t.dialect == DialectPostgres {
+		db.claims = &claimBatcher{run: db.claimBatch}
 	}
 	if err := db.watchOutages(); err != nil {
 		return nil, err
