@@ -19,15 +19,21 @@ import (
 // statement (claimBatchSQL) and one commit for up to claimBatchMax members
 // of one drop, as PostgreSQL itself gathers concurrent commits into one
 // WAL flush. Nothing waits for a batch to fill: a claim that finds fewer
-// than claimRunners statements in flight is sent at once, and alone it is
-// the single statement, claimSQL. Only the claims that arrive while
-// claimRunners statements are in flight wait, for the first of them to
-// come back, and then go together.
+// than claimRunners batches running is sent at once, and alone it is the
+// single statement, claimSQL. Only the claims that arrive while
+// claimRunners batches run wait, for the first of them to come back, and
+// then go together.
+//
+// Two batches never run at once with one member, or one wallet, of a drop
+// (claimBatcher.inFlight): the second would wait on the first's unique
+// index entry and then fail, and two batches crossing on two members
+// would deadlock.
 const (
-	// claimRunners is how many claim statements are in flight at most, so
-	// how many of the pool's connections a rush holds. Fewer statements,
-	// each for more members, is what makes a rush faster; two cores
-	// measured no gain past 4 (docs/benchmarks.md).
+	// claimRunners is how many batches run at once, so how many of the
+	// pool's connections a rush holds (a claim that its batch found no
+	// link for, or that a failed batch sends again alone, runs outside
+	// this bound). Fewer statements, each for more members, is what makes
+	// a rush faster: on two cores 2 did best (docs/benchmarks.md).
 	claimRunners = 2
 	// claimBatchMax is how many members one statement claims for at most.
 	claimBatchMax = 64
@@ -109,13 +115,30 @@ type claimBatcher struct {
 	mu      sync.Mutex
 	waiting []*claimRequest
 	running int
+	// inFlight holds the members and wallets of the batches running.
+	inFlight map[claimKey]bool
+}
+
+// claimKey is a member of a drop (wallet empty), or a wallet of a drop
+// (user 0): what the unique indexes of mint_links allow once.
+type claimKey struct {
+	drop, user int64
+	wallet     string
+}
+
+// keys yields the claim's member and, if it has one, its wallet.
+func (r *claimRequest) keys(yield func(claimKey) bool) {
+	if !yield(claimKey{drop: r.drop, user: r.user}) || r.wallet == "" {
+		return
+	}
+	yield(claimKey{drop: r.drop, wallet: strings.ToLower(r.wallet)})
 }
 
 // claim makes the member's claim with the claims waiting beside it, and
 // returns its outcome: the member's link (a zero row when none was
 // available), again true when it was theirs already, or an error;
-// errBatchRefused when the batch failed. When ctx ends before a batch
-// took the claim, it returns ctx's error and the claim is never sent.
+// errBatchRefused when the batch failed. When ctx ends first, it returns
+// ctx's error (see wait).
 func (b *claimBatcher) claim(ctx context.Context, drop, user int64, wallet string, at time.Time) (mintLinkRow, bool, error) {
 	r := &claimRequest{ctx: ctx, drop: drop, user: user, wallet: wallet, at: at, done: make(chan struct{})}
 	b.submit(r)
@@ -133,27 +156,27 @@ func (b *claimBatcher) submit(r *claimRequest) {
 	}
 }
 
-// wait returns r's outcome once its batch has run, or ctx's error if its
-// context ends while it waits for one. A claim already in a batch waits
-// for the batch: its statement is cancelled once every one of its callers
-// has left (batchContext), and its outcome is the truth, a link handed out
-// included.
+// wait returns r's outcome once its batch has run, or ctx's error as soon
+// as its context ends. A claim that no batch took yet is then never sent.
+// One in a batch may still get a link, the member's on their next claim,
+// as when a single statement's caller leaves after it committed; the
+// batch's statement is cancelled once every one of its callers has left
+// (batchContext).
 func (r *claimRequest) wait() (mintLinkRow, bool, error) {
 	select {
 	case <-r.done:
+		return r.row, r.again, r.err
 	case <-r.ctx.Done():
-		if r.state.CompareAndSwap(requestQueued, requestAbandoned) {
-			return mintLinkRow{}, false, r.ctx.Err()
-		}
-		<-r.done
+		r.state.CompareAndSwap(requestQueued, requestAbandoned)
+		return mintLinkRow{}, false, r.ctx.Err()
 	}
-	return r.row, r.again, r.err
 }
 
 // runner runs batches while claims wait.
 func (b *claimBatcher) runner() {
+	var batch []*claimRequest
 	for {
-		batch := b.next()
+		batch = b.next(batch)
 		if batch == nil {
 			return
 		}
@@ -164,21 +187,34 @@ func (b *claimBatcher) runner() {
 	}
 }
 
-// next takes the next batch off the queue: the oldest claim still waiting
-// and every later one of the same drop, each member once, up to
-// claimBatchMax. It drops abandoned claims. With none waiting, the runner
-// is done: next returns nil.
-func (b *claimBatcher) next() []*claimRequest {
+// next ends the batch that was run, and takes the next one off the queue:
+// the oldest claim that can go and every later one of the same drop, up to
+// claimBatchMax. A claim cannot go while its member or its wallet is in a
+// batch running or already in this one: it waits for that batch's runner
+// to call next again. next drops abandoned claims. With none that can go,
+// the runner is done: next returns nil.
+func (b *claimBatcher) next(ran []*claimRequest) []*claimRequest {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, r := range ran {
+		for k := range r.keys {
+			delete(b.inFlight, k)
+		}
+	}
+	if b.inFlight == nil {
+		b.inFlight = make(map[claimKey]bool)
+	}
 	var batch []*claimRequest
 	kept := b.waiting[:0]
 	for _, r := range b.waiting {
 		switch {
-		case len(batch) == claimBatchMax, len(batch) > 0 && r.drop != batch[0].drop, hasUser(batch, r.user):
+		case len(batch) == claimBatchMax, len(batch) > 0 && r.drop != batch[0].drop, b.busy(r):
 			kept = append(kept, r)
 		case r.state.CompareAndSwap(requestQueued, requestTaken):
 			batch = append(batch, r)
+			for k := range r.keys {
+				b.inFlight[k] = true
+			}
 		}
 	}
 	clear(b.waiting[len(kept):])
@@ -189,11 +225,11 @@ func (b *claimBatcher) next() []*claimRequest {
 	return batch
 }
 
-// hasUser says whether one of batch is user's claim: a member claims once
-// per statement, so that a second claim of theirs finds the first's link.
-func hasUser(batch []*claimRequest, user int64) bool {
-	for _, r := range batch {
-		if r.user == user {
+// busy says whether r's member or wallet is in a batch running or being
+// made.
+func (b *claimBatcher) busy(r *claimRequest) bool {
+	for k := range r.keys {
+		if b.inFlight[k] {
 			return true
 		}
 	}

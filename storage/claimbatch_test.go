@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,17 +12,20 @@ import (
 )
 
 // The batches the claim batcher makes while its runners are busy: one drop
-// each, each member once, the oldest claim first, and never a claim whose
-// caller has left.
+// each, at most claimBatchMax, the oldest claim first, never a claim whose
+// caller has left, and never a member or a wallet that is in a batch
+// running or in the same batch.
 func TestClaimBatcher(t *testing.T) {
 	t.Parallel()
-	type claim struct{ drop, user int64 }
+	type claim struct{ Drop, User int64 }
 	var (
 		mu      sync.Mutex
 		batches [][]claim
 	)
-	started := make(chan struct{})
-	release := make(chan struct{})
+	// The first batches of drops 100 and 101 wait for their release.
+	release100, release101 := make(chan struct{}), make(chan struct{})
+	hold := map[int64]chan struct{}{100: release100, 101: release101}
+	started := make(chan struct{}, 3)
 	b := &claimBatcher{run: func(batch []*claimRequest) {
 		var got []claim
 		for _, r := range batch {
@@ -32,73 +34,112 @@ func TestClaimBatcher(t *testing.T) {
 		}
 		mu.Lock()
 		batches = append(batches, got)
-		first := len(batches) <= claimRunners
+		ch, ok := hold[batch[0].drop]
+		delete(hold, batch[0].drop)
 		mu.Unlock()
-		if first {
+		if ok {
 			started <- struct{}{}
-			<-release
+			<-ch
 		}
 	}}
-	request := func(ctx context.Context, drop, user int64) *claimRequest {
-		return &claimRequest{ctx: ctx, drop: drop, user: user, done: make(chan struct{})}
+	request := func(ctx context.Context, drop, user int64, wallet string) *claimRequest {
+		r := &claimRequest{ctx: ctx, drop: drop, user: user, wallet: wallet, done: make(chan struct{})}
+		b.submit(r)
+		return r
+	}
+	served := func(rs ...*claimRequest) {
+		t.Helper()
+		for _, r := range rs {
+			if row, _, err := r.wait(); err != nil || row.ID != r.user {
+				t.Errorf("wait() for member %d = row %d, %v, want their row", r.user, row.ID, err)
+			}
+		}
 	}
 
-	// Every runner busy with a claim alone (of drops of their own, so that
-	// no runner can take two of them).
-	var busy []*claimRequest
-	for i := range claimRunners {
-		r := request(t.Context(), int64(100+i), int64(100+i))
-		b.submit(r)
-		busy = append(busy, r)
-	}
+	// Both runners busy, with a claim alone each (of drops of their own,
+	// so that neither takes both).
+	busy := []*claimRequest{request(t.Context(), 100, 1, ""), request(t.Context(), 101, 2, "")}
 	for range claimRunners {
 		<-started
 	}
 
-	// Meanwhile: two drops' claims, a member twice, a caller who leaves.
+	// Meanwhile: two drops' claims, a member twice, a caller who leaves, a
+	// wallet twice, the busy member of drop 100 again, and more claims of
+	// one drop than a batch holds.
 	gone, leave := context.WithCancel(t.Context())
 	leave()
-	waiting := []*claimRequest{
-		request(t.Context(), 1, 3),
-		request(t.Context(), 2, 4),
-		request(t.Context(), 1, 3),
-		request(t.Context(), 1, 5),
-		request(gone, 1, 6),
-		request(t.Context(), 1, 7),
+	a := request(t.Context(), 1, 3, "")
+	bb := request(t.Context(), 2, 4, "")
+	c := request(t.Context(), 1, 3, "")
+	d := request(t.Context(), 1, 5, "")
+	e := request(gone, 1, 6, "")
+	f := request(t.Context(), 1, 7, "")
+	g := request(t.Context(), 100, 1, "")
+	h := request(t.Context(), 1, 8, "0xabc")
+	i := request(t.Context(), 1, 9, "0xABC")
+	var many []*claimRequest
+	for n := range claimBatchMax + 1 {
+		many = append(many, request(t.Context(), 3, int64(1000+n), ""))
 	}
-	for _, r := range waiting {
-		b.submit(r)
-	}
-	if _, _, err := waiting[4].wait(); !errors.Is(err, context.Canceled) {
+	if _, _, err := e.wait(); !errors.Is(err, context.Canceled) {
 		t.Errorf("wait() after the caller left = %v, want %v", err, context.Canceled)
 	}
-	close(release)
-	for _, r := range append(busy, slices.Delete(slices.Clone(waiting), 4, 5)...) {
-		if row, _, err := r.wait(); err != nil || row.ID != r.user {
-			t.Errorf("wait() for member %d = row %d, %v, want their row", r.user, row.ID, err)
-		}
+
+	// Drop 101's runner goes on; drop 100's is still busy with member 1.
+	close(release101)
+	served(busy[1], a, bb, c, d, f, h, i)
+	served(many...)
+	select {
+	case <-g.done:
+		t.Error("member 1 of drop 100 claimed again while their first claim ran")
+	default:
 	}
+	close(release100)
+	served(busy[0], g)
 
 	mu.Lock()
 	got := batches[claimRunners:]
 	mu.Unlock()
-	slices.SortFunc(got, func(a, b []claim) int { // longest first, then by drop, last first
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return int(b[0].drop - a[0].drop)
-	})
-	want := [][]claim{{{1, 3}, {1, 5}, {1, 7}}, {{2, 4}}, {{1, 3}}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(claim{})); diff != "" {
-		t.Errorf("batches made while the runners were busy (-want +got):\n%s", diff)
+	var full []claim
+	for _, r := range many[:claimBatchMax] {
+		full = append(full, claim{r.drop, r.user})
+	}
+	want := [][]claim{
+		{{1, 3}, {1, 5}, {1, 7}, {1, 8}},
+		{{2, 4}},
+		{{1, 3}, {1, 9}},
+		full,
+		{{3, 1000 + claimBatchMax}},
+		{{100, 1}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("batches made while a runner was busy (-want +got):\n%s", diff)
 	}
 
-	// The runners went idle and left: a later claim starts one again.
-	later := request(t.Context(), 1, 8)
-	b.submit(later)
-	if row, _, err := later.wait(); err != nil || row.ID != 8 {
-		t.Errorf("wait() for a later claim = row %d, %v, want its row", row.ID, err)
+	// A claim made later is served.
+	served(request(t.Context(), 1, 10, ""))
+}
+
+// A caller who leaves while their claim is in a batch gets their context's
+// error at once, without waiting for the batch.
+func TestClaimBatcher_Leave(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	b := &claimBatcher{run: func(batch []*claimRequest) {
+		close(started)
+		<-release
+	}}
+	ctx, leave := context.WithCancel(t.Context())
+	r := &claimRequest{ctx: ctx, drop: 1, user: 1, done: make(chan struct{})}
+	b.submit(r)
+	<-started
+	leave()
+	if _, _, err := r.wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("wait() after the caller left = %v, want %v", err, context.Canceled)
 	}
+	close(release)
+	<-r.done
 }
 
 // A batch's statement runs until the last of its callers has left.
@@ -213,6 +254,46 @@ func TestDB_ClaimBatch(t *testing.T) {
 			}
 			if l, again, err := db.ClaimMintLink(t.Context(), d.ID, users[1].ID, "", at); err != nil || again || l.UserID == nil || *l.UserID != users[1].ID {
 				t.Errorf("ClaimMintLink(other member) = %+v, again %v, %v, want a new link", l, again, err)
+			}
+		})
+		// A batch whose statement waits for another transaction is
+		// cancelled once all its callers have left.
+		t.Run("CallersLeft", func(t *testing.T) {
+			d := mustAddDrop(t, db, tn.ID, 1504, importedLinks(1504, 3))
+			tx, _ := handOutInTx(t, db, d.ID, users[0].ID, "")
+			var pid int
+			if err := tx.QueryRowContext(t.Context(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			ctx, leave := context.WithCancel(t.Context())
+			var b []*claimRequest
+			for _, u := range users[:2] {
+				b = append(b, &claimRequest{ctx: ctx, drop: d.ID, user: u.ID, at: at, done: make(chan struct{})})
+			}
+			done := make(chan struct{})
+			go func() {
+				db.claimBatch(b)
+				close(done)
+			}()
+			waitBlockedBy(t, db, pid, func() {
+				select {
+				case <-done:
+					t.Fatalf("claimBatch() = %v without waiting for the open transaction", b[0].err)
+				default:
+				}
+			})
+			leave()
+			<-done
+			for _, r := range b {
+				if !errors.Is(r.err, errBatchRefused) || !errors.Is(r.err, context.Canceled) {
+					t.Errorf("claimBatch() for member %d once its callers left = %v, want %v and %v", r.user, r.err, errBatchRefused, context.Canceled)
+				}
+			}
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			if s := mustStock(t, db, d.ID); s.HandedOut != 0 {
+				t.Errorf("Stock() = %+v, want none handed out", s)
 			}
 		})
 		t.Run("UnknownUser", func(t *testing.T) {

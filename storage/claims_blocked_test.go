@@ -94,6 +94,27 @@ func handOutInTx(t *testing.T, db *DB, dropID, userID int64, wallet string) (*sq
 	return tx, id
 }
 
+// waitBlockedBy returns once a statement waits for the session pid; until
+// then it calls check, which fails the test if the statement ended.
+func waitBlockedBy(t *testing.T, db *DB, pid int, check func()) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var waiting int
+		err := db.sql.QueryRowContext(t.Context(),
+			`SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))`, pid).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		check()
+		if time.Now().After(deadline) {
+			t.Fatal("no statement waited for the open transaction")
+		}
+	}
+}
+
 // claimBlocked starts a claim, waits until it waits for tx, ends tx with
 // end (Commit or Rollback), and returns what the claim answered.
 func claimBlocked(t *testing.T, db *DB, tx *sql.Tx, end func() error, dropID, userID int64, wallet string) claimResult {
@@ -108,25 +129,13 @@ func claimBlocked(t *testing.T, db *DB, tx *sql.Tx, end func() error, dropID, us
 		r.link, r.again, r.err = db.ClaimMintLink(t.Context(), dropID, userID, wallet, time.Now())
 		done <- r
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var waiting int
-		err := db.sql.QueryRowContext(t.Context(),
-			`SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))`, pid).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
+	waitBlockedBy(t, db, pid, func() {
 		select {
 		case r := <-done:
 			t.Fatalf("ClaimMintLink() = %+v, %v without waiting for the open transaction", r.link, r.err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the claim never waited for the open transaction")
-		}
-	}
+	})
 	if err := end(); err != nil {
 		t.Fatal(err)
 	}
