@@ -27,7 +27,10 @@ import (
 // Two batches never run at once with one member, or one wallet, of a drop
 // (claimBatcher.inFlight): the second would wait on the first's unique
 // index entry and then fail, and two batches crossing on two members
-// would deadlock.
+// would deadlock. A claim sent alone after its batch (see ClaimMintLink)
+// is not tracked: a batch that meets it waits for that one statement, and
+// may then fail and be sent again member by member; it cannot deadlock,
+// since a claim alone holds one member's entry.
 const (
 	// claimRunners is how many batches run at once, so how many of the
 	// pool's connections a rush holds (a claim that its batch found no
@@ -43,12 +46,13 @@ const (
 // link of the drop (mine, again true), and for the others one available
 // link each, in id order, handed out by one UPDATE (taken, again false).
 // Each row returned starts with ord, the member's place (from 1) in the
-// arrays. A member who is in neither got no link: none was left, or it was
-// locked by another claim (SKIP LOCKED), and the caller claims again alone.
-// The batch holds each member once; a unique index that refuses any
-// hand-out (a member racing a claim of theirs in another statement, a
-// wallet taken) fails the whole statement, and each member then claims
-// alone.
+// arrays. A member who is in neither got no link: none was left, it was
+// locked by another claim (SKIP LOCKED), or their wallet has a link of the
+// drop already; the caller claims again alone, which gives them the answer.
+// The batch holds each member and each wallet once (claimBatcher.inFlight);
+// a unique index that refuses any hand-out all the same (a claim of the
+// member's or of the wallet's sent alone meanwhile) fails the whole
+// statement, and each member then claims alone.
 //
 // Parameters: $1 drop, $2 users, $3 wallets (” for none), $4 times.
 var claimBatchSQL = `
@@ -61,6 +65,9 @@ WITH req AS (
 ), want AS (
 	SELECT r.*, row_number() OVER (ORDER BY r.ord) AS k FROM req r
 	WHERE NOT EXISTS (SELECT FROM mine m WHERE m.ord = r.ord)
+	AND (r.wallet = '' OR NOT EXISTS (
+		SELECT FROM mint_links x
+		WHERE x.drop_id = $1 AND x.wallet IS NOT NULL AND lower(x.wallet) = lower(r.wallet)))
 ), free AS (
 	SELECT f.id, row_number() OVER (ORDER BY f.id) AS k FROM (
 		SELECT id FROM mint_links
@@ -161,7 +168,8 @@ func (b *claimBatcher) submit(r *claimRequest) {
 // One in a batch may still get a link, the member's on their next claim,
 // as when a single statement's caller leaves after it committed; the
 // batch's statement is cancelled once every one of its callers has left
-// (batchContext).
+// (batchContext), and like any cancel that one reaches the server a moment
+// later, so the batch may still commit.
 func (r *claimRequest) wait() (mintLinkRow, bool, error) {
 	select {
 	case <-r.done:

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,6 +43,10 @@ func TestClaimBatcher(t *testing.T) {
 			<-ch
 		}
 	}}
+	// A regression that leaves a claim waiting fails the test at the
+	// guard's end rather than hanging it.
+	guard, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
 	request := func(ctx context.Context, drop, user int64, wallet string) *claimRequest {
 		r := &claimRequest{ctx: ctx, drop: drop, user: user, wallet: wallet, done: make(chan struct{})}
 		b.submit(r)
@@ -58,7 +63,7 @@ func TestClaimBatcher(t *testing.T) {
 
 	// Both runners busy, with a claim alone each (of drops of their own,
 	// so that neither takes both).
-	busy := []*claimRequest{request(t.Context(), 100, 1, ""), request(t.Context(), 101, 2, "")}
+	busy := []*claimRequest{request(guard, 100, 1, ""), request(guard, 101, 2, "")}
 	for range claimRunners {
 		<-started
 	}
@@ -66,20 +71,20 @@ func TestClaimBatcher(t *testing.T) {
 	// Meanwhile: two drops' claims, a member twice, a caller who leaves, a
 	// wallet twice, the busy member of drop 100 again, and more claims of
 	// one drop than a batch holds.
-	gone, leave := context.WithCancel(t.Context())
+	gone, leave := context.WithCancel(guard)
 	leave()
-	a := request(t.Context(), 1, 3, "")
-	bb := request(t.Context(), 2, 4, "")
-	c := request(t.Context(), 1, 3, "")
-	d := request(t.Context(), 1, 5, "")
+	a := request(guard, 1, 3, "")
+	bb := request(guard, 2, 4, "")
+	c := request(guard, 1, 3, "")
+	d := request(guard, 1, 5, "")
 	e := request(gone, 1, 6, "")
-	f := request(t.Context(), 1, 7, "")
-	g := request(t.Context(), 100, 1, "")
-	h := request(t.Context(), 1, 8, "0xabc")
-	i := request(t.Context(), 1, 9, "0xABC")
+	f := request(guard, 1, 7, "")
+	g := request(guard, 100, 1, "")
+	h := request(guard, 1, 8, "0xabc")
+	i := request(guard, 1, 9, "0xABC")
 	var many []*claimRequest
 	for n := range claimBatchMax + 1 {
-		many = append(many, request(t.Context(), 3, int64(1000+n), ""))
+		many = append(many, request(guard, 3, int64(1000+n), ""))
 	}
 	if _, _, err := e.wait(); !errors.Is(err, context.Canceled) {
 		t.Errorf("wait() after the caller left = %v, want %v", err, context.Canceled)
@@ -117,7 +122,7 @@ func TestClaimBatcher(t *testing.T) {
 	}
 
 	// A claim made later is served.
-	served(request(t.Context(), 1, 10, ""))
+	served(request(guard, 1, 10, ""))
 }
 
 // A caller who leaves while their claim is in a batch gets their context's
@@ -165,8 +170,8 @@ func TestBatchContext(t *testing.T) {
 }
 
 // claimBatchSQL on PostgreSQL: the members' links again, new ones in order
-// for the others while links last, and a batch that a unique index or a
-// foreign key refuses leaves everything as it was.
+// for the others while links last, none for a wallet that has one, and a
+// batch that a foreign key refuses leaves everything as it was.
 func TestDB_ClaimBatch(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
@@ -242,18 +247,25 @@ func TestDB_ClaimBatch(t *testing.T) {
 				t.Errorf("Stock() after a refused batch = %+v, want only the 1 handed out before", s)
 			}
 		}
+		// A wallet with a link of the drop: its member gets none from the
+		// batch, the others theirs, and alone it is told the wallet has it.
 		t.Run("WalletTaken", func(t *testing.T) {
 			d := mustAddDrop(t, db, tn.ID, 1502, importedLinks(1502, 3))
 			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[0].ID, addr(21), at); err != nil {
 				t.Fatal(err)
 			}
-			refused(t, batch(d.ID, []int64{users[1].ID, users[2].ID}, "", addr(21)), d.ID)
-			// Alone, each gets their own answer.
+			b := batch(d.ID, []int64{users[1].ID, users[2].ID}, "", strings.ToUpper(addr(21)))
+			if r := b[0]; r.err != nil || r.again || r.row.UserID == nil || *r.row.UserID != users[1].ID {
+				t.Errorf("claimBatch() for the member without a wallet = %+v, again %v, %v, want a new link", r.row, r.again, r.err)
+			}
+			if r := b[1]; r.err != nil || r.row.ID != 0 {
+				t.Errorf("claimBatch() for the taken wallet = row %d, %v, want none", r.row.ID, r.err)
+			}
 			if _, _, err := db.ClaimMintLink(t.Context(), d.ID, users[2].ID, addr(21), at); !errors.Is(err, core.ErrWalletClaimed) {
 				t.Errorf("ClaimMintLink(taken wallet) = %v, want %v", err, core.ErrWalletClaimed)
 			}
-			if l, again, err := db.ClaimMintLink(t.Context(), d.ID, users[1].ID, "", at); err != nil || again || l.UserID == nil || *l.UserID != users[1].ID {
-				t.Errorf("ClaimMintLink(other member) = %+v, again %v, %v, want a new link", l, again, err)
+			if s := mustStock(t, db, d.ID); s.HandedOut != 2 {
+				t.Errorf("Stock() = %+v, want 2 handed out", s)
 			}
 		})
 		// A batch whose statement waits for another transaction is
@@ -275,7 +287,7 @@ func TestDB_ClaimBatch(t *testing.T) {
 				db.claimBatch(b)
 				close(done)
 			}()
-			waitBlockedBy(t, db, pid, func() {
+			waitBlockedBy(t, db, pid, true, func() {
 				select {
 				case <-done:
 					t.Fatalf("claimBatch() = %v without waiting for the open transaction", b[0].err)
@@ -283,7 +295,15 @@ func TestDB_ClaimBatch(t *testing.T) {
 				}
 			})
 			leave()
-			<-done
+			select {
+			case <-done:
+			case <-time.After(time.Minute): // a hang guard, not a measure
+				_ = tx.Rollback()
+				t.Fatal("the batch's statement went on after its callers left")
+			}
+			// pgx sends the server its cancel from a goroutine of its own:
+			// the statement ends when the server has it.
+			waitBlockedBy(t, db, pid, false, nil)
 			for _, r := range b {
 				if !errors.Is(r.err, errBatchRefused) || !errors.Is(r.err, context.Canceled) {
 					t.Errorf("claimBatch() for member %d once its callers left = %v, want %v and %v", r.user, r.err, errBatchRefused, context.Canceled)

@@ -94,9 +94,10 @@ func handOutInTx(t *testing.T, db *DB, dropID, userID int64, wallet string) (*sq
 	return tx, id
 }
 
-// waitBlockedBy returns once a statement waits for the session pid; until
-// then it calls check, which fails the test if the statement ended.
-func waitBlockedBy(t *testing.T, db *DB, pid int, check func()) {
+// waitBlockedBy returns once a statement waits for the session pid
+// (blocked true), or once none does (false); until then it calls check,
+// if not nil, which fails the test if the statement ended too soon.
+func waitBlockedBy(t *testing.T, db *DB, pid int, blocked bool, check func()) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		var waiting int
@@ -105,12 +106,14 @@ func waitBlockedBy(t *testing.T, db *DB, pid int, check func()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if waiting > 0 {
+		if (waiting > 0) == blocked {
 			return
 		}
-		check()
+		if check != nil {
+			check()
+		}
 		if time.Now().After(deadline) {
-			t.Fatal("no statement waited for the open transaction")
+			t.Fatalf("after 10 s, statements waiting for the open transaction: %d", waiting)
 		}
 	}
 }
@@ -129,7 +132,7 @@ func claimBlocked(t *testing.T, db *DB, tx *sql.Tx, end func() error, dropID, us
 		r.link, r.again, r.err = db.ClaimMintLink(t.Context(), dropID, userID, wallet, time.Now())
 		done <- r
 	}()
-	waitBlockedBy(t, db, pid, func() {
+	waitBlockedBy(t, db, pid, true, func() {
 		select {
 		case r := <-done:
 			t.Fatalf("ClaimMintLink() = %+v, %v without waiting for the open transaction", r.link, r.err)
