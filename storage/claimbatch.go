@@ -54,7 +54,7 @@ const (
 // member's or of the wallet's sent alone meanwhile) fails the whole
 // statement, and each member then claims alone.
 //
-// Parameters: $1 drop, $2 users, $3 wallets (” for none), $4 times.
+// Parameters: $1 drop, $2 users, $3 wallets (empty for none), $4 times.
 var claimBatchSQL = `
 WITH req AS (
 	SELECT * FROM unnest($2::bigint[], $3::text[], $4::timestamptz[])
