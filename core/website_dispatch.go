@@ -1,0 +1,225 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// RunWebsiteClaims sends the queued website claims, websiteWorkers at a
+// time, until ctx is done: it takes the claims that are due, settles those
+// whose earlier request may have reached the service (a scan of the wallet;
+// the service also refuses a second mint of the drop to the same address),
+// sends the others, and records each outcome. When the service asks it to
+// slow down it pauses every send, for as long as the service said or with
+// a growing backoff. Run it on one replica at a time (cmd/bot takes a lock
+// for it); it returns nil when ctx is done, or the error that stopped it.
+func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
+	if s.dist == nil || s.distStore == nil {
+		<-ctx.Done()
+		return nil
+	}
+	var (
+		wg     sync.WaitGroup
+		slots  = make(chan struct{}, websiteWorkers)
+		pause  = newBackoff()
+		failed int
+	)
+	defer wg.Wait()
+	for ctx.Err() == nil {
+		if until := pause.until(); until > 0 {
+			if !sleep(ctx, until) {
+				return nil
+			}
+		}
+		free := websiteWorkers - len(slots)
+		var claims []WebsiteClaim
+		if free > 0 {
+			var err error
+			claims, err = s.distStore.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				failed++
+				s.log.Warn("website claims not read", "err", err)
+				if failed > 10 {
+					return wrap("website claims", err)
+				}
+			} else {
+				failed = 0
+			}
+		}
+		for _, c := range claims {
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				s.sendWebsite(ctx, c, pause)
+			})
+		}
+		if len(claims) == free && free > 0 {
+			continue
+		}
+		poll := time.NewTimer(websitePoll)
+		select {
+		case <-ctx.Done():
+		case <-s.web.kick:
+		case <-poll.C:
+		case <-s.web.waitChange():
+		}
+		poll.Stop()
+	}
+	return nil
+}
+
+// sendWebsite settles or sends one claim the dispatcher took, and records
+// what became of it.
+func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
+	d, err := s.drops.DropByID(ctx, c.DropID)
+	switch {
+	case err != nil:
+		s.log.Warn("website claim's drop not read", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: c.Sent})
+		return
+	case d.RemovedAt != nil || d.Delivery != DeliveryWebsite:
+		if !c.Sent {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
+			return
+		}
+	}
+	if c.Sent {
+		// The last request may have reached the service: the wallet's
+		// holding says whether it minted.
+		holds, err := s.dist.Holds(ctx, c.Wallet, d.EventID)
+		if err != nil {
+			s.log.Warn("website mint left unsettled: holding not read", "claim", c.ID, "err", err)
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: true})
+			return
+		}
+		if holds {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
+			s.recordMint(ctx, d, c, "settled")
+			return
+		}
+		if d.RemovedAt != nil || d.Delivery != DeliveryWebsite {
+			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
+			return
+		}
+	}
+	if err := s.distStore.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
+		s.log.Warn("website claim not marked sent; not sending", "claim", c.ID, "err", err)
+		return
+	}
+	mint, err := s.dist.MintWebsite(ctx, d.Website, c.Wallet)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	now := s.clock.Now()
+	switch reason := websiteReason(err); {
+	case err == nil:
+		pause.reset()
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted, Mint: mint})
+		s.recordMint(ctx, d, c, "")
+	case errors.Is(err, ErrIssuerBusy):
+		wait := pause.busy(retryAfter(err))
+		s.log.Info("website claims paused: the service asked to slow down", "for", wait)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(wait), Sent: c.Sent})
+	case errors.Is(err, ErrNotSent), errors.Is(err, ErrIssuerRejected):
+		s.log.Warn("website mint not sent", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(settleAfter), Sent: c.Sent})
+	case reason == reasonHolds && c.Sent:
+		// A mint sent again after an unknown outcome: the first went
+		// through.
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
+		s.recordMint(ctx, d, c, "settled")
+	case reason != "":
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reason})
+	default:
+		s.log.Warn("website mint outcome unknown; settled before it is sent again", "claim", c.ID, "err", err)
+		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: now.Add(settleAfter), Sent: true})
+	}
+}
+
+// retryAfter is how long the *BusyError in err asked to wait, zero for
+// none.
+func retryAfter(err error) time.Duration {
+	var b *BusyError
+	if errors.As(err, &b) {
+		return b.RetryAfter
+	}
+	return 0
+}
+
+// recordMint audits a mint through a website claim.
+func (s *DropService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
+	detail := fmt.Sprintf("event %d, website claim #%d", d.EventID, c.ID)
+	if how != "" {
+		detail += " (" + how + ")"
+	}
+	s.record(ctx, d.TenantID, ptrValue(c.UserID), AuditMinted, detail)
+}
+
+// finishWebsite records a claim's outcome and wakes the claims waiting on
+// one; a failure to record is logged: the lease runs out and the claim is
+// taken again (settled first when it was sent).
+func (s *DropService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) {
+	if err := s.distStore.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
+		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
+		return
+	}
+	s.web.recorded()
+}
+
+// backoff is the dispatcher's pause after the service asked it to slow
+// down: as long as the service said, else growing from busyBase to busyMax
+// with jitter, reset by a success.
+type backoff struct {
+	mu    sync.Mutex
+	next  time.Duration
+	pause time.Time
+}
+
+func newBackoff() *backoff { return &backoff{next: busyBase} }
+
+// busy starts a pause of d, or of the next backoff step when d is zero, and
+// returns its length.
+func (b *backoff) busy(d time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d <= 0 {
+		d = b.next + time.Duration(rand.Int64N(int64(b.next)/4+1))
+		b.next = min(2*b.next, busyMax)
+	}
+	if end := time.Now().Add(d); end.After(b.pause) {
+		b.pause = end
+	}
+	return d
+}
+
+// reset ends the growth of the backoff.
+func (b *backoff) reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next = busyBase
+}
+
+// until is what is left of the pause.
+func (b *backoff) until() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return time.Until(b.pause)
+}
+
+// sleep waits d or until ctx is done, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
