@@ -38,6 +38,7 @@ type Services struct {
 	Drops       *core.DropService
 	Gates       *core.GateService
 	Moments     *core.MomentService
+	Buttons     *core.ButtonService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -48,6 +49,7 @@ type Bot struct {
 	drops       *core.DropService
 	gates       *core.GateService
 	moments     *core.MomentService
+	buttons     *core.ButtonService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -61,8 +63,8 @@ type Bot struct {
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil || s.Moments == nil {
-		panic("bot: New needs every service: wallets, collections, drops, gates and moments")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil {
+		panic("bot: New needs every service: wallets, collections, drops, gates, moments and buttons")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
@@ -70,6 +72,7 @@ func New(s Services, opts Options) *Bot {
 		drops:       s.Drops,
 		gates:       s.Gates,
 		moments:     s.Moments,
+		buttons:     s.Buttons,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,
@@ -143,6 +146,9 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	if cmd == nil {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
+	if req.Caller.Anonymous && !cmd.AnswerInGroup {
+		return b.finish(req, Reply{}, ErrAnonymous)
+	}
 	if !allowed(cmd.Access, req.Caller) {
 		return b.finish(req, Reply{}, core.ErrForbidden)
 	}
@@ -150,8 +156,17 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 		return b.finish(req, Reply{}, err)
 	}
 	reply, err := cmd.Handler(ctx, req)
+	if err == nil {
+		reply = b.seal(ctx, req, reply)
+	}
 	return b.finish(req, reply, err)
 }
+
+// ErrAnonymous means an anonymous administrator (who posts as the group,
+// with no account of their own) ran a command whose answer is not for the
+// whole group: a member's own, or a moderator's that shows what members
+// must not see.
+var ErrAnonymous = errors.New("command not for an anonymous administrator")
 
 // HandleLine parses a typed command line and runs it, filling req.Command
 // and req.Options. Lines that are not commands return ok false.
@@ -193,6 +208,11 @@ func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
 			// command was given; its words name no wallet.
 			reply.Personal = false
 		}
+	}
+	if req.Caller.Anonymous {
+		// Nobody's private chat stands for an anonymous administrator:
+		// the answer goes to the group, and says nothing personal.
+		reply.Personal = false
 	}
 	if b.observer != nil {
 		b.observer.ObserveCommand(string(req.Platform), metricName(b, req.Command), outcome)

@@ -13,6 +13,9 @@ func (b *Bot) claimCommand() *Command {
 		Name:        "claim",
 		Description: "Get your POAP: your own mint link, or a mint straight to your wallet",
 		Access:      Members,
+		// A group's claim message opens the private chat with a deep link
+		// that claims the drop.
+		Linkable: true,
 		Options: []Option{
 			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
 			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},

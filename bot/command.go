@@ -137,6 +137,17 @@ type Command struct {
 	// Timeout bounds the command instead of Options.CommandTimeout when
 	// set.
 	Timeout time.Duration
+	// Linkable commands may be started by a deep link: a post's button
+	// on Telegram, which opens the private chat. Only what a post offers
+	// every member (a claim) is; never a moderator's command, nor one that
+	// changes a member's wallets.
+	Linkable bool
+	// AnswerInGroup commands answer nothing a member of the place must
+	// not see (no codeword, no member's wallet or name), so that an
+	// anonymous administrator, who has no private chat, may run them and
+	// read the answer in the group. The others tell them to use their own
+	// account.
+	AnswerInGroup bool
 }
 
 // Group returns the first word of the name, and Sub the second ("" when the
@@ -192,6 +203,12 @@ type Caller struct {
 	// member's rights in this place (see Access).
 	ManagesDrops bool
 	ManagesRoles bool
+	// Anonymous is an administrator who posts as the group itself
+	// (Telegram's "remain anonymous"): no account stands for them, so
+	// ExternalID names the group's anonymous administrators, they run
+	// only the commands that AnswerInGroup, and every answer goes to the
+	// group.
+	Anonymous bool
 }
 
 // Place is where a command runs: a Discord server, a Telegram chat, the
@@ -216,9 +233,14 @@ type Request struct {
 	// of the groups they belong to (Telegram), for drops that require
 	// one. They live here rather than in Caller so that Caller stays
 	// comparable.
-	Roles   []string
-	Command string
-	Options map[string]string
+	Roles []string
+	// PersonalPlace is the platform's id of the place where personal
+	// replies are shown when it is not Place (Telegram shows a group
+	// member's in their private chat); the buttons of those replies
+	// belong there. Empty: Place.
+	PersonalPlace string
+	Command       string
+	Options       map[string]string
 	// Media are the files that came with the command, in the order the
 	// member attached them (Discord attachment options media, media2..;
 	// a Telegram message's photo, video, animation or document, an album's

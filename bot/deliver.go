@@ -16,7 +16,7 @@ import (
 func (b *Bot) deliverCommand() *Command {
 	return &Command{
 		Name: "drop deliver", Description: "Make a delivery of a drop to the verified wallets of a role's members (on Telegram: this group's)",
-		Access: ManageDrops,
+		Access: ManageDrops, AnswerInGroup: true,
 		Options: []Option{
 			dropOption,
 			{Name: "role", Type: Role, Description: "whose members get it (Discord, console); on Telegram the group itself"},

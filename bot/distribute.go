@@ -18,6 +18,9 @@ func (b *Bot) distributeCommand() *Command {
 		Description: "Post a claim message with a Claim button and the live count of links left",
 		Access:      ManageDrops,
 		Public:      true,
+		// The answer says where the claim message went; the message is
+		// for everyone.
+		AnswerInGroup: true,
 		Options: []Option{
 			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
 			{Name: "channel", Type: Channel, Description: "where to post it (default: here)"},

@@ -26,7 +26,7 @@ var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description
 func (b *Bot) dropCommands() []*Command {
 	return []*Command{
 		{
-			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops,
+			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{
 				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
 				{Name: "edit_code", Type: String, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
@@ -42,16 +42,16 @@ func (b *Bot) dropCommands() []*Command {
 			},
 			Handler: b.dropAdd,
 		},
-		{Name: "drop list", Description: "The drops set up here, with their stock", Access: ManageDrops, Handler: b.dropList},
+		{Name: "drop list", Description: "The drops set up here, with their stock", Access: ManageDrops, AnswerInGroup: true, Handler: b.dropList},
 		{Name: "drop info", Description: "A drop's settings and stock", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropInfo},
-		{Name: "drop refresh", Description: "Re-import a drop's mint links (after a top-up is approved)", Access: ManageDrops,
+		{Name: "drop refresh", Description: "Re-import a drop's mint links (after a top-up is approved)", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption}, Handler: b.dropRefresh},
-		{Name: "drop topup", Description: "Ask POAP for more mint links", Access: ManageDrops,
+		{Name: "drop topup", Description: "Ask POAP for more mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption, {Name: "count", Type: Integer, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
 			Handler: b.dropTopUp},
 		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
 			Options: []Option{dropOption}, Handler: b.dropExport},
-		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, Options: []Option{dropOption}, Handler: b.dropRemove},
+		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, AnswerInGroup: true, Options: []Option{dropOption}, Handler: b.dropRemove},
 		b.websiteCommand(),
 		b.networkCommand(),
 		b.deliverCommand(),
@@ -78,7 +78,8 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
 	s.WriteString(stockLine(st.Stock) + "\n")
-	s.WriteString(settingsText(d))
+	// An anonymous administrator's answer is read by the whole group.
+	s.WriteString(settingsText(d, req.Caller.Anonymous))
 	switch {
 	case d.Delivery == core.DeliveryWebsite:
 		fmt.Fprintf(&s, "\nMembers claim with %s: I mint to their primary wallet through the website claim, one each.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
@@ -219,7 +220,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	d := st.Drop
-	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d)
+	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d, false)
 	if st.Website != nil {
 		text += "\n" + websiteText(d, *st.Website)
 	}
@@ -243,10 +244,11 @@ func stockLine(s core.Stock) string {
 }
 
 // settingsText says how a drop is delivered, on which network, when and to
-// whom.
-func settingsText(d core.Drop) string {
+// whom. In an answer the whole group reads (public), the codeword and the
+// website claim's name, which let whoever knows them claim, are not shown.
+func settingsText(d core.Drop, public bool) string {
 	var s strings.Builder
-	s.WriteString("Delivery: " + deliveryText(d) + "\n")
+	s.WriteString("Delivery: " + deliveryText(d, public) + "\n")
 	s.WriteString(networkLine(d) + "\n")
 	switch {
 	case d.Starts != nil && d.Ends != nil:
@@ -261,7 +263,10 @@ func settingsText(d core.Drop) string {
 	if !d.ExpiresAt.IsZero() {
 		s.WriteString(" POAP stops minting it on " + when(d.ExpiresAt) + ".")
 	}
-	if d.Codeword != "" {
+	switch {
+	case d.Codeword != "" && public:
+		s.WriteString("\nCodeword: required (not shown in the group).")
+	case d.Codeword != "":
 		s.WriteString("\nCodeword: required (" + codeSpan(d.Codeword) + ").")
 	}
 	if d.RequiredRole != "" {
@@ -273,13 +278,18 @@ func settingsText(d core.Drop) string {
 	return s.String()
 }
 
-func deliveryText(d core.Drop) string {
+// deliveryText says how a drop is delivered; public leaves out the name of
+// its website claim.
+func deliveryText(d core.Drop, public bool) string {
 	switch d.Delivery {
 	case core.DeliveryLink:
 		return "link — each member gets their own mint link"
 	case core.DeliveryMint:
 		return "mint — minted straight to each member's primary wallet"
 	case core.DeliveryWebsite:
+		if public {
+			return "website — minted to each member's primary wallet through its website claim"
+		}
 		return "website — minted to each member's primary wallet through the website claim " + codeSpan(d.Website)
 	case core.DeliveryList:
 		return "delivery — minted to the members on the drop's delivery list"

@@ -49,7 +49,14 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 	if text, ok := momentText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}
+	if text, ok := buttonText(err); ok {
+		return personal(text, OutcomeForbidden)
+	}
 	switch {
+	case errors.Is(err, ErrAnonymous):
+		return personal("You are posting as the group (an anonymous administrator), so I cannot tell who you are, "+
+			"and "+codeSpan("/"+req.Command)+" answers what only you should see. Send it from your own account "+
+			"(turn off Remain Anonymous in your administrator rights, or write to me in private).", OutcomeForbidden)
 	case errors.As(err, &walletErr):
 		return personal("That wallet doesn't look right: "+walletErr.Reason+". "+
 			"Give a 0x address (42 characters), an ENS name like vitalik.eth, or an e-mail address.", OutcomeUserError)

@@ -22,7 +22,7 @@ func (b *Bot) gateCommands() []*Command {
 	return []*Command{
 		{
 			Name: "gate add", Description: "Give a role (or this Telegram group) to the members whose verified wallets hold POAPs",
-			Access: ManageRoles, Public: true,
+			Access: ManageRoles, Public: true, AnswerInGroup: true,
 			Options: []Option{
 				{Name: "drops", Type: String, Required: true, MaxLen: 300, IDs: true, Description: "drop ids, comma separated: 12345,67890"},
 				{Name: "mode", Type: String, MaxLen: 20, Description: "any (default), all, or atleast:N"},
@@ -30,15 +30,15 @@ func (b *Bot) gateCommands() []*Command {
 			},
 			Handler: b.gateAdd,
 		},
-		{Name: "gate list", Description: "The gates here, with their state", Access: ManageRoles, Handler: b.gateList},
-		{Name: "gate remove", Description: "Remove a gate (what it gave stays)", Access: ManageRoles,
+		{Name: "gate list", Description: "The gates here, with their state", Access: ManageRoles, AnswerInGroup: true, Handler: b.gateList},
+		{Name: "gate remove", Description: "Remove a gate (what it gave stays)", Access: ManageRoles, AnswerInGroup: true,
 			Options: []Option{roleOption}, Handler: b.gateRemove},
 		{Name: "gate check", Description: "Dry run: who would gain and who would lose, changing nothing", Access: ManageRoles,
 			Options: []Option{roleOption}, Handler: b.gateCheck},
 		{Name: "gate sync", Description: "Apply the gates now instead of waiting for the schedule", Access: ManageRoles, Handler: b.gateSync},
 		{Name: "why", Description: "Which gates apply to you, which wallets count, what is missing", Access: Members,
 			Options: []Option{roleOption}, Handler: b.why},
-		{Name: "setup check", Description: "Preflight: the bot's permissions here, and the POAP service's credentials", Access: ManageRoles,
+		{Name: "setup check", Description: "Preflight: the bot's permissions here, and the POAP service's credentials", Access: ManageRoles, AnswerInGroup: true,
 			Handler: b.setupCheck},
 	}
 }

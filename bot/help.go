@@ -9,10 +9,11 @@ import (
 
 func (b *Bot) helpCommand() *Command {
 	return &Command{
-		Name:        "help",
-		Description: "What this bot can do here, and what to do first",
-		Access:      Anyone,
-		Handler:     b.help,
+		Name:          "help",
+		Description:   "What this bot can do here, and what to do first",
+		Access:        Anyone,
+		AnswerInGroup: true,
+		Handler:       b.help,
 	}
 }
 

@@ -27,10 +27,11 @@ func (b *Bot) momentsCommand() *Command {
 
 func (b *Bot) setupMomentsCommand() *Command {
 	return &Command{
-		Name:        "setup moments",
-		Description: "Turn Moments from the chat on or off here",
-		Access:      ManageDrops,
-		Public:      true,
+		Name:          "setup moments",
+		Description:   "Turn Moments from the chat on or off here",
+		Access:        ManageDrops,
+		AnswerInGroup: true,
+		Public:        true,
 		Options: []Option{
 			{Name: "state", Type: String, Required: true, Choices: []string{"on", "off"}, Description: "on or off"},
 		},

@@ -39,6 +39,7 @@ func (b *Bot) PostUpdates(ctx context.Context) ([]PostUpdate, error) {
 	for _, s := range states {
 		ref := PostRef{Platform: s.Ref.Platform, Place: s.Ref.Place, Channel: s.Ref.Channel, Message: s.Ref.Message}
 		post := claimPost(s.Ref.Channel, s.Intro, s.Drop, s.Stock)
+		post.Buttons = b.sealButtons(ctx, ref.Platform, ref.Place, "", post.Buttons, 0)
 		out = append(out, PostUpdate{Ref: ref, Post: post})
 	}
 	return out, err

@@ -89,9 +89,21 @@ type File struct {
 
 // Button is a link or a command under a reply.
 type Button struct {
-	Label   string
-	URL     string
+	Label string
+	URL   string
+	// Command is the line a command button runs. It stays in the bot:
+	// platforms carry Action.
 	Command string
+	// Action is the id of the stored action the command button runs
+	// (core.ButtonAction), which the bot sets before the reply leaves it:
+	// adapters carry it on the platform (Telegram's callback data or deep
+	// link, Discord's custom_id) and give it back to Bot.Press, never the
+	// command line. Adapters leave out a command button without one.
+	Action string
+	// Public says the command answers in the channel: a platform that
+	// acknowledges a press before its answer (Discord) takes the
+	// acknowledgement's visibility from it.
+	Public bool
 }
 
 var mdLink = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^)\s]+)\)`)

@@ -27,6 +27,18 @@ var (
 	// ErrForbidden means the member may not run the command here.
 	ErrForbidden = errors.New("forbidden")
 
+	// Errors of buttons and deep links (ButtonService).
+
+	// ErrButtonUnknown means a pressed button or a followed link carries
+	// no action the bot made for that place: a forgery, or a button from
+	// before its actions were stored. Nothing runs.
+	ErrButtonUnknown = errors.New("unknown button")
+	// ErrButtonNotYours means the button was made for another member (it
+	// is under the reply to their command).
+	ErrButtonNotYours = errors.New("button made for another member")
+	// ErrButtonExpired means the button's time is over.
+	ErrButtonExpired = errors.New("button expired")
+
 	// Errors of the issuing service, as its adapters translate them.
 
 	// ErrIssuerUnavailable means the issuing service could not be reached,

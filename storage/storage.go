@@ -40,6 +40,9 @@ type DB struct {
 	// pruned is when FinishUpdates last deleted the inbox's old rows;
 	// shared by the copies of a DB (tests make some with another key).
 	pruned *pruneClock
+	// buttonsPruned is when SaveButtonAction last deleted expired
+	// buttons.
+	buttonsPruned *pruneClock
 	// lockCheck spaces the checks that the session holding an advisory
 	// lock of TryExclusive is alive; tests shorten it.
 	lockCheck time.Duration
@@ -52,6 +55,18 @@ type DB struct {
 type pruneClock struct {
 	mu sync.Mutex
 	at time.Time
+}
+
+// due reports whether a prunePeriod passed since the last pruning, and if
+// so takes the turn: the pruning is then at at.
+func (c *pruneClock) due(at time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at.Sub(c.at) < prunePeriod {
+		return false
+	}
+	c.at = at
+	return true
 }
 
 // DB is every store the core's services consume.
@@ -161,7 +176,7 @@ func connectGorm(t target, dialector gorm.Dialector, o options) (*DB, error) {
 		return nil, err
 	}
 	idle := configurePool(sqlDB, t.dialect)
-	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}, lockCheck: lockCheckEvery}
+	db := &DB{gorm: g, sql: sqlDB, dialect: t.dialect, log: o.log, maxIdle: idle, pruned: &pruneClock{}, buttonsPruned: &pruneClock{}, lockCheck: lockCheckEvery}
 	if o.key != nil {
 		db.cipher = NewCipher(*o.key)
 	}

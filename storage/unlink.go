@@ -3,6 +3,7 @@ package storage
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -112,8 +113,17 @@ func promoteOldest(tx *gorm.DB, userID int64) (*core.Wallet, error) {
 func (db *DB) ForgetUser(ctx context.Context, p core.Platform, externalID string) (core.Forgotten, error) {
 	const op = "forget user"
 	var out core.Forgotten
+	stored := true
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// A member who never linked anything may still have buttons.
+		if err := forgetButtons(tx, p, externalID); err != nil {
+			return err
+		}
 		owner, err := lockUser(tx, "platform = ? AND external_id = ?", string(p), externalID)
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			stored = false
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -129,6 +139,9 @@ func (db *DB) ForgetUser(ctx context.Context, p core.Platform, externalID string
 	})
 	if err != nil {
 		return core.Forgotten{}, translate(op, err)
+	}
+	if !stored {
+		return core.Forgotten{}, fmt.Errorf("%s: %w", op, core.ErrNotFound)
 	}
 	return out, nil
 }

@@ -107,6 +107,7 @@ type commandTable interface {
 	ParseLine(line, botName string) (*bot.Command, map[string]string, error)
 	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
 	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
+	Press(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
 }
 
 // Adapter connects the bot to Discord.

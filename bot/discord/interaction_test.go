@@ -79,7 +79,12 @@ func TestAdapter_Interaction(t *testing.T) {
 		if !ok || next.Style != discordgo.SecondaryButton {
 			t.Fatalf("first page buttons = %+v, want a Next command button", first.Buttons)
 		}
-		it := r.fake.Press(discordtest.Bob, next.CustomID)
+		if !strings.HasPrefix(next.CustomID, "b:") || len(next.CustomID) != 2+core.ButtonIDLen {
+			t.Errorf("Next custom_id = %q, want b: and an action's id", next.CustomID)
+		}
+		// The button is Alice's: Bob is told so, and sees no page.
+		wantReply(t, r.fake.Press(discordtest.Bob, next.CustomID), "belongs to the member who ran the command")
+		it := r.fake.Press(discordtest.Alice, next.CustomID)
 		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
 		second := wantReply(t, it, "(page 2 of 2)")
 		if _, ok := second.Button("Previous"); !ok {
@@ -94,6 +99,23 @@ func TestAdapter_Interaction(t *testing.T) {
 		it := r.fake.CommandDM(discordtest.Bob, "/poaps wallet:"+sandbox.DemoWallet2)
 		wantAck(t, it, discordgo.InteractionResponseChannelMessageWithSource, true)
 		wantReply(t, it, "POAPs of")
+	})
+	t.Run("ForgedButtons", func(t *testing.T) {
+		t.Parallel()
+		r := start(t, Options{GuildID: discordtest.DefaultGuildID})
+		first := wantReply(t, r.fake.Command(discordtest.Alice, "/poaps "+sandbox.DemoWallet), "(page 1 of 2)")
+		next, _ := first.Button("Next")
+		// Alice's own button, pressed outside the server it was made in.
+		wantReply(t, r.fake.Interact(discordtest.InteractionSpec{User: discordtest.Alice, DM: true, CustomID: next.CustomID}), "I did not make this button")
+		wantReply(t, r.fake.Press(discordtest.Alice, "b:"+strings.Repeat("A", core.ButtonIDLen)), "I did not make this button")
+		wantReply(t, r.fake.Press(discordtest.Alice, "B:forget"), "I did not make this button")
+		wantReply(t, r.fake.Press(discordtest.Moderator, "cmd:drop remove 197001"), "older version")
+		wantReply(t, r.fake.Press(discordtest.Alice, "cmd:forget"), "older version")
+		// An old claim message's button still claims its drop.
+		m := wantReply(t, r.fake.Press(discordtest.Alice, "cmd:claim 197001"), "197001")
+		if strings.Contains(m.Content, "older version") {
+			t.Errorf("old claim button = %q, want the claim's answer", m.Content)
+		}
 	})
 	t.Run("ForeignButton", func(t *testing.T) {
 		t.Parallel()

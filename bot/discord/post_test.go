@@ -15,7 +15,7 @@ import (
 // claimPost is a drop's claim message as /distribute makes it.
 var claimPost = bot.Post{
 	Text: "**Drop 197001**: 50 links left.", Image: "https://img.test/197001.png", Subject: "drop:1",
-	Buttons: []bot.Button{{Label: "Claim", Command: "/claim 197001"}},
+	Buttons: []bot.Button{{Label: "Claim", Command: "/claim 197001", Action: "CLAIMCLAIMCLAIMCLAIMCLAIMC"}},
 }
 
 func TestAdapter_Post(t *testing.T) {
@@ -47,8 +47,8 @@ func TestAdapter_Post(t *testing.T) {
 		}
 		m := msgs[0]
 		claim, ok := m.Button("Claim")
-		if m.Content != p.Text || !ok || claim.CustomID != "cmd:/claim 197001" || claim.Style == discordgo.LinkButton {
-			t.Errorf("post = %q with buttons %+v, want %q with a Claim command button cmd:/claim 197001", m.Content, m.Buttons, p.Text)
+		if m.Content != p.Text || !ok || claim.CustomID != "b:CLAIMCLAIMCLAIMCLAIMCLAIMC" || claim.Style == discordgo.LinkButton {
+			t.Errorf("post = %q with buttons %+v, want %q with a Claim command button carrying its action's id", m.Content, m.Buttons, p.Text)
 		}
 		if len(m.Embeds) != 1 || m.Embeds[0].Image == nil || m.Embeds[0].Image.URL != p.Image {
 			t.Errorf("post embeds = %+v, want the image %s", m.Embeds, p.Image)

@@ -173,7 +173,7 @@ func (a *Adapter) components(bs []bot.Button) []discordgo.MessageComponent {
 }
 
 // button renders a link button, or a command button whose custom_id
-// carries the command line.
+// carries its action's id (see privatePrefix).
 func button(b bot.Button) (discordgo.Button, error) {
 	label := trim(strings.TrimSpace(b.Label), maxButtonLabel)
 	if label == "" {
@@ -182,12 +182,14 @@ func button(b bot.Button) (discordgo.Button, error) {
 	switch {
 	case b.URL != "":
 		return discordgo.Button{Label: label, Style: discordgo.LinkButton, URL: b.URL}, nil
-	case b.Command != "":
-		id := customIDPrefix + b.Command
-		if len(id) > maxCustomID {
-			return discordgo.Button{}, errors.New("command line longer than a custom_id allows")
+	case b.Action != "":
+		prefix := privatePrefix
+		if b.Public {
+			prefix = publicPrefix
 		}
-		return discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: id}, nil
+		return discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: prefix + b.Action}, nil
+	case b.Command != "":
+		return discordgo.Button{}, errors.New("its action was not stored")
 	}
 	return discordgo.Button{}, errors.New("neither a link nor a command")
 }

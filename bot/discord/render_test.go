@@ -55,28 +55,28 @@ func TestComponents(t *testing.T) {
 	a := &Adapter{log: slog.New(slog.DiscardHandler)}
 	buttons := []bot.Button{
 		{Label: "Open", URL: "https://poap.xyz/mint/abc"},
-		{Label: "Next", Command: "/poaps wallet:0xabc page:2"},
-		{Label: "Again", Command: "/poaps wallet:0xabc page:2"}, // same custom_id
-		{Label: "Long", Command: "/poaps wallet:" + strings.Repeat("a", 100)},
+		{Label: "Next", Command: "/poaps wallet:0xabc page:2", Action: "NEXTNEXTNEXTNEXTNEXTNEXTNE"},
+		{Label: "Again", Command: "/poaps wallet:0xabc page:2", Action: "NEXTNEXTNEXTNEXTNEXTNEXTNE"}, // same custom_id
+		{Label: "Not stored", Command: "/poaps wallet:0xabc page:3"},
 		{Label: "", URL: "https://poap.xyz"},
 		{Label: "Neither"},
 	}
 	for i := range 6 {
-		buttons = append(buttons, bot.Button{Label: fmt.Sprint("B", i), Command: fmt.Sprint("/help ", i)})
+		buttons = append(buttons, bot.Button{Label: fmt.Sprint("B", i), Command: fmt.Sprint("/help ", i), Action: fmt.Sprint("HELP", i), Public: i == 0})
 	}
 	got := a.components(buttons)
 	want := []discordgo.MessageComponent{
 		discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.Button{Label: "Open", Style: discordgo.LinkButton, URL: "https://poap.xyz/mint/abc"},
-			discordgo.Button{Label: "Next", Style: discordgo.SecondaryButton, CustomID: "cmd:/poaps wallet:0xabc page:2"},
-			discordgo.Button{Label: "B0", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 0"},
-			discordgo.Button{Label: "B1", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 1"},
-			discordgo.Button{Label: "B2", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 2"},
+			discordgo.Button{Label: "Next", Style: discordgo.SecondaryButton, CustomID: "b:NEXTNEXTNEXTNEXTNEXTNEXTNE"},
+			discordgo.Button{Label: "B0", Style: discordgo.SecondaryButton, CustomID: "B:HELP0"},
+			discordgo.Button{Label: "B1", Style: discordgo.SecondaryButton, CustomID: "b:HELP1"},
+			discordgo.Button{Label: "B2", Style: discordgo.SecondaryButton, CustomID: "b:HELP2"},
 		}},
 		discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: "B3", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 3"},
-			discordgo.Button{Label: "B4", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 4"},
-			discordgo.Button{Label: "B5", Style: discordgo.SecondaryButton, CustomID: "cmd:/help 5"},
+			discordgo.Button{Label: "B3", Style: discordgo.SecondaryButton, CustomID: "b:HELP3"},
+			discordgo.Button{Label: "B4", Style: discordgo.SecondaryButton, CustomID: "b:HELP4"},
+			discordgo.Button{Label: "B5", Style: discordgo.SecondaryButton, CustomID: "b:HELP5"},
 		}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

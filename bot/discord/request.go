@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,13 +14,19 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// A command button's custom_id is customIDPrefix and a command line, at
-// most maxCustomID characters, Discord's limit. Buttons whose line is longer
-// are left out of the message (and logged) rather than kept in memory: a
-// restart would lose them anyway.
+// A command button's custom_id is a prefix and the id of the action the bot
+// stored for it (core.ButtonAction): a member can send an interaction with
+// any custom_id, so nothing but the id travels there. The prefix says
+// whether the command answers in the channel (publicPrefix) or privately
+// (privatePrefix), so that a press deferred before its answer is deferred
+// the right way; a forged prefix changes only where the answer shows its
+// first line.
 const (
-	customIDPrefix = "cmd:"
-	maxCustomID    = 100
+	privatePrefix = "b:"
+	publicPrefix  = "B:"
+	// oldPrefix started the custom_id of the buttons made before the bot
+	// stored their actions: a command line.
+	oldPrefix = "cmd:"
 )
 
 // errNotOurs marks interactions the adapter does not handle: other command
@@ -70,22 +77,47 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }
 		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil
 	case discordgo.InteractionMessageComponent:
-		line, ok := strings.CutPrefix(i.MessageComponentData().CustomID, customIDPrefix)
-		if !ok {
-			return nil, errNotOurs
-		}
-		cmd, _, _ := a.bot.ParseLine(line, "")
-		run := func(ctx context.Context) bot.Reply {
-			reply, ok := a.bot.HandleLine(ctx, req, line, "")
-			if !ok {
-				return bot.Reply{Text: "That button no longer works.", Personal: true}
-			}
-			return reply
-		}
-		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil
+		return a.pressJob(req, i.MessageComponentData().CustomID)
 	}
 	return nil, errNotOurs
 }
+
+// pressJob is the job of a pressed button: the stored action whose id its
+// custom_id carries, run by Bot.Press for the member in this place. A claim
+// message's button made before actions were stored ("cmd:claim <drop>")
+// still claims that drop, which is what the member could type; any other
+// old button runs nothing.
+func (a *Adapter) pressJob(req *bot.Request, customID string) (*job, error) {
+	if line, ok := strings.CutPrefix(customID, oldPrefix); ok {
+		if !oldClaim.MatchString(line) {
+			return &job{req: req, run: func(context.Context) bot.Reply { return bot.Reply{Text: oldButton, Personal: true} }}, nil
+		}
+		return &job{req: req, run: func(ctx context.Context) bot.Reply {
+			reply, _ := a.bot.HandleLine(ctx, req, "/"+line, "")
+			return reply
+		}}, nil
+	}
+	public := strings.HasPrefix(customID, publicPrefix)
+	id, ok := strings.CutPrefix(customID, privatePrefix)
+	if public {
+		id, ok = strings.CutPrefix(customID, publicPrefix)
+	}
+	if !ok {
+		return nil, errNotOurs
+	}
+	run := func(ctx context.Context) bot.Reply {
+		reply, _ := a.bot.Press(ctx, req, id)
+		return reply
+	}
+	return &job{req: req, public: public, run: run}, nil
+}
+
+// oldClaim matches the line of an old claim message's button.
+var oldClaim = regexp.MustCompile(`^claim [1-9][0-9]{0,18}$`)
+
+// oldButton answers a press of any other button made before actions were
+// stored.
+const oldButton = "This button is from an older version of me and no longer works. Run the command again for a fresh one."
 
 // isPublic reports whether the command answers in the channel; Long
 // commands always do.

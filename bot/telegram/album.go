@@ -123,7 +123,7 @@ func (a *Adapter) albumIncoming(k albumKey, items []*tgbotapi.Message) (incoming
 		return incoming{}, false
 	}
 	in := incoming{
-		o: origin{chat: lead.Chat, from: lead.From}, messageID: lead.MessageID, line: lead.Caption,
+		o: originOf(lead), messageID: lead.MessageID, line: lead.Caption,
 		key: fmt.Sprintf("telegram:%d:album:%s", k.chat, k.group),
 	}
 	for _, it := range items {

@@ -120,8 +120,9 @@ func TestAdapter_ClaimPlace(t *testing.T) {
 }
 
 // TestAdapter_GroupRoles: a /claim typed in a group counts as membership
-// of the group for a drop that requires it; a button pressed there does
-// not, since non-members of a public group can press it too.
+// of the group for a drop that requires it; so does a button pressed there
+// once getChatMember says the presser belongs to the group, while one who
+// left gets nothing, since anyone who can read a public group can press.
 func TestAdapter_GroupRoles(t *testing.T) {
 	e := newDropsEnv(t)
 	e.addDrop(t, group.ID, group.Title, 705, strconv.FormatInt(group.ID, 10))
@@ -129,14 +130,36 @@ func TestAdapter_GroupRoles(t *testing.T) {
 	e.tg.SendText(group, alice, "/claim@TestBot 705")
 	e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Contains("/mint/")))
 
-	if err := e.a.sendReply(t.Context(), group.ID, bot.Reply{Text: "Claim here", Buttons: []bot.Button{{Label: "Claim", Command: "/claim 705"}}}); err != nil {
+	claim := e.action(t, group.ID, "", "/claim 705")
+	if err := e.a.sendReply(t.Context(), group.ID, bot.Reply{Text: "Claim here", Buttons: []bot.Button{{Label: "Claim", Command: "/claim 705", Action: claim}}}); err != nil {
 		t.Fatal(err)
 	}
 	post := e.waitMessage(t, telegramtest.To(group.ID))
+	carol := telegramtest.User{ID: 1003, FirstName: "Carol"}
+	if _, err := e.tg.PressButton(post, carol, "Claim"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(t, telegramtest.All(telegramtest.To(carol.ID), telegramtest.Contains("/mint/")))
+	if !checkedMember(e.tg, group.ID, carol.ID) {
+		t.Error("the press ran without a membership check")
+	}
+
+	e.tg.SetStatus(group.ID, bob.ID, "left")
 	if _, err := e.tg.PressButton(post, bob, "Claim"); err != nil {
 		t.Fatal(err)
 	}
-	e.waitMessage(t, telegramtest.All(telegramtest.To(bob.ID), telegramtest.Contains("is only for members with")))
+	answer, err := e.tg.WaitCallWhere(waitCtx(t), "answerCallbackQuery", func(c telegramtest.Call) bool { return c.Params["text"] != "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.Params["text"], "for the members of the group") || answer.Params["show_alert"] != "true" {
+		t.Errorf("answer to the press of one who left = %v, want an alert saying the button is for members", answer.Params)
+	}
+	for _, m := range e.stopped(t) {
+		if m.ChatID == bob.ID {
+			t.Errorf("one who left the group got a message: %s", m)
+		}
+	}
 }
 
 func checkedMember(tg *telegramtest.Server, chatID, userID int64) bool {

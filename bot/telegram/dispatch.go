@@ -27,11 +27,19 @@ const privateHint = "Commands start with a slash. Type /help to see what I can d
 type origin struct {
 	chat *tgbotapi.Chat
 	from *tgbotapi.User
+	// anonymous is an administrator who posted as the group (see
+	// sender): from is then GroupAnonymousBot, not them.
+	anonymous bool
 	// command is the command word, for the deep link of a group note.
 	command string
 }
 
 func (o origin) private() bool { return o.chat.IsPrivate() }
+
+// originOf is where message m came from and who sent it.
+func originOf(m *tgbotapi.Message) origin {
+	return origin{chat: m.Chat, from: m.From, anonymous: senderOf(m) == senderAnonymousAdmin}
+}
 
 // handleUpdate handles one update within the per-update timeout, and its
 // replies' wait for their turn (Options.QueueWait). A panic is logged,
@@ -70,9 +78,18 @@ type incoming struct {
 
 // handleMessage runs a command typed in a private chat or a group, or
 // written as the caption of a photo, video, animation or document. The
-// items of an album are collected first (album.go).
+// items of an album are collected first (album.go). Messages of senders that
+// are not people (see sender) run nothing; an anonymous administrator's run
+// as the group's administrator's.
 func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
-	if m.Chat == nil || m.From == nil || m.From.IsBot {
+	if m.Chat == nil || m.From == nil {
+		return
+	}
+	switch senderOf(m) {
+	case senderBot:
+		return
+	case senderChat:
+		a.notAPerson(ctx, m)
 		return
 	}
 	if m.MediaGroupID != "" && a.collect(m) {
@@ -87,7 +104,7 @@ func (a *Adapter) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 // member sent it).
 func (a *Adapter) single(m *tgbotapi.Message) incoming {
 	in := incoming{
-		o: origin{chat: m.Chat, from: m.From}, messageID: m.MessageID, line: m.Text,
+		o: originOf(m), messageID: m.MessageID, line: m.Text,
 		key: fmt.Sprintf("telegram:%d:%d", m.Chat.ID, m.MessageID),
 	}
 	if in.line == "" {
@@ -163,32 +180,43 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	}
 }
 
-// handleCallback runs the command of a pressed button ("cmd:<line>") as
-// the member who pressed it, then answers the query so the client stops
-// its spinner. When the reply is personal and the presser never opened the
-// private chat, the answer opens it through the deep link instead.
+// handleCallback runs the action of a pressed button (callbackPrefix and
+// its id) as the member who pressed it, then answers the query so the
+// client stops its spinner. In a group, getChatMember must say they belong
+// to it first: anyone who can read a public group can press its buttons, and
+// a member can send any callback data. A press that runs nothing is answered
+// with an alert saying why. When the reply is personal and the presser never
+// opened the private chat, the answer opens it through the deep link
+// instead.
 func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
-	line, ok := strings.CutPrefix(q.Data, callbackPrefix)
-	if q.From == nil || !ok {
-		a.answerCallback(ctx, tgbotapi.NewCallback(q.ID, ""))
+	answer := tgbotapi.NewCallback(q.ID, "")
+	id, ours := strings.CutPrefix(q.Data, callbackPrefix)
+	if q.From == nil || q.Message == nil || q.Message.Chat == nil || (!ours && !strings.HasPrefix(q.Data, oldCallbackPrefix)) {
+		// Not a button of the bot's messages (an inline message's, or
+		// data of another shape): nothing to run.
+		a.answerCallback(ctx, answer)
 		return
 	}
-	chat := &tgbotapi.Chat{ID: q.From.ID, Type: "private"}
-	if q.Message != nil && q.Message.Chat != nil {
-		chat = q.Message.Chat
+	o := origin{chat: q.Message.Chat, from: q.From}
+	req, err := a.pressRequest(ctx, o)
+	var reply bot.Reply
+	refused := true
+	switch {
+	case err != nil:
+		reply = bot.Reply{Text: words(err)}
+	case !ours:
+		reply = bot.Reply{Text: oldButton}
+	default:
+		reply, refused = a.bot.Press(ctx, req, id)
 	}
-	line = "/" + strings.TrimPrefix(line, "/")
-	o := origin{chat: chat, from: q.From, command: commandWord(line)}
-	req := a.newRequest(ctx, o)
-	// Anyone who can read a public group can press its buttons, members
-	// or not: a press proves no membership.
-	req.Roles = nil
-	reply, ok := a.bot.HandleLine(ctx, req, line, a.username)
-	if ok {
-		reply = a.withPost(ctx, o, reply)
+	if refused {
+		answer.Text, answer.ShowAlert = bot.Shorten(bot.PlainText(reply.Text), maxAlert), true
+		a.answerCallback(ctx, answer)
+		return
 	}
-	answer := tgbotapi.NewCallback(q.ID, "")
-	if ok && a.deliver(ctx, o, reply) {
+	o.command = req.Command
+	reply = a.withPost(ctx, o, reply)
+	if a.deliver(ctx, o, reply) {
 		answer.URL = a.deepLink(o.command)
 		if !a.answerCallback(ctx, answer) {
 			a.noteInGroup(ctx, o)
@@ -196,6 +224,29 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 		return
 	}
 	a.answerCallback(ctx, answer)
+}
+
+// maxAlert is the most characters Telegram shows in a callback's answer.
+// See https://core.telegram.org/bots/api#answercallbackquery.
+const maxAlert = 200
+
+// oldButton answers a press of a button made before the bot stored its
+// buttons' actions.
+const oldButton = "This button is from an older version of me and no longer works. Run the command again for a fresh one."
+
+// pressRequest is the request of a member pressing a button in o's chat: in
+// their private chat as any command there; in a group once getChatMember
+// says they belong to it (errNotInGroup, errMemberCheck), with the rights it
+// says they have and the group among their Roles.
+func (a *Adapter) pressRequest(ctx context.Context, o origin) (*bot.Request, error) {
+	if o.private() {
+		return a.newRequest(ctx, o), nil
+	}
+	admin, err := a.membership(ctx, o.chat.ID, o.from.ID)
+	if err != nil {
+		return nil, err
+	}
+	return requestFor(o, admin), nil
 }
 
 func (a *Adapter) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig) bool {
@@ -208,13 +259,26 @@ func (a *Adapter) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig)
 
 // newRequest builds the bot request of a command from its origin. Group
 // administrators manage drops and roles; nobody does in a private chat.
-// In a group, the group is the caller's one Role (see Request.Roles).
+// In a group, the group is the caller's one Role (see Request.Roles). An
+// anonymous administrator is the group's administrator, with the group's
+// id for a member's: no person's account stands for them.
 func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 	admin := false
-	if !o.private() {
+	if !o.private() && !o.anonymous {
 		admin = a.isAdmin(ctx, o.chat.ID, o.from.ID)
 	}
+	return requestFor(o, admin)
+}
+
+// requestFor is newRequest with the caller's rights known: admin says
+// whether they administer the group.
+func requestFor(o origin, admin bool) *bot.Request {
 	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private(), Channel: strconv.FormatInt(o.chat.ID, 10)}
+	if o.anonymous {
+		return &bot.Request{Platform: core.Telegram, Place: place, Caller: bot.Caller{
+			ExternalID: place.ExternalID, Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true,
+		}}
+	}
 	if place.Name == "" {
 		place.Name = displayName(o.from)
 	}
@@ -232,6 +296,9 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 		// Whoever writes in a group belongs to it: a drop that requires
 		// membership of the group it was added in is claimable there.
 		req.Roles = []string{place.ExternalID}
+		// Personal replies go to the private chat (deliver), and their
+		// buttons are pressed there.
+		req.PersonalPlace = req.Caller.ExternalID
 	}
 	return req
 }

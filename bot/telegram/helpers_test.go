@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,7 @@ func holdings(n int) []core.Holding {
 type env struct {
 	tg   *telegramtest.Server
 	a    *Adapter
+	svc  coretest.Services
 	logs *testlog.Buffer
 	stop func() error
 }
@@ -58,7 +60,7 @@ func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	e := &env{tg: tg, logs: &testlog.Buffer{}}
+	e := &env{tg: tg, svc: svc, logs: &testlog.Buffer{}}
 	t.Cleanup(func() {
 		if strings.Contains(e.logs.String(), tg.Token) {
 			t.Errorf("the token appears in the logs:\n%s", e.logs)
@@ -73,6 +75,19 @@ func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
 	}
 	e.a = a
 	return e
+}
+
+// action stores the action of a button the bot makes in place for member
+// (empty: anyone there) running line, and returns its id.
+func (e *env) action(t *testing.T, place int64, member, line string) string {
+	t.Helper()
+	a, err := e.svc.Buttons.Make(t.Context(), core.ButtonAction{
+		Platform: core.Telegram, Place: strconv.FormatInt(place, 10), Member: member, Line: line,
+	}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
 }
 
 // run runs the adapter until the test ends or e.stop is called; stop

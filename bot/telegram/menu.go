@@ -74,55 +74,12 @@ func menu(cmds []*bot.Command, moderators bool) []tgbotapi.BotCommand {
 	return out
 }
 
-// Callback data carries a command line as "cmd:<line>"; Telegram allows
-// 64 bytes of data.
-const (
-	callbackPrefix  = "cmd:"
-	maxCallbackData = 64
-)
+// A command button is a callback button whose data is callbackPrefix and
+// the id of the action the bot stored for it (core.ButtonAction): Telegram
+// carries at most 64 bytes of callback data, and a member can send any
+// bytes in it, so nothing but the id travels there.
+const callbackPrefix = "b:"
 
-// callbackData encodes a command button's line, compacted to fit the 64
-// bytes Telegram allows: no leading slash, options in positional form
-// where the parser reads them back the same. ok is false when even the
-// compact form is too long: the button is then left out, because a button
-// that runs a different command than it says would be worse than none.
-func (a *Adapter) callbackData(line string) (data string, ok bool) {
-	if cmd, opts, err := a.bot.ParseLine(line, ""); err == nil {
-		if compact, ok := compactLine(cmd, opts); ok {
-			line = compact
-		}
-	}
-	data = callbackPrefix + strings.TrimPrefix(strings.TrimSpace(line), "/")
-	return data, len(data) <= maxCallbackData
-}
-
-// compactLine writes a parsed command back as the shortest line that
-// parses to the same options: visible options positionally, in declared
-// order, until one is missing; the rest as name:value. ok is false for a
-// value the line syntax cannot carry.
-func compactLine(cmd *bot.Command, opts map[string]string) (string, bool) {
-	words := []string{cmd.Name}
-	positional := true
-	for _, o := range cmd.Options {
-		v := opts[o.Name]
-		visible := !o.Hidden && o.Type != bot.Attachment
-		if v == "" {
-			// A gap: later visible options must be named.
-			positional = positional && !visible
-			continue
-		}
-		if strings.Contains(v, `"`) {
-			return "", false
-		}
-		if strings.ContainsAny(v, " \t\n") {
-			v = `"` + v + `"`
-		}
-		if positional && visible && !strings.Contains(v, ":") {
-			words = append(words, v)
-			continue
-		}
-		positional = positional && !visible
-		words = append(words, o.Name+":"+v)
-	}
-	return strings.Join(words, " "), true
-}
+// oldCallbackPrefix started the data of the buttons the bot made before it
+// stored their actions: a command line, which it no longer runs.
+const oldCallbackPrefix = "cmd:"

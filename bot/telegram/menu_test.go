@@ -39,45 +39,19 @@ func TestMenu(t *testing.T) {
 	})
 }
 
-func TestCallbackData(t *testing.T) {
-	e := newEnv(t, Options{})
-	tests := []struct {
-		line   string
-		want   string
-		wantOK bool
-	}{
-		{"/poaps wallet:" + demo + " page:2", "cmd:poaps " + demo + " page:2", true},
-		{"/poaps page:3", "cmd:poaps page:3", true},
-		{"/poaps member:@alice page:2", "cmd:poaps member:@alice page:2", true},
-		{"/poaps \"vitalik dot eth\"", "cmd:poaps \"vitalik dot eth\"", true},
-		{"/help", "cmd:help", true},
-		{"/poaps wallet:" + demo + " member:@" + strings.Repeat("a", 30), "", false},
-	}
-	for _, tt := range tests {
-		got, ok := e.a.callbackData(tt.line)
-		if ok != tt.wantOK || (ok && got != tt.want) {
-			t.Errorf("callbackData(%q) = %q, %v; want %q, %v", tt.line, got, ok, tt.want, tt.wantOK)
-		}
-		if !ok {
-			continue
-		}
-		// The compact line must run the same command with the same options.
-		wantCmd, wantOpts, err1 := e.a.bot.ParseLine(tt.line, "")
-		gotCmd, gotOpts, err2 := e.a.bot.ParseLine("/"+strings.TrimPrefix(got, callbackPrefix), "")
-		if err1 != nil || err2 != nil || wantCmd != gotCmd || !cmp.Equal(wantOpts, gotOpts) {
-			t.Errorf("callbackData(%q) = %q parses to %v %v (%v), want %v %v", tt.line, got, gotCmd.Name, gotOpts, err2, wantCmd.Name, wantOpts)
-		}
-	}
-}
-
-func TestKeyboard_LeavesOutLongCommands(t *testing.T) {
+func TestKeyboard(t *testing.T) {
 	e := newEnv(t, Options{})
 	kb := e.a.keyboard([]bot.Button{
 		{Label: "Site", URL: "https://poap.test"},
-		{Label: "Too long", Command: "/poaps wallet:" + demo + " member:@" + strings.Repeat("a", 30)},
+		{Label: "Next", Command: "/poaps page:2", Action: testAction},
+		{Label: "Not stored", Command: "/poaps page:3"},
 	})
-	if kb == nil || len(kb.InlineKeyboard) != 1 || kb.InlineKeyboard[0][0].Text != "Site" {
-		t.Errorf("keyboard = %+v, want only the URL button", kb)
+	want := [][]tgbotapi.InlineKeyboardButton{
+		tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonURL("Site", "https://poap.test")),
+		tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData("Next", "b:"+testAction)),
+	}
+	if kb == nil || !cmp.Equal(kb.InlineKeyboard, want) {
+		t.Errorf("keyboard = %+v, want %+v: the action's id, and no button without one", kb, want)
 	}
 	if e.a.keyboard(nil) != nil {
 		t.Errorf("keyboard(nil) is not nil")

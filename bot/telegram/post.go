@@ -158,13 +158,9 @@ func (a *Adapter) postParams(ref bot.PostRef, p bot.Post) (tgbotapi.Params, stri
 	if err != nil {
 		return nil, "", errBadChat
 	}
-	place, err := strconv.ParseInt(ref.Place, 10, 64)
-	if err != nil {
-		place = chatID
-	}
 	text := renderHTML(chunks(p.Text)[0])
 	params := tgbotapi.Params{"chat_id": ref.Channel, "parse_mode": tgbotapi.ModeHTML}
-	if err := params.AddInterface("reply_markup", a.postKeyboard(chatID, place, p.Buttons)); err != nil {
+	if err := params.AddInterface("reply_markup", a.postKeyboard(chatID, p.Buttons)); err != nil {
 		return nil, "", err
 	}
 	if p.Image != "" && utf16Len(text) <= maxCaption {
@@ -180,22 +176,20 @@ func (a *Adapter) postParams(ref bot.PostRef, p bot.Post) (tgbotapi.Params, stri
 // not run there (its personal answer belongs in the private chat, and a
 // press in the group would tell the group who claimed): it becomes a URL
 // button to the deep link that opens the presser's private chat and runs
-// the command there for the group place (see startPayload). In a private
-// chat it stays a callback button.
-func (a *Adapter) postKeyboard(chatID, place int64, buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup {
+// its action there for the place it was made in (see linkPrefix). In a
+// private chat it stays a callback button.
+func (a *Adapter) postKeyboard(chatID int64, buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup {
 	if chatID > 0 {
 		return a.keyboard(buttons)
 	}
 	var rows [][]tgbotapi.InlineKeyboardButton
 	for _, b := range buttons {
 		url := b.URL
+		if url == "" && b.Action != "" {
+			url = "https://t.me/" + a.username + "?start=" + linkPrefix + b.Action
+		}
 		if url == "" && b.Command != "" {
-			payload, ok := a.startPayload(place, b.Command)
-			if !ok {
-				a.log.Warn("post button left out: its command does not fit in a start payload", "label", b.Label)
-				continue
-			}
-			url = "https://t.me/" + a.username + "?start=" + payload
+			a.log.Warn("post button left out: its action was not stored", "label", b.Label)
 		}
 		if url != "" {
 			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonURL(b.Label, url)))
@@ -231,6 +225,8 @@ func words(err error) string {
 	case errors.Is(err, errNotDeleted):
 		return "⚠️ I could not delete your message in the group, and it may show a drop's edit code: delete it yourself now. " +
 			"So that I can do it next time, make me an administrator of the group with the right to delete messages."
+	case errors.Is(err, errNotAPerson):
+		return "I answer people, not channels: post as yourself (not on behalf of a channel) to use my commands."
 	case errors.Is(err, errNotInGroup):
 		return "This button is for the members of the group it was posted in. Join that group, then press the button again."
 	case errors.Is(err, errMemberCheck):

@@ -19,10 +19,14 @@ import (
 // validPayload is what Telegram accepts as a /start payload.
 var validPayload = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// testAction is the id of a stored action, as the bot sets in
+// Button.Action.
+const testAction = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 func claimPost(image string) bot.Post {
 	return bot.Post{
 		Text: "**Drop 197001**: 50 links left.", Image: image, Subject: "drop:1",
-		Buttons: []bot.Button{{Label: "Claim", Command: "/claim 197001"}},
+		Buttons: []bot.Button{{Label: "Claim", Command: "/claim 197001", Action: testAction}},
 	}
 }
 
@@ -63,9 +67,8 @@ func TestAdapter_Post(t *testing.T) {
 		if m.Method != "sendPhoto" || m.Photo != p.Image || !strings.Contains(m.Text, "<b>Drop 197001</b>") {
 			t.Errorf("post = %s photo %q, want a sendPhoto of %s with the text as caption", m, m.Photo, p.Image)
 		}
-		raw, err := base64.RawURLEncoding.DecodeString(startLink(t, m))
-		if want := "-1001234567890|claim 197001"; err != nil || string(raw) != want {
-			t.Errorf("payload decodes to %q, %v; want %q", raw, err, want)
+		if got, want := startLink(t, m), linkPrefix+testAction; got != want {
+			t.Errorf("start payload = %q, want %q: the action's id, nothing else", got, want)
 		}
 
 		p.Text = "**Drop 197001**: 9 links left."
@@ -121,18 +124,18 @@ func TestAdapter_Post(t *testing.T) {
 	})
 }
 
-// TestAdapter_StartPayload: a group post's deep link runs its command in
-// the presser's private chat, for members of the group only.
-func TestAdapter_StartPayload(t *testing.T) {
+// TestAdapter_FollowLink: a group post's deep link runs its stored action
+// in the presser's private chat, for members of the group only; a link
+// the bot did not make runs nothing.
+func TestAdapter_FollowLink(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(t)
-	payload, ok := e.a.startPayload(group.ID, "/help")
-	if !ok {
-		t.Fatal("startPayload: too long")
-	}
+	claim := e.action(t, group.ID, "", "/claim 197001")
 	t.Run("Member", func(t *testing.T) {
-		e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/start "+payload)
-		e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Contains("/claim")))
+		e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/start "+linkPrefix+claim)
+		// No drop is set up in this test: the claim ran, for the group,
+		// and answered so.
+		e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Contains("197001")))
 		checked := false
 		for _, c := range e.tg.Calls("getChatMember") {
 			checked = checked || (c.Params["chat_id"] == strconv.FormatInt(group.ID, 10) && c.Params["user_id"] == strconv.FormatInt(alice.ID, 10))
@@ -143,8 +146,35 @@ func TestAdapter_StartPayload(t *testing.T) {
 	})
 	t.Run("Left", func(t *testing.T) {
 		e.tg.SetStatus(group.ID, bob.ID, "left")
-		e.tg.SendText(telegramtest.PrivateChat(bob), bob, "/start "+payload)
+		e.tg.SendText(telegramtest.PrivateChat(bob), bob, "/start "+linkPrefix+claim)
 		e.waitMessage(t, telegramtest.All(telegramtest.To(bob.ID), telegramtest.Contains("for the members of the group")))
+	})
+	carol := telegramtest.User{ID: 1003, FirstName: "Carol"}
+	refused := telegramtest.All(telegramtest.To(carol.ID), telegramtest.Contains("I did not make this button or link"))
+	for name, payload := range map[string]string{
+		// An action a post never has: a member's own command.
+		"NotLinkable": linkPrefix + e.action(t, group.ID, "", "/forget"),
+		// A reply's button, made for one member.
+		"ReplyButton": linkPrefix + e.action(t, group.ID, strconv.FormatInt(carol.ID, 10), "/claim 197001"),
+		"NeverMade":   linkPrefix + strings.Repeat("A", core.ButtonIDLen),
+		"Junk":        "b-!!",
+		// The old format with a line the bot never posts.
+		"OldForget": base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(group.ID, 10) + "|forget")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := len(e.tg.Messages())
+			e.tg.SendText(telegramtest.PrivateChat(carol), carol, "/start "+payload)
+			m := e.waitMessage(t, func(m telegramtest.Message) bool { return refused(m) && m.MessageID > before })
+			if strings.Contains(m.Text, "forgot") {
+				t.Errorf("reply = %q, want a refusal only", m.Text)
+			}
+		})
+	}
+	t.Run("OldClaim", func(t *testing.T) {
+		old := base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(group.ID, 10) + "|claim 197001"))
+		dave := telegramtest.User{ID: 1004, FirstName: "Dave"}
+		e.tg.SendText(telegramtest.PrivateChat(dave), dave, "/start "+old)
+		e.waitMessage(t, telegramtest.All(telegramtest.To(dave.ID), telegramtest.Contains("197001")))
 	})
 	if err := e.stop(); err != nil {
 		t.Fatal(err)
@@ -153,33 +183,39 @@ func TestAdapter_StartPayload(t *testing.T) {
 		if m.ChatID == group.ID {
 			t.Errorf("something was sent to the group: %s", m)
 		}
-		if m.ChatID == bob.ID && strings.Contains(m.Text, "/claim") {
+		if m.ChatID == bob.ID && strings.Contains(m.Text, "197001") {
 			t.Errorf("a non-member got the answer: %s", m)
 		}
 	}
 }
 
-func TestParseStartPayload(t *testing.T) {
+func TestParseLegacyPayload(t *testing.T) {
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	tests := []struct {
 		payload   string
 		wantGroup int64
-		wantLine  string
+		wantDrop  int64
 		wantOK    bool
 	}{
-		{enc("-1001234567890|claim 197001"), -1001234567890, "/claim 197001", true},
-		{"", 0, "", false},
-		{"claim", 0, "", false},
-		{"help", 0, "", false},
-		{enc("1001|claim 1"), 0, "", false}, // a private chat is no group
-		{enc("-1001|"), 0, "", false},
-		{enc("-1001 claim 1"), 0, "", false},
-		{"!!", 0, "", false},
+		{enc("-1001234567890|claim 197001"), -1001234567890, 197001, true},
+		{"", 0, 0, false},
+		{"claim", 0, 0, false},
+		{"help", 0, 0, false},
+		{enc("1001|claim 1"), 0, 0, false}, // a private chat is no group
+		{enc("-1001|"), 0, 0, false},
+		{enc("-1001 claim 1"), 0, 0, false},
+		{enc("-1001|forget"), 0, 0, false},
+		{enc("-1001|link rt@evil.example"), 0, 0, false},
+		{enc("-1001|claim 1 codeword:x"), 0, 0, false},
+		{enc("-1001|claim 01"), 0, 0, false},
+		{enc("-1001|claim -1"), 0, 0, false},
+		{enc("-1001|drop deliver 197001 confirm:1"), 0, 0, false},
+		{"!!", 0, 0, false},
 	}
 	for _, tt := range tests {
-		group, line, ok := parseStartPayload(tt.payload)
-		if group != tt.wantGroup || line != tt.wantLine || ok != tt.wantOK {
-			t.Errorf("parseStartPayload(%q) = %d, %q, %v; want %d, %q, %v", tt.payload, group, line, ok, tt.wantGroup, tt.wantLine, tt.wantOK)
+		group, drop, ok := parseLegacyPayload(tt.payload)
+		if group != tt.wantGroup || drop != tt.wantDrop || ok != tt.wantOK {
+			t.Errorf("parseLegacyPayload(%q) = %d, %d, %v; want %d, %d, %v", tt.payload, group, drop, ok, tt.wantGroup, tt.wantDrop, tt.wantOK)
 		}
 	}
 }

@@ -34,7 +34,10 @@ func (a *Adapter) secretInGroup(ctx context.Context, o origin, messageID int, te
 	if !ok {
 		return
 	}
-	reply.Personal = true
+	// The answer goes to the private chat, away from the group; an
+	// anonymous administrator has none, and the bot says nothing
+	// personal to them.
+	reply.Personal = !o.anonymous
 	a.send(ctx, o, reply)
 }
 

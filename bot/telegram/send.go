@@ -128,21 +128,18 @@ func (a *Adapter) textRequest(ctx context.Context, method string, p tgbotapi.Par
 }
 
 // keyboard renders buttons as an inline keyboard, one per row; nil when
-// there are none. Command buttons whose line does not fit in callback data
-// are left out (see callbackData).
+// there are none. A command button carries its action's id (see
+// callbackPrefix); one without is left out.
 func (a *Adapter) keyboard(buttons []bot.Button) *tgbotapi.InlineKeyboardMarkup {
 	var rows [][]tgbotapi.InlineKeyboardButton
 	for _, b := range buttons {
 		switch {
 		case b.URL != "":
 			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonURL(b.Label, b.URL)))
+		case b.Action != "":
+			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(b.Label, callbackPrefix+b.Action)))
 		case b.Command != "":
-			data, ok := a.callbackData(b.Command)
-			if !ok {
-				a.log.Warn("command button left out: its line is over 64 bytes", "label", b.Label, "bytes", len(data))
-				continue
-			}
-			rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(b.Label, data)))
+			a.log.Warn("command button left out: its action was not stored", "label", b.Label)
 		}
 	}
 	if len(rows) == 0 {

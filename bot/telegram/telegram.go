@@ -147,6 +147,10 @@ type commandTable interface {
 	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
 	MayCarrySecret(line, botName string) bool
 	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
+	Press(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
+	LinkPlace(ctx context.Context, platform core.Platform, id string) (string, error)
+	FollowLink(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
+	Refusal(req *bot.Request, err error) bot.Reply
 }
 
 // Adapter connects one bot to Telegram. Create it with New, then Run it.

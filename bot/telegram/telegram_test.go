@@ -3,6 +3,7 @@ package telegram
 import (
 	"errors"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,14 +187,18 @@ func TestAdapter_Group(t *testing.T) {
 	})
 }
 
+// actionData is the callback data of a command button: the prefix and an
+// action's id.
+var actionData = regexp.MustCompile(`^b:[A-Z2-7]{26}$`)
+
 func TestAdapter_Button(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(t)
 	e.tg.SendText(group, alice, "/poaps "+demo)
 	page1 := e.waitMessage(t, telegramtest.All(telegramtest.To(alice.ID), telegramtest.Method("sendMessage")))
-	want := [][]telegramtest.Button{{{Text: "Next", CallbackData: "cmd:poaps " + demo + " page:2"}}}
-	if diff := cmp.Diff(want, page1.Buttons); diff != "" {
-		t.Fatalf("buttons (-want +got):\n%s", diff)
+	if len(page1.Buttons) != 1 || len(page1.Buttons[0]) != 1 || page1.Buttons[0][0].Text != "Next" ||
+		!actionData.MatchString(page1.Buttons[0][0].CallbackData) {
+		t.Fatalf("buttons = %+v, want one Next button carrying an action's id", page1.Buttons)
 	}
 	if _, err := e.tg.PressButton(page1, alice, "Next"); err != nil {
 		t.Fatal(err)
@@ -215,7 +220,8 @@ func TestAdapter_ButtonNeverStarted(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(t)
 	o := origin{chat: &tgbotapi.Chat{ID: group.ID, Type: group.Type}, from: &tgbotapi.User{ID: alice.ID}}
-	e.a.send(t.Context(), o, bot.Reply{Text: "Browse", Buttons: []bot.Button{{Label: "Next", Command: "/poaps " + demo + " page:2"}}})
+	next := e.action(t, group.ID, "", "/poaps "+demo+" page:2")
+	e.a.send(t.Context(), o, bot.Reply{Text: "Browse", Buttons: []bot.Button{{Label: "Next", Command: "/poaps " + demo + " page:2", Action: next}}})
 	inGroup := e.waitMessage(t, telegramtest.To(group.ID))
 	e.tg.NeverStarted(bob.ID)
 	if _, err := e.tg.PressButton(inGroup, bob, "Next"); err != nil {
@@ -256,10 +262,13 @@ func TestAdapter_NewRequest(t *testing.T) {
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
-				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
+				Roles:  []string{strconv.FormatInt(group.ID, 10)}, PersonalPlace: "1001"}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
-				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
+				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}, PersonalPlace: "1002"}},
+		{"AnonymousAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: groupAnonymousBotID, FirstName: "Group", UserName: "GroupAnonymousBot", IsBot: true}, anonymous: true},
+			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
+				Caller: bot.Caller{ExternalID: strconv.FormatInt(group.ID, 10), Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true}}},
 		{"Private", origin{chat: &tgbotapi.Chat{ID: alice.ID, Type: "private"}, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: "1001", Name: "alice", Private: true, Channel: "1001"},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice"}}},

@@ -191,7 +191,9 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger,
 	})
 	must(err)
-	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
+	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: m.DB, Logger: m.Logger})
+	must(err)
+	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments, Buttons: buttons}
 }
 
 // dropDeps are the drop service's dependencies: the database and the

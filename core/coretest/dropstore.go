@@ -35,6 +35,7 @@ type MemStore struct {
 	// turned them off.
 	moments    []core.MomentRecord
 	momentsOff map[int64]bool
+	buttons    []core.ButtonAction
 }
 
 var (

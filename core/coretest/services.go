@@ -19,6 +19,7 @@ type Services struct {
 	Drops       *core.DropService
 	Gates       *core.GateService
 	Moments     *core.MomentService
+	Buttons     *core.ButtonService
 }
 
 // Store is every store the services consume beside wallet linking:
@@ -31,6 +32,7 @@ type Store interface {
 	core.PostStore
 	core.GateStore
 	core.MomentStore
+	core.ButtonStore
 }
 
 // Deps are what a test chooses of the services; NewServices fills the rest.
@@ -105,7 +107,9 @@ func NewServices(d Deps) Services {
 		Members: d.Store, Store: d.Store, Issuer: d.MomentIssuer, Locks: NewLocks(), Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
-	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments}
+	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: d.Store, Clock: d.Clock, Logger: d.Logger})
+	must(err)
+	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments, Buttons: buttons}
 }
 
 func must(err error) {

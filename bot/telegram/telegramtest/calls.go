@@ -57,6 +57,16 @@ func (s *Server) WaitCall(ctx context.Context, method string) (Call, error) {
 	return c, nil
 }
 
+// WaitCallWhere returns the first call of method that match accepts,
+// waiting until ctx is done.
+func (s *Server) WaitCallWhere(ctx context.Context, method string, match func(Call) bool) (Call, error) {
+	c, err := s.waitIn(ctx, func() []Call { return s.calls }, func(c Call) bool { return ofMethod(method)(c) && match(c) })
+	if err != nil {
+		return Call{}, fmt.Errorf("telegramtest: no such %s call: %w", method, err)
+	}
+	return c, nil
+}
+
 // WaitCalls returns the calls of method once there are at least n of
 // them, waiting until ctx is done.
 func (s *Server) WaitCalls(ctx context.Context, method string, n int) ([]Call, error) {

@@ -86,6 +86,30 @@ func (s *Server) WaitMessage(ctx context.Context, match func(Message) bool) (Mes
 	}
 }
 
+// WaitMessages returns the sent messages that match accepts once there
+// are at least n of them, waiting until ctx is done.
+func (s *Server) WaitMessages(ctx context.Context, n int, match func(Message) bool) ([]Message, error) {
+	for {
+		s.mu.Lock()
+		var found []Message
+		for _, m := range s.sent {
+			if match(m) {
+				found = append(found, m)
+			}
+		}
+		changed, seen := s.changed, summary(s.sent)
+		s.mu.Unlock()
+		if len(found) >= n {
+			return found, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return found, fmt.Errorf("telegramtest: %d of %d matching messages; sent so far: %s: %w", len(found), n, seen, ctx.Err())
+		}
+	}
+}
+
 // To matches messages sent to chatID (a user id is the private chat).
 func To(chatID int64) func(Message) bool {
 	return func(m Message) bool { return m.ChatID == chatID }
