@@ -102,12 +102,19 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 // linkText words the errors of linking and verifying a wallet.
 func linkText(err error) (string, bool) {
 	var sigErr *core.SignatureError
+	if text, ok := limitText(err); ok {
+		return text, true
+	}
 	switch {
 	case errors.Is(err, core.ErrNoChallenge):
 		return "There's no wallet waiting for verification. Start with " + codeSpan("/link <wallet>") + ".", true
 	case errors.Is(err, core.ErrChallengeExpired):
 		return fmt.Sprintf("That challenge expired after %d minutes. Run %s again for a fresh one.",
 			int(core.ChallengeTTL.Minutes()), codeSpan("/link <wallet>")), true
+	case errors.Is(err, core.ErrChallengeLocked):
+		return fmt.Sprintf("That challenge took %d wrong signatures, so it is locked: it takes no signature now, "+
+			"not even the right one. Run %s again for a fresh challenge, and sign its message exactly as shown.",
+			core.MaxWrongSignatures, codeSpan("/link <wallet>")), true
 	case errors.Is(err, core.ErrChallengeUsed):
 		return "That challenge was used already: a signature counts only once. " + codeSpan("/wallet") +
 			" shows what is verified; to verify another wallet, start with " + codeSpan("/link <wallet>") + ".", true
@@ -132,6 +139,27 @@ func linkText(err error) (string, bool) {
 		return "You haven't linked that wallet. " + codeSpan("/wallet") + " lists the ones you have.", true
 	case errors.Is(err, core.ErrConflict):
 		return "That clashed with another change made at the same moment. Please try again.", true
+	}
+	return "", false
+}
+
+// limitText words the refusals past a member's limits of wallets and
+// open challenges: the limit, and what to do.
+func limitText(err error) (string, bool) {
+	var wallets *core.WalletLimitError
+	var challenges *core.ChallengeLimitError
+	switch {
+	case errors.As(err, &wallets) && wallets.Held > wallets.Limit:
+		return fmt.Sprintf("You have %d linked wallets, more than the %d a member can link now (they were linked before that limit), "+
+			"so I linked nothing new. Your wallets stay linked; to link a new one, %s %d of them first (%s lists them).",
+			wallets.Held, wallets.Limit, codeSpan("/unlink <wallet>"), wallets.Held-wallets.Limit+1, codeSpan("/wallet")), true
+	case errors.As(err, &wallets):
+		return fmt.Sprintf("You have linked %d wallets, the most a member can link here, so I linked nothing new. "+
+			"To link another, %s one first (%s lists them).", wallets.Limit, codeSpan("/unlink <wallet>"), codeSpan("/wallet")), true
+	case errors.As(err, &challenges):
+		return fmt.Sprintf("You have %d wallet challenges waiting for a signature, the most at once, so I made no new one and linked nothing. "+
+			"Sign the latest and send %s, or wait until %s UTC, when the first expires, and run %s again.",
+			challenges.Limit, codeSpan("/verify <signature>"), challenges.Next.UTC().Format("15:04"), codeSpan("/link")), true
 	}
 	return "", false
 }

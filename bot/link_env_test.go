@@ -81,16 +81,24 @@ func newLinkEnv(t *testing.T, databaseURL string, opts Options) *linkEnv {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &linkEnv{db: db, clock: coretest.NewClock(t0), events: &recordedEvents{}, obs: &lockedObserver{}}
-	svc := coretest.NewServices(coretest.Deps{Store: db, Wallets: db, Scanner: stubIssuer{}, BotName: "POAP bot", Events: e.events, Clock: e.clock})
+	return e.withLimits(core.LinkLimits{}, opts)
+}
+
+// withLimits returns a copy of e whose bot, over the same database, clock
+// and recorders, holds members to limits (zero fields: the defaults).
+func (e *linkEnv) withLimits(limits core.LinkLimits, opts Options) *linkEnv {
+	c := *e
+	svc := coretest.NewServices(coretest.Deps{Store: e.db, Wallets: e.db, Scanner: stubIssuer{}, BotName: "POAP bot",
+		Events: e.events, Clock: e.clock, WalletLimits: limits})
 	opts.Observer = e.obs
-	e.b = New(Services(svc), opts)
-	return e
+	c.b = New(Services(svc), opts)
+	return &c
 }
 
 // as runs a command line as the console member who.
 func (e *linkEnv) as(t *testing.T, who, line string) Reply {
 	t.Helper()
-	req := &Request{Platform: core.Console, Caller: Caller{ExternalID: who, Name: who}}
+	req := &Request{Platform: core.Console, Place: Place{ExternalID: "console"}, Caller: Caller{ExternalID: who, Name: who}}
 	reply, ok := e.b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)
@@ -165,10 +173,11 @@ func wantText(t *testing.T, r Reply, wants ...string) {
 	}
 }
 
-// sameState fails the test when the member's stored state changed.
-func sameState(t *testing.T, before, after state) {
+// sameState fails the test when the member's stored state changed, as
+// opts compare it.
+func sameState(t *testing.T, before, after state, opts ...cmp.Option) {
 	t.Helper()
-	if diff := cmp.Diff(before, after); diff != "" {
+	if diff := cmp.Diff(before, after, opts...); diff != "" {
 		t.Errorf("stored state changed (-before +after):\n%s", diff)
 	}
 }

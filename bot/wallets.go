@@ -4,8 +4,18 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
+)
+
+// A /wallet page holds up to walletPageSize wallets, fewer when their
+// names are long, so that their lines take at most walletPageChars
+// characters: with the heading, a page stays under 1,800, well under
+// Discord's 2,000 (Telegram's limit is 4,096), whatever a member linked.
+const (
+	walletPageSize  = 10
+	walletPageChars = 1600
 )
 
 func (b *Bot) walletCommand() *Command {
@@ -13,7 +23,10 @@ func (b *Bot) walletCommand() *Command {
 		Name:        "wallet",
 		Description: "Your linked wallets: which is primary, which are verified",
 		Access:      Members,
-		Handler:     b.walletList,
+		Options: []Option{
+			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+		},
+		Handler: b.walletList,
 	}
 }
 
@@ -38,8 +51,13 @@ func (b *Bot) forgetCommand() *Command {
 	}
 }
 
-// walletList lists the caller's own wallets; never another member's.
+// walletList lists one page of the caller's own wallets; never another
+// member's.
 func (b *Bot) walletList(ctx context.Context, req *Request) (Reply, error) {
+	page, _, err := req.Int("page")
+	if err != nil {
+		return Reply{}, err
+	}
 	wallets, err := b.wallets.Wallets(ctx, member(req))
 	if err != nil {
 		return Reply{}, err
@@ -47,12 +65,59 @@ func (b *Bot) walletList(ctx context.Context, req *Request) (Reply, error) {
 	if len(wallets) == 0 {
 		return Reply{Text: "You have no wallet linked. Link one with " + codeSpan("/link <wallet>") + ".", Personal: true}, nil
 	}
-	var s strings.Builder
-	s.WriteString("**Your wallets** (mints go to the primary):\n")
+	lines := make([]string, len(wallets))
 	for i, w := range wallets {
-		fmt.Fprintf(&s, "%d. %s — %s\n", i+1, codeSpan(walletName(w)), walletState(w))
+		lines[i] = fmt.Sprintf("%d. %s — %s", i+1, codeSpan(walletName(w)), walletState(w))
 	}
-	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil
+	pages := pageLines(lines, walletPageSize, walletPageChars)
+	n := int(max(page, 1))
+	if n > len(pages) {
+		return Reply{Text: fmt.Sprintf("You have %s, on %s; there is no page %d.",
+			plural(len(wallets), "linked wallet"), plural(len(pages), "page"), n), Personal: true}, nil
+	}
+	text := walletHeader(len(wallets), b.wallets.Limits().Wallets)
+	if len(pages) > 1 {
+		text += fmt.Sprintf(" (page %d of %d)", n, len(pages))
+	}
+	reply := Reply{Text: text + ":\n" + strings.Join(pages[n-1], "\n"), Personal: true}
+	if n > 1 {
+		reply.Buttons = append(reply.Buttons, Button{Label: "Previous", Command: walletPageCommand(n - 1)})
+	}
+	if n < len(pages) {
+		reply.Buttons = append(reply.Buttons, Button{Label: "Next", Command: walletPageCommand(n + 1)})
+	}
+	return reply, nil
+}
+
+// walletHeader heads the list: how many wallets of the most a member
+// links, and, for a member who holds more (linked before the limit), that
+// they keep them but link no new one until under it.
+func walletHeader(held, limit int) string {
+	if held > limit {
+		return fmt.Sprintf("**Your wallets**: %d, more than the %d a member can link now. They stay linked; "+
+			"to link a new one, %s %d first. Mints go to the primary", held, limit, codeSpan("/unlink"), held-limit+1)
+	}
+	return fmt.Sprintf("**Your wallets**: %d of at most %d; mints go to the primary", held, limit)
+}
+
+func walletPageCommand(page int) string {
+	return fmt.Sprintf("/wallet page:%d", page)
+}
+
+// pageLines splits lines into pages of at most size lines and, past the
+// first line of a page, at most chars characters (line breaks included).
+func pageLines(lines []string, size, chars int) [][]string {
+	var pages [][]string
+	var page []string
+	used := 0
+	for _, l := range lines {
+		n := utf8.RuneCountInString(l) + 1
+		if len(page) > 0 && (len(page) == size || used+n > chars) {
+			pages, page, used = append(pages, page), nil, 0
+		}
+		page, used = append(page, l), used+n
+	}
+	return append(pages, page)
 }
 
 // walletState says whether a wallet is primary and verified.

@@ -13,6 +13,13 @@ import (
 // ChallengeTTL is how long an ownership challenge can be signed.
 const ChallengeTTL = 10 * time.Minute
 
+// MaxWrongSignatures is how many wrong signatures (another wallet's, a
+// malformed one, another message's, an altered copy's) a challenge takes:
+// after that it is locked, and not even the right signature verifies it.
+// A member who makes so many mistakes runs /link again for a fresh one;
+// someone trying signatures at random gets no further.
+const MaxWrongSignatures = 10
+
 // Challenge is a pending proof of wallet ownership: the member signs Message
 // with the wallet (EIP-191 personal_sign) and sends the signature back with
 // /verify or through the verification page. Nonce is random (at least 128
@@ -33,6 +40,9 @@ type Challenge struct {
 	IssuedAt  time.Time
 	ExpiresAt time.Time
 	UsedAt    *time.Time
+	// WrongSignatures counts the signatures sent for it that did not
+	// prove it; at MaxWrongSignatures it is locked.
+	WrongSignatures int
 }
 
 // VerificationPath is where the web server serves the wallet-verification

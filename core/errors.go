@@ -67,6 +67,12 @@ var (
 	ErrWalletNotLinked = errors.New("wallet not linked by the member")
 	// ErrUnknownMember means a member named in a command is not known.
 	ErrUnknownMember = errors.New("unknown member")
+	// ErrTooManyWallets means the member holds MAX_WALLETS wallets (or
+	// more) and asked to link another (see WalletLimitError).
+	ErrTooManyWallets = errors.New("too many linked wallets")
+	// ErrTooManyChallenges means the member holds MAX_CHALLENGES open
+	// challenges and asked for another (see ChallengeLimitError).
+	ErrTooManyChallenges = errors.New("too many open challenges")
 
 	// Errors of the ownership challenge (WalletService).
 
@@ -77,6 +83,10 @@ var (
 	ErrChallengeExpired = errors.New("challenge expired")
 	// ErrChallengeUsed means the challenge was verified already (a replay).
 	ErrChallengeUsed = errors.New("challenge already used")
+	// ErrChallengeLocked means the challenge took MaxWrongSignatures wrong
+	// signatures and takes none any more, not even the right one: the
+	// member asks for a fresh one with /link.
+	ErrChallengeLocked = errors.New("challenge locked after too many wrong signatures")
 	// ErrBadSignature means the text is not a 65-byte hex signature.
 	ErrBadSignature = errors.New("malformed signature")
 	// ErrSignatureOldMessage means the signature is of an earlier

@@ -120,7 +120,8 @@ func TestGate_ReplicasNeverSweepAPlaceTogether(t *testing.T) {
 func storageVerified(ctx context.Context, db *storage.DB, u core.User, address string) (core.Wallet, error) {
 	now := time.Now().UTC()
 	c := &core.Challenge{Address: address, Nonce: strings.Repeat("ab", 16), Message: "m", IssuedAt: now, ExpiresAt: now.Add(time.Hour)}
-	if _, err := db.LinkWallet(ctx, u, core.Wallet{Kind: core.KindAddress, Value: address}, c); err != nil {
+	limits := core.LinkLimits{Wallets: core.DefaultMaxWallets, Challenges: core.DefaultMaxChallenges}
+	if _, err := db.LinkWallet(ctx, u, core.Wallet{Kind: core.KindAddress, Value: address}, c, limits); err != nil {
 		return core.Wallet{}, err
 	}
 	v, err := db.UseChallenge(ctx, c.Nonce, address, now)

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // recentLimit bounds the member's challenges read to tell a signature of
@@ -19,6 +20,9 @@ const recentLimit = 20
 // ErrSignatureOldMessage when an earlier challenge's message was signed,
 // ErrSignatureAltered when an altered copy was signed, and a
 // *SignatureError (ErrSignatureMismatch) naming the recovered address.
+// Each of those four is counted against the challenge: the one that
+// reaches MaxWrongSignatures, and any signature after it, right or wrong,
+// gets ErrChallengeLocked (the first wrapping the reason too).
 func (s *WalletService) Verify(ctx context.Context, m Member, signature string) (Wallet, error) {
 	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
 	if errors.Is(err, ErrNotFound) {
@@ -39,8 +43,9 @@ func (s *WalletService) Verify(ctx context.Context, m Member, signature string) 
 
 // Challenge returns the challenge with that nonce, for the verification
 // page. A challenge that can no longer be signed comes back with
-// ErrChallengeUsed or ErrChallengeExpired, so the page can still say what
-// it was for. An unknown or malformed nonce is ErrNoChallenge.
+// ErrChallengeUsed, ErrChallengeLocked or ErrChallengeExpired, so the page
+// can still say what it was for. An unknown or malformed nonce is
+// ErrNoChallenge.
 func (s *WalletService) Challenge(ctx context.Context, nonce string) (Challenge, error) {
 	if !validNonce(nonce) {
 		return Challenge{}, ErrNoChallenge
@@ -76,18 +81,19 @@ func (s *WalletService) VerifyChallenge(ctx context.Context, nonce, signature st
 }
 
 // prove checks the signature against challenge c and, if it holds, uses
-// the challenge. others are the member's other recent challenges.
+// the challenge; if it does not, it counts the wrong signature. others are
+// the member's other recent challenges.
 func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signature string) (Wallet, error) {
 	if err := s.usable(c); err != nil {
 		return Wallet{}, err
 	}
 	sig, err := parseSignature(signature)
 	if err != nil {
-		return Wallet{}, err
+		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}
 	address, err := signer(c, others, sig)
 	if err != nil {
-		return Wallet{}, err
+		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}
 	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
 	if err != nil {
@@ -105,8 +111,31 @@ func (s *WalletService) usable(c Challenge) error {
 		return ErrChallengeUsed
 	case !s.clock.Now().Before(c.ExpiresAt):
 		return ErrChallengeExpired
+	case c.WrongSignatures >= MaxWrongSignatures:
+		return ErrChallengeLocked
 	}
 	return nil
+}
+
+// wrongSignature counts a signature that did not prove c, then returns
+// why (reason), with ErrChallengeLocked too when that was the last one c
+// takes. The count is stored before the member hears anything, so that a
+// stream of wrong signatures locks the challenge even when they arrive
+// side by side: if it cannot be stored, the member gets the store's error
+// instead of another try.
+func (s *WalletService) wrongSignature(ctx context.Context, c Challenge, reason error) error {
+	n, err := s.wallets.FailChallenge(ctx, c.Nonce)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		// Used meanwhile, by the right signature sent beside this one.
+		return reason
+	case err != nil:
+		return wrap("verify", err)
+	case n >= MaxWrongSignatures:
+		s.log.InfoContext(ctx, "challenge locked", "user", c.UserID, "wallet", c.WalletID, "wrong", n)
+		return fmt.Errorf("%w: %w", ErrChallengeLocked, reason)
+	}
+	return reason
 }
 
 // signer returns the address that signed c's message, or says what was

@@ -18,6 +18,7 @@ type WalletService struct {
 	wallets WalletStore
 	events  WalletEvents
 	name    string
+	limits  LinkLimits
 }
 
 // WalletServiceDeps are the dependencies of a WalletService.
@@ -30,6 +31,9 @@ type WalletServiceDeps struct {
 	// BotName is the bot's name in challenge messages; empty is
 	// DefaultName.
 	BotName string
+	// Limits are MAX_WALLETS and MAX_CHALLENGES; a zero field is its
+	// default (DefaultMaxWallets, DefaultMaxChallenges).
+	Limits LinkLimits
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -46,7 +50,7 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 		return nil, err
 	}
 	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, wallets: d.Wallets,
-		events: d.Events, name: d.BotName}
+		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults()}
 	if isNil(s.events) {
 		s.events = NopEvents{}
 	}
@@ -75,20 +79,31 @@ type WalletStore interface {
 	// Existed set); a user's first wallet becomes primary. When c is not
 	// nil and the wallet is not verified, c is stored as a new challenge
 	// for it, with its UserID, Platform, WalletID and Wallet filled in.
-	LinkWallet(ctx context.Context, u User, w Wallet, c *Challenge) (Linked, error)
+	// The limits hold also when one member links from two places at once:
+	// it returns a *WalletLimitError when w is new and the user holds
+	// limits.Wallets wallets or more, and a *ChallengeLimitError when the
+	// user holds limits.Challenges challenges unused and unexpired at
+	// c.IssuedAt; nothing is stored then.
+	LinkWallet(ctx context.Context, u User, w Wallet, c *Challenge, limits LinkLimits) (Linked, error)
 	// ChallengeByNonce returns the challenge with that nonce, or
 	// ErrNotFound.
 	ChallengeByNonce(ctx context.Context, nonce string) (Challenge, error)
 	// RecentChallenges returns up to limit of the user's challenges,
 	// newest first.
 	RecentChallenges(ctx context.Context, userID int64, limit int) ([]Challenge, error)
+	// FailChallenge counts one more wrong signature against the unused
+	// challenge with that nonce and returns how many it has taken, or
+	// ErrNotFound when no unused challenge has that nonce.
+	FailChallenge(ctx context.Context, nonce string) (int, error)
 	// UseChallenge marks the challenge with that nonce used, if it is
-	// unused and unexpired at at, and verifies its wallet as address. A
-	// wallet of another member of the platform (or another wallet of the
-	// same member) verified as that address loses it: it stays linked,
-	// unverified, and the move is audited. It returns ErrNoChallenge,
-	// ErrChallengeUsed or ErrChallengeExpired when the challenge cannot be
-	// used, and ErrConflict when the wallet cannot take that address.
+	// unused, unexpired at at and not locked (fewer than
+	// MaxWrongSignatures wrong signatures), and verifies its wallet as
+	// address. A wallet of another member of the platform (or another
+	// wallet of the same member) verified as that address loses it: it
+	// stays linked, unverified, and the move is audited. It returns
+	// ErrNoChallenge, ErrChallengeUsed, ErrChallengeLocked or
+	// ErrChallengeExpired when the challenge cannot be used, and
+	// ErrConflict when the wallet cannot take that address.
 	UseChallenge(ctx context.Context, nonce, address string, at time.Time) (Verification, error)
 	// UnlinkWallets removes the user's wallet with that value, or all
 	// their wallets when value is empty. When the primary goes, the
@@ -182,8 +197,11 @@ type LinkResult struct {
 // wallet becomes primary. A wallet linked before is returned as it is, with
 // AlreadyLinked set. Unverified addresses and ENS names come with a fresh
 // challenge to sign; e-mails can receive mints but cannot be verified, so
-// they get none. Errors: *WalletError (ErrInvalidWallet) for bad input, or
-// the store's error.
+// they get none. Relinking a wallet linked before is not a new wallet: only
+// its challenge counts against the limits. Errors: *WalletError
+// (ErrInvalidWallet) for bad input, *WalletLimitError (ErrTooManyWallets)
+// and *ChallengeLimitError (ErrTooManyChallenges) past the member's
+// limits, or the store's error.
 func (s *WalletService) Link(ctx context.Context, m Member, input string) (LinkResult, error) {
 	kind, value, err := ParseWallet(input)
 	if err != nil {
@@ -195,12 +213,15 @@ func (s *WalletService) Link(ctx context.Context, m Member, input string) (LinkR
 			return LinkResult{}, err
 		}
 	}
-	linked, err := s.wallets.LinkWallet(ctx, m.user(), Wallet{Kind: kind, Value: value}, c)
+	linked, err := s.wallets.LinkWallet(ctx, m.user(), Wallet{Kind: kind, Value: value}, c, s.limits)
 	if err != nil {
 		return LinkResult{}, wrap("link", err)
 	}
 	return LinkResult{Wallet: linked.Wallet, AlreadyLinked: linked.Existed, Challenge: linked.Challenge}, nil
 }
+
+// Limits are the most wallets and open challenges a member holds.
+func (s *WalletService) Limits() LinkLimits { return s.limits }
 
 // Wallets lists the member's wallets, the primary first. A member who
 // linked nothing has none, and no error. It returns the store's error.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,19 +29,22 @@ type challengeRow struct {
 	IssuedAt  time.Time
 	ExpiresAt time.Time
 	UsedAt    *time.Time
+
+	WrongSignatures int
 }
 
 func (r challengeRow) challenge() core.Challenge {
 	c := core.Challenge{
-		ID:        r.ID,
-		UserID:    r.UserID,
-		Platform:  core.Platform(r.Platform),
-		WalletID:  r.WalletID,
-		Wallet:    r.Wallet,
-		Nonce:     r.Nonce,
-		Message:   r.Message,
-		IssuedAt:  r.IssuedAt.UTC(),
-		ExpiresAt: r.ExpiresAt.UTC(),
+		ID:              r.ID,
+		UserID:          r.UserID,
+		Platform:        core.Platform(r.Platform),
+		WalletID:        r.WalletID,
+		Wallet:          r.Wallet,
+		Nonce:           r.Nonce,
+		Message:         r.Message,
+		IssuedAt:        r.IssuedAt.UTC(),
+		ExpiresAt:       r.ExpiresAt.UTC(),
+		WrongSignatures: r.WrongSignatures,
 	}
 	if r.Address != nil {
 		c.Address = *r.Address
@@ -55,7 +59,7 @@ func (r challengeRow) challenge() core.Challenge {
 // selectChallenges reads challenges with their wallet's value.
 const selectChallenges = `
 	SELECT c.id, c.user_id, c.platform, c.wallet_id, w.value AS wallet, c.nonce, c.message,
-		c.address, c.issued_at, c.expires_at, c.used_at
+		c.address, c.issued_at, c.expires_at, c.used_at, c.wrong_signatures
 	FROM challenges c JOIN wallets w ON w.id = c.wallet_id`
 
 // walletColumns are the columns RETURNING gives back for a walletRow.
@@ -66,9 +70,19 @@ const walletColumns = "id, user_id, platform, kind, value, address, verified_at,
 // first wallet becomes primary), and stores the challenge c for the wallet
 // when c is not nil and the wallet is not verified. Storing a challenge
 // also drops the user's challenges that expired over a day before c was
-// issued. A new link is audited. It returns an error for an invalid user or
-// wallet, and core.ErrConflict when the nonce is taken.
-func (db *DB) LinkWallet(ctx context.Context, u core.User, w core.Wallet, c *core.Challenge) (core.Linked, error) {
+// issued. A new link is audited. It returns an error for an invalid user,
+// wallet or limits, core.ErrConflict when the nonce is taken, a
+// *core.WalletLimitError when w is new and the user holds limits.Wallets
+// wallets or more, and a *core.ChallengeLimitError when the user holds
+// limits.Challenges challenges unused and unexpired when c is issued;
+// nothing is stored on an error.
+//
+// The limits hold when one user links from two places at once: each
+// limit is the condition of the statement that inserts, and the upsert of
+// the user's row before it locks that row until commit on Postgres
+// (SQLite transactions exclude each other), so the second link counts
+// what the first stored.
+func (db *DB) LinkWallet(ctx context.Context, u core.User, w core.Wallet, c *core.Challenge, limits core.LinkLimits) (core.Linked, error) {
 	const op = "link wallet"
 	if err := checkIdentity(u.Platform, u.ExternalID); err != nil {
 		return core.Linked{}, fmt.Errorf("%s: %w", op, err)
@@ -79,6 +93,9 @@ func (db *DB) LinkWallet(ctx context.Context, u core.User, w core.Wallet, c *cor
 	if w.Verified() {
 		return core.Linked{}, fmt.Errorf("%s: a wallet is linked unverified", op)
 	}
+	if limits.Wallets < 1 || limits.Challenges < 1 {
+		return core.Linked{}, fmt.Errorf("%s: limits of %d wallets and %d challenges: want at least 1 of each", op, limits.Wallets, limits.Challenges)
+	}
 	var out core.Linked
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// The upsert locks the user's row, which serialises the links of
@@ -88,11 +105,11 @@ func (db *DB) LinkWallet(ctx context.Context, u core.User, w core.Wallet, c *cor
 			return err
 		}
 		out.User = owner.user()
-		out.Wallet, out.Existed, err = insertWallet(tx, owner, w)
+		out.Wallet, out.Existed, err = insertWallet(tx, owner, w, limits.Wallets)
 		if err != nil || c == nil || out.Wallet.Verified() {
 			return err
 		}
-		stored, err := insertChallenge(tx, out.Wallet, *c)
+		stored, err := insertChallenge(tx, out.Wallet, *c, limits.Challenges)
 		out.Challenge = &stored
 		return err
 	})
@@ -103,15 +120,18 @@ func (db *DB) LinkWallet(ctx context.Context, u core.User, w core.Wallet, c *cor
 }
 
 // insertWallet links w to owner unless owner has linked w.Value already;
-// then it returns that wallet, with existed true.
-func insertWallet(tx *gorm.DB, owner userRow, w core.Wallet) (core.Wallet, bool, error) {
+// then it returns that wallet, with existed true. A new wallet when owner
+// holds limit wallets or more is refused with a *core.WalletLimitError.
+func insertWallet(tx *gorm.DB, owner userRow, w core.Wallet, limit int) (core.Wallet, bool, error) {
 	var row walletRow
 	err := tx.Raw(`
 		INSERT INTO wallets (user_id, platform, kind, value, is_primary, created_at)
-		VALUES (?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM wallets WHERE user_id = ?), ?)
+		SELECT ?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM wallets WHERE user_id = ?), ?
+		WHERE (SELECT count(*) FROM wallets WHERE user_id = ?) < ?
 		ON CONFLICT (user_id, value) DO NOTHING
 		RETURNING `+walletColumns,
-		owner.ID, owner.Platform, string(w.Kind), w.Value, owner.ID, createdAt(w.CreatedAt)).Scan(&row).Error
+		owner.ID, owner.Platform, string(w.Kind), w.Value, owner.ID, createdAt(w.CreatedAt),
+		owner.ID, limit).Scan(&row).Error
 	if err != nil {
 		return core.Wallet{}, false, err
 	}
@@ -119,13 +139,24 @@ func insertWallet(tx *gorm.DB, owner userRow, w core.Wallet) (core.Wallet, bool,
 		detail := fmt.Sprintf("wallet #%d (%s) linked", row.ID, row.Kind)
 		return row.wallet(), false, audit(tx, &owner.ID, core.AuditWalletLinked, detail)
 	}
+	// Nothing inserted: linked before (relinking is not a new wallet), or
+	// past the limit.
 	err = tx.Where("user_id = ? AND value = ?", owner.ID, w.Value).Take(&row).Error
-	return row.wallet(), true, err
+	if !errors.Is(err, gorm.ErrRecordNotFound) {
+		return row.wallet(), true, err
+	}
+	var held int64
+	if err := tx.Model(&walletRow{}).Where("user_id = ?", owner.ID).Count(&held).Error; err != nil {
+		return core.Wallet{}, false, err
+	}
+	return core.Wallet{}, false, &core.WalletLimitError{Limit: limit, Held: int(held)}
 }
 
 // insertChallenge stores c for wallet w, after dropping the owner's
-// challenges that expired long before.
-func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge) (core.Challenge, error) {
+// challenges that expired long before. When the owner holds limit open
+// challenges (unused, unexpired when c is issued) it is refused with a
+// *core.ChallengeLimitError.
+func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge, limit int) (core.Challenge, error) {
 	issued, expires := dbTime(c.IssuedAt), dbTime(c.ExpiresAt)
 	err := tx.Exec(`DELETE FROM challenges WHERE user_id = ? AND expires_at < ?`,
 		w.UserID, issued.Add(-challengeKeep)).Error
@@ -135,15 +166,53 @@ func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge) (core.Challen
 	var id int64
 	err = tx.Raw(`
 		INSERT INTO challenges (user_id, platform, wallet_id, nonce, message, address, issued_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE (SELECT count(*) FROM challenges WHERE user_id = ? AND used_at IS NULL AND expires_at > ?) < ?
 		RETURNING id`,
-		w.UserID, string(w.Platform), w.ID, c.Nonce, c.Message, nullString(c.Address), issued, expires).Scan(&id).Error
+		w.UserID, string(w.Platform), w.ID, c.Nonce, c.Message, nullString(c.Address), issued, expires,
+		w.UserID, issued, limit).Scan(&id).Error
 	if err != nil {
 		return core.Challenge{}, err
+	}
+	if id == 0 {
+		return core.Challenge{}, challengeLimit(tx, w.UserID, issued, limit)
 	}
 	c.ID, c.UserID, c.Platform, c.WalletID, c.Wallet = id, w.UserID, w.Platform, w.ID, w.Value
 	c.IssuedAt, c.ExpiresAt, c.UsedAt = issued, expires, nil
 	return c, nil
+}
+
+// challengeLimit is the error of a challenge refused at issued, past
+// limit: it says when the first open challenge expires.
+func challengeLimit(tx *gorm.DB, userID int64, issued time.Time, limit int) error {
+	var first challengeRow
+	err := tx.Raw(`
+		SELECT expires_at FROM challenges WHERE user_id = ? AND used_at IS NULL AND expires_at > ?
+		ORDER BY expires_at LIMIT 1`, userID, issued).Scan(&first).Error
+	if err != nil {
+		return err
+	}
+	return &core.ChallengeLimitError{Limit: limit, Next: first.ExpiresAt.UTC()}
+}
+
+// FailChallenge counts one more wrong signature against the unused
+// challenge with that nonce, in one conditional statement, so that
+// signatures sent side by side are all counted, and returns the count. It
+// returns core.ErrNotFound when no unused challenge has that nonce.
+func (db *DB) FailChallenge(ctx context.Context, nonce string) (int, error) {
+	const op = "fail challenge"
+	var n int
+	res := db.gorm.WithContext(ctx).Raw(`
+		UPDATE challenges SET wrong_signatures = wrong_signatures + 1
+		WHERE nonce = ? AND used_at IS NULL
+		RETURNING wrong_signatures`, nonce).Scan(&n)
+	if res.Error != nil {
+		return 0, translate(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return 0, fmt.Errorf("%s: %w", op, core.ErrNotFound)
+	}
+	return n, nil
 }
 
 // ChallengeByNonce returns the challenge with that nonce. It returns

@@ -25,6 +25,9 @@ func challengeFor(n int, at time.Time, address string) *core.Challenge {
 	}
 }
 
+// testLimits are the default limits of a member's wallets and challenges.
+var testLimits = core.LinkLimits{Wallets: core.DefaultMaxWallets, Challenges: core.DefaultMaxChallenges}
+
 // member returns the user to upsert for a platform id.
 func member(p core.Platform, id string) core.User {
 	return core.User{Platform: p, ExternalID: id, Name: "name of " + id}
@@ -38,7 +41,7 @@ func mustLink(t *testing.T, db *DB, u core.User, value string, n int) core.Linke
 	if value[:2] != "0x" {
 		kind, address = core.KindENS, ""
 	}
-	l, err := db.LinkWallet(t.Context(), u, core.Wallet{Kind: kind, Value: value}, challengeFor(n, t0, address))
+	l, err := db.LinkWallet(t.Context(), u, core.Wallet{Kind: kind, Value: value}, challengeFor(n, t0, address), testLimits)
 	if err != nil {
 		t.Fatalf("LinkWallet(%s, %s) = %v", u.ExternalID, value, err)
 	}
@@ -121,7 +124,7 @@ func TestDB_LinkWallet(t *testing.T) {
 			}
 		})
 		t.Run("Email", func(t *testing.T) {
-			l, err := db.LinkWallet(t.Context(), member(core.Telegram, "mail"), core.Wallet{Kind: core.KindEmail, Value: "a@b.org"}, nil)
+			l, err := db.LinkWallet(t.Context(), member(core.Telegram, "mail"), core.Wallet{Kind: core.KindEmail, Value: "a@b.org"}, nil, testLimits)
 			if err != nil || l.Challenge != nil || !l.Wallet.Primary {
 				t.Errorf("LinkWallet(e-mail) = %+v, %v, want a primary wallet without challenge", l, err)
 			}
@@ -129,7 +132,7 @@ func TestDB_LinkWallet(t *testing.T) {
 		t.Run("DropsOldChallenges", func(t *testing.T) {
 			u := member(core.Discord, "old")
 			old := challengeFor(6, t0.Add(-48*time.Hour), addr(6))
-			l, err := db.LinkWallet(t.Context(), u, core.Wallet{Kind: core.KindAddress, Value: addr(6)}, old)
+			l, err := db.LinkWallet(t.Context(), u, core.Wallet{Kind: core.KindAddress, Value: addr(6)}, old, testLimits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +147,7 @@ func TestDB_LinkWallet(t *testing.T) {
 		t.Run("ErrConflict", func(t *testing.T) {
 			mustLink(t, db, member(core.Discord, "nonce1"), addr(8), 8)
 			_, err := db.LinkWallet(t.Context(), member(core.Discord, "nonce2"),
-				core.Wallet{Kind: core.KindAddress, Value: addr(9)}, challengeFor(8, t0, addr(9)))
+				core.Wallet{Kind: core.KindAddress, Value: addr(9)}, challengeFor(8, t0, addr(9)), testLimits)
 			if !errors.Is(err, core.ErrConflict) {
 				t.Errorf("LinkWallet(taken nonce) = %v, want ErrConflict", err)
 			}

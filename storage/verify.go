@@ -25,6 +25,7 @@ type usedChallenge struct {
 // which keeps that member's link (and mints to it) while the proof moves.
 // The verification and each move are audited. It returns
 // core.ErrNoChallenge for an unknown nonce, core.ErrChallengeUsed,
+// core.ErrChallengeLocked (core.MaxWrongSignatures taken),
 // core.ErrChallengeExpired, and core.ErrConflict when the wallet cannot take
 // the address (an address wallet of another value, or an e-mail).
 //
@@ -74,18 +75,20 @@ func (db *DB) lockAddress(tx *gorm.DB, address string) error {
 }
 
 // claimChallenge marks the challenge used in one conditional statement, so
-// a nonce is used once even when two requests race; the loser learns why.
+// a nonce is used once even when two requests race, and a challenge locked
+// by wrong signatures counted meanwhile is not used; the loser learns why.
 func claimChallenge(tx *gorm.DB, nonce string, at time.Time) (usedChallenge, error) {
 	var c usedChallenge
 	err := tx.Raw(`
 		UPDATE challenges SET used_at = ?
-		WHERE nonce = ? AND used_at IS NULL AND expires_at > ?
-		RETURNING id, user_id, platform, wallet_id`, at, nonce, at).Scan(&c).Error
+		WHERE nonce = ? AND used_at IS NULL AND expires_at > ? AND wrong_signatures < ?
+		RETURNING id, user_id, platform, wallet_id`, at, nonce, at, core.MaxWrongSignatures).Scan(&c).Error
 	if err != nil || c.ID != 0 {
 		return c, err
 	}
 	var state challengeRow
-	if err := tx.Raw(`SELECT id, used_at FROM challenges WHERE nonce = ?`, nonce).Scan(&state).Error; err != nil {
+	err = tx.Raw(`SELECT id, used_at, expires_at, wrong_signatures FROM challenges WHERE nonce = ?`, nonce).Scan(&state).Error
+	if err != nil {
 		return c, err
 	}
 	switch {
@@ -93,6 +96,8 @@ func claimChallenge(tx *gorm.DB, nonce string, at time.Time) (usedChallenge, err
 		return c, core.ErrNoChallenge
 	case state.UsedAt != nil:
 		return c, core.ErrChallengeUsed
+	case state.ExpiresAt.After(at):
+		return c, core.ErrChallengeLocked
 	}
 	return c, core.ErrChallengeExpired
 }

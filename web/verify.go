@@ -26,9 +26,10 @@ const verifierTimeout = 10 * time.Second
 // *core.WalletService satisfies it.
 type Verifier interface {
 	// Challenge returns the challenge with that nonce, or ErrNotFound or
-	// ErrNoChallenge when there is none. It may return ErrChallengeExpired
-	// or ErrChallengeUsed, or the stored challenge, whose UsedAt and
-	// ExpiresAt the page then checks itself.
+	// ErrNoChallenge when there is none. It may return ErrChallengeExpired,
+	// ErrChallengeUsed or ErrChallengeLocked, or the stored challenge,
+	// whose UsedAt, ExpiresAt and WrongSignatures the page then checks
+	// itself.
 	Challenge(ctx context.Context, nonce string) (core.Challenge, error)
 	// VerifyChallenge checks the signature of the challenge's message,
 	// marks the challenge used and the wallet verified, and returns the
@@ -84,14 +85,16 @@ func (s *Server) HandleVerification(v Verifier, publicURL string) {
 //	GET  /verify/app.js   the page's script
 //
 // publicURL (PUBLIC_URL, may be empty) names the page's own origin, which a
-// POST must come from besides the origin of the request's Host. log gets a
+// POST must come from besides the origin of the request's Host. POSTs are
+// limited per remote address (see submitBurst), past which they are
+// answered 429 with Retry-After. log gets a
 // line, with the reference shown to the member, for every unexpected error;
 // nil discards them.
 func NewVerificationHandler(v Verifier, publicURL string, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &verification{v: v, log: log, now: time.Now}
+	h := &verification{v: v, log: log, now: time.Now, limit: newAddressLimiter(submitBurst, submitEvery, maxAddresses)}
 	if u, err := url.Parse(publicURL); err == nil && u.Scheme != "" && u.Host != "" {
 		h.origin = u.Scheme + "://" + u.Host
 	}
@@ -108,6 +111,7 @@ type verification struct {
 	origin string // scheme://host of PUBLIC_URL, or empty
 	log    *slog.Logger
 	now    func() time.Time
+	limit  *addressLimiter // of POSTs, per remote address
 	mux    *http.ServeMux
 }
 
@@ -181,6 +185,8 @@ func (h *verification) challenge(ctx context.Context, nonce string) (core.Challe
 		return core.Challenge{}, core.ErrChallengeUsed
 	case !c.ExpiresAt.IsZero() && !h.now().Before(c.ExpiresAt):
 		return core.Challenge{}, core.ErrChallengeExpired
+	case c.WrongSignatures >= core.MaxWrongSignatures:
+		return core.Challenge{}, core.ErrChallengeLocked
 	}
 	return c, nil
 }

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -36,8 +38,13 @@ type submitResult struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// submit takes the signature the page posts and has the core verify it.
+// submit takes the signature the page posts and has the core verify it,
+// within the limit of the remote address.
 func (h *verification) submit(w http.ResponseWriter, r *http.Request) {
+	if ok, wait := h.limit.allow(r, h.now()); !ok {
+		tooMany(w, wait)
+		return
+	}
 	wallet, err := h.verify(w, r)
 	if err != nil {
 		p := h.problemFor(r.Context(), err)
@@ -49,6 +56,20 @@ func (h *verification) submit(w http.ResponseWriter, r *http.Request) {
 		addr = wallet.Value
 	}
 	writeJSON(w, http.StatusOK, submitResult{OK: true, Wallet: addr})
+}
+
+// tooMany answers a POST past its address's limit: 429, with Retry-After
+// and the words in whole seconds, at least one.
+func tooMany(w http.ResponseWriter, wait time.Duration) {
+	seconds := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(seconds))
+	unit := " seconds"
+	if seconds == 1 {
+		unit = " second"
+	}
+	p := problem{http.StatusTooManyRequests, "Too many signatures were sent from your network",
+		"Please wait " + strconv.Itoa(seconds) + unit + ", then press the button again."}
+	writeJSON(w, p.Status, submitResult{Error: p.sentence()})
 }
 
 // verify checks where the request comes from and what it carries, in that
@@ -150,6 +171,9 @@ var problems = []struct {
 	{core.ErrNoChallenge, problem{http.StatusNotFound, "This verification link is not valid", "Check that you opened the whole link. " + relink}},
 	{core.ErrChallengeExpired, problem{http.StatusGone, "This verification link has expired", "Links work for " + strconv.Itoa(int(core.ChallengeTTL.Minutes())) + " minutes. " + relink}},
 	{core.ErrChallengeUsed, problem{http.StatusGone, "This verification link was already used", "Check your wallets with /wallet. " + relink}},
+	// Before the signature errors: the one that locks wraps its reason.
+	{core.ErrChallengeLocked, problem{http.StatusGone, "This verification link is locked after " + strconv.Itoa(core.MaxWrongSignatures) + " wrong signatures",
+		"It takes no signature now, not even the right one. " + relink}},
 	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by 130 hex digits. Sign the message again."}},
 	{core.ErrSignatureOldMessage, problem{http.StatusUnprocessableEntity, "This signature is of an earlier message", "Sign the message shown on this page."}},
 	{core.ErrSignatureAltered, problem{http.StatusUnprocessableEntity, "Your wallet signed a changed copy of the message", "Sign the exact message shown on this page: use the Copy button, and change nothing."}},

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,6 +62,8 @@ func TestVerificationSubmit_Errors(t *testing.T) {
 		{"ErrChallengeExpired", core.ErrChallengeExpired, 410, "has expired. Links work for 10 minutes. Run /link"},
 		{"ErrChallengeUsed", core.ErrChallengeUsed, 410, "already used. Check your wallets with /wallet. Run /link"},
 		{"ErrBadSignature", core.ErrBadSignature, 400, "0x followed by 130 hex digits"},
+		{"ErrChallengeLocked", core.ErrChallengeLocked, 410, "locked after 10 wrong signatures. It takes no signature now, not even the right one. Run /link"},
+		{"LockedNow", fmt.Errorf("%w: %w", core.ErrChallengeLocked, &core.SignatureError{Recovered: "0x01", Want: "0x02"}), 410, "locked after 10 wrong signatures"},
 		{"ErrSignatureOldMessage", core.ErrSignatureOldMessage, 422, "earlier message"},
 		{"ErrSignatureAltered", core.ErrSignatureAltered, 422, "changed copy of the message"},
 		{"ErrSignatureMismatch", core.ErrSignatureMismatch, 422, "not made by the linked wallet"},

@@ -160,6 +160,8 @@ func TestVerificationPage_Problems(t *testing.T) {
 		{"Expired", "/verify/" + testNonce, &fakeVerifier{challenge: core.Challenge{ExpiresAt: testNow}}, 410, "has expired", 1},
 		{"ErrChallengeUsed", "/verify/" + testNonce, &fakeVerifier{err: core.ErrChallengeUsed}, 410, "Run /link in the chat again", 1},
 		{"Used", "/verify/" + testNonce, &fakeVerifier{challenge: core.Challenge{UsedAt: &used}}, 410, "already used", 1},
+		{"ErrChallengeLocked", "/verify/" + testNonce, &fakeVerifier{err: core.ErrChallengeLocked}, 410, "locked after 10 wrong signatures", 1},
+		{"Locked", "/verify/" + testNonce, &fakeVerifier{challenge: core.Challenge{ExpiresAt: testNow.Add(time.Minute), WrongSignatures: 10}}, 410, "Run /link in the chat again", 1},
 		{"Unknown", "/verify/" + testNonce, &fakeVerifier{err: errors.New("pq: connection refused")}, 500, "reference ", 1},
 	}
 	for _, tt := range tests {

@@ -180,6 +180,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
 		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger,
+		Limits: core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})

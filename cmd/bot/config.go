@@ -48,6 +48,8 @@ type Config struct {
 	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
 	MomentMaxBytes   int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
 	MomentRate       int           `envconfig:"MOMENT_RATE" default:"10"`
+	MaxWallets       int           `envconfig:"MAX_WALLETS" default:"10"`
+	MaxChallenges    int           `envconfig:"MAX_CHALLENGES" default:"5"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"text"`
 }
@@ -110,10 +112,27 @@ func (c *Config) Validate(sandbox, console bool) error {
 	if c.MomentRate < 1 {
 		add(fmt.Errorf("MOMENT_RATE must be at least 1 Moment per member per hour (default 10), not %d", c.MomentRate))
 	}
+	add(c.validateLimits())
 	add(oneOf("LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error"))
 	add(oneOf("LOG_FORMAT", c.LogFormat, "text", "json"))
 	if c.HTTPAddr == "" {
 		add(errors.New("HTTP_ADDR must not be empty (default :8080)"))
+	}
+	return errors.Join(errs...)
+}
+
+// maxLinkLimit bounds MAX_WALLETS and MAX_CHALLENGES: every verified
+// wallet of a member is read from the issuing service for /why, /poaps and
+// gating, so a member with hundreds would spend the budget of everyone.
+const maxLinkLimit = 100
+
+func (c *Config) validateLimits() error {
+	var errs []error
+	if c.MaxWallets < 1 || c.MaxWallets > maxLinkLimit {
+		errs = append(errs, fmt.Errorf("MAX_WALLETS must be between 1 and %d wallets per member (default 10), not %d", maxLinkLimit, c.MaxWallets))
+	}
+	if c.MaxChallenges < 1 || c.MaxChallenges > maxLinkLimit {
+		errs = append(errs, fmt.Errorf("MAX_CHALLENGES must be between 1 and %d open challenges per member (default 5), not %d", maxLinkLimit, c.MaxChallenges))
 	}
 	return errors.Join(errs...)
 }

@@ -56,11 +56,14 @@ type Deps struct {
 	MomentIssuer core.MomentIssuer
 	// Events hear of verified and unlinked wallets; nil is the gate
 	// service.
-	Events  core.WalletEvents
-	MintURL string
-	BotName string
-	Clock   core.Clock
-	Logger  *slog.Logger
+	Events core.WalletEvents
+	// WalletLimits are MAX_WALLETS and MAX_CHALLENGES; zero fields are the
+	// defaults.
+	WalletLimits core.LinkLimits
+	MintURL      string
+	BotName      string
+	Clock        core.Clock
+	Logger       *slog.Logger
 }
 
 // NewServices builds the core's services from d. It panics on an error,
@@ -90,7 +93,8 @@ func NewServices(d Deps) Services {
 		d.Events = gates
 	}
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
-		Members: d.Store, Wallets: d.Wallets, Events: d.Events, BotName: d.BotName, Clock: d.Clock, Logger: d.Logger,
+		Members: d.Store, Wallets: d.Wallets, Events: d.Events, BotName: d.BotName, Limits: d.WalletLimits,
+		Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: d.Store, Scanner: d.Scanner})
@@ -127,7 +131,7 @@ var errNotInTest = errors.New("coretest: not set up in this test")
 type NoWallets struct{}
 
 // LinkWallet fails.
-func (NoWallets) LinkWallet(context.Context, core.User, core.Wallet, *core.Challenge) (core.Linked, error) {
+func (NoWallets) LinkWallet(context.Context, core.User, core.Wallet, *core.Challenge, core.LinkLimits) (core.Linked, error) {
 	return core.Linked{}, errNotInTest
 }
 
@@ -139,6 +143,11 @@ func (NoWallets) ChallengeByNonce(context.Context, string) (core.Challenge, erro
 // RecentChallenges finds none.
 func (NoWallets) RecentChallenges(context.Context, int64, int) ([]core.Challenge, error) {
 	return nil, nil
+}
+
+// FailChallenge finds none.
+func (NoWallets) FailChallenge(context.Context, string) (int, error) {
+	return 0, core.ErrNotFound
 }
 
 // UseChallenge finds none.
