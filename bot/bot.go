@@ -127,6 +127,7 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 // shutdown stops it, and what it leaves is taken up by the next process
 // (core.MomentService.Resume), so that a stop does not wait for it.
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
+	cleanNames(req)
 	b.inflight.Add(1)
 	defer b.inflight.Done()
 	cmd := b.byName[req.Command]

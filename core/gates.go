@@ -209,6 +209,9 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	if err != nil {
 		return Gate{}, wrap("add gate", err)
 	}
+	// The target's name is the platform's (a role's, a group's title): it goes
+	// into replies.
+	t.Name = StripDirectionControls(t.Name)
 	g, err := s.gates.AddGate(ctx, Gate{TenantID: tenant.ID, Target: t, Drops: drops, Mode: mode,
 		Channel: spec.Channel, CreatedBy: user.ID, CreatedAt: s.clock.Now()})
 	if errors.Is(err, ErrGateExists) {
