@@ -162,7 +162,9 @@ func (b *Bot) HandleLine(ctx context.Context, req *Request, line, botName string
 	case errors.Is(err, ErrNotACommand):
 		return Reply{}, false
 	case err != nil:
-		req.Command = commandWord(line)
+		// A line that is not UTF-8 is answered too: the reply names no
+		// bad byte.
+		req.Command = commandWord(strings.ToValidUTF8(line, ""))
 		if cmd != nil {
 			req.Command = cmd.Name
 		}
