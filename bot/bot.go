@@ -130,6 +130,7 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 // shutdown stops it, and what it leaves is taken up by the next process
 // (core.MomentService.Resume), so that a stop does not wait for it.
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
+	cleanNames(req)
 	b.inflight.Add(1)
 	defer b.inflight.Done()
 	cmd := b.byName[req.Command]
@@ -176,7 +177,9 @@ func (b *Bot) HandleLine(ctx context.Context, req *Request, line, botName string
 	case errors.Is(err, ErrNotACommand):
 		return Reply{}, false
 	case err != nil:
-		req.Command = commandWord(line)
+		// A line that is not UTF-8 is answered too: the reply names no
+		// bad byte.
+		req.Command = commandWord(strings.ToValidUTF8(line, ""))
 		if cmd != nil {
 			req.Command = cmd.Name
 		}

@@ -101,5 +101,6 @@ func walletText(v string) string {
 // member may claim it (Telegram's private chat). See
 // core.DropService.DropPlaces for its errors.
 func (b *Bot) DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error) {
-	return b.drops.DropPlaces(ctx, platform, eventID)
+	ps, err := b.drops.DropPlaces(ctx, platform, eventID)
+	return cleanPlaces(ps), err
 }

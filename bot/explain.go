@@ -210,8 +210,9 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrWebsitePending):
 		return "A website request for " + title + " is already waiting for POAP's review, and only one can be pending. " +
 			codeSpan("/drop info "+id) + " shows where it stands.", true
-	case errors.Is(err, core.ErrNoWebsite) && req.Text("claim_name") != "":
-		return "A website claim name is 1 to 100 letters, digits, - or _, like " + codeSpan("increase-group-student") + ". Pick one and try again.", true
+	case errors.Is(err, core.ErrInvalidWebsiteName):
+		return fmt.Sprintf("A website claim name is 1 to %d letters, digits, - or _, like %s (the end of its poap.website address), "+
+			"so nothing was asked of POAP and nothing was stored. Check the name and try again.", core.MaxWebsiteName, codeSpan("increase-group-student")), true
 	case errors.Is(err, core.ErrNoWebsite):
 		return "POAP has no website claim " + codeSpan(req.Text("website")) + " for drop " + codeSpan(id) + ", so nothing was stored. " +
 			"Check the name (the end of its poap.website address), or set the drop up with another delivery and ask POAP for a website with " +

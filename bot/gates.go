@@ -356,11 +356,11 @@ func gateText(req *Request, err error) (string, bool) {
 // GUILD_MEMBER_ADD) to gating, which gives them the roles they qualify
 // for in the background.
 func (b *Bot) MemberJoined(ctx context.Context, place string, m core.Member) {
-	b.gates.MemberJoined(ctx, m.Platform, place, m)
+	b.gates.MemberJoined(ctx, m.Platform, place, cleanMember(m))
 }
 
 // JoinRequested hands a request to join a gated group (Telegram's
 // chat_join_request) to gating, which settles it in the background.
 func (b *Bot) JoinRequested(ctx context.Context, place string, m core.Member) {
-	b.gates.JoinRequested(ctx, m.Platform, place, m)
+	b.gates.JoinRequested(ctx, m.Platform, place, cleanMember(m))
 }

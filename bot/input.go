@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/poapbot/poapbot/core"
 )
 
 // checkOptions refuses option values no command should see, whatever the
@@ -43,7 +45,7 @@ func invisible(r rune, text bool) bool {
 		return false
 	case unicode.IsControl(r):
 		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+	case core.IsDirectionControl(r):
 		return true
 	case unicode.Is(unicode.Co, r):
 		// Private use: the reply model's own marks (mentions, escapes)

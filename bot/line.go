@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrUnknownCommand means a command line names no command of the table.
@@ -19,11 +20,16 @@ var ErrNotACommand = errors.New("not a command")
 // option by name; double quotes group words; words left over join the last
 // text option. botName, when not empty, is accepted after an "@" on the
 // command word. It returns the command and the options by name, or
-// ErrNotACommand, ErrUnknownCommand, or an *OptionError.
+// ErrNotACommand, ErrUnknownCommand, or an *OptionError: also for a line
+// that is not valid UTF-8 (with the command it names, when it names one),
+// which is refused whole rather than read with its bad bytes replaced.
 func (b *Bot) ParseLine(line, botName string) (*Command, map[string]string, error) {
 	line = strings.TrimSpace(line)
 	if !strings.HasPrefix(line, "/") {
 		return nil, nil, ErrNotACommand
+	}
+	if !utf8.ValidString(line) {
+		return b.invalidLine(line, botName)
 	}
 	words, err := splitWords(line[1:])
 	if err != nil {
@@ -38,6 +44,22 @@ func (b *Bot) ParseLine(line, botName string) (*Command, map[string]string, erro
 	}
 	opts, err := bindWords(cmd, rest)
 	return cmd, opts, err
+}
+
+// errInvalidText is the refusal of a typed line that is not UTF-8: its
+// words would otherwise be read with U+FFFD in place of the bad bytes, and
+// a wallet such as "\xff\xfe@example.org" linked as another.
+var errInvalidText = &OptionError{Reason: "that line is not valid text: some of its bytes are not UTF-8, so nothing was done. Type it again"}
+
+// invalidLine refuses a line that is not UTF-8, with the command its
+// words name, if any, for the reply to point at.
+func (b *Bot) invalidLine(line, botName string) (*Command, map[string]string, error) {
+	words := strings.Fields(strings.ToValidUTF8(line[1:], "\uFFFD"))
+	if len(words) == 0 {
+		return nil, nil, errInvalidText
+	}
+	cmd, _ := b.lookup(words, botName)
+	return cmd, nil, errInvalidText
 }
 
 // lookup finds the command named by the first one or two words.

@@ -116,8 +116,11 @@ func challengeMessage(bot string, m Member, kind WalletKind, c *Challenge) strin
 
 // oneLine makes a display name safe inside the message and the code block
 // that shows it: no line breaks or other control characters, no
-// backquotes, at most 64 characters.
+// characters that change the direction of text (StripDirectionControls:
+// the bot strips them where names come in, and this message is signed,
+// so it strips them again), no backquotes, at most 64 characters.
 func oneLine(s string) string {
+	s = StripDirectionControls(s)
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r == '`':

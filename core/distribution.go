@@ -33,6 +33,10 @@ var (
 	// ErrNoWebsite means the issuing service has no website claim of that
 	// name, or one of another drop.
 	ErrNoWebsite = errors.New("no such website claim")
+	// ErrInvalidWebsiteName means a website claim name cannot be one: it
+	// is not 1 to MaxWebsiteName letters, digits, hyphens or underscores.
+	// Nothing was asked of the issuing service.
+	ErrInvalidWebsiteName = errors.New("not a website claim name")
 	// ErrWebsitePending means a request for a website claim of the drop
 	// is pending review: one at a time.
 	ErrWebsitePending = errors.New("a website request is pending")

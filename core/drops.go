@@ -179,6 +179,9 @@ func (o *AddDropOptions) validate(now time.Time) error {
 		if o.Website = strings.TrimSpace(o.Website); o.Website == "" {
 			return ErrNoWebsite
 		}
+		if !validWebsiteName(o.Website) {
+			return ErrInvalidWebsiteName
+		}
 	default:
 		return ErrInvalidDelivery
 	}
@@ -203,6 +206,7 @@ func (o *AddDropOptions) validate(now time.Time) error {
 // the edit code, which storage encrypts; then it reads the network the drop
 // mints on, when it can (a failure to read it fails nothing). Errors,
 // inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
+// ErrInvalidWebsiteName (checked before any request), ErrNoWebsite,
 // ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
 // ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {

@@ -156,10 +156,12 @@ type GateSpec struct {
 // AddGate gates a role (or the group) of the place on the drops of spec.
 // It refuses, storing nothing: ErrBadGateDrops (as *GateDropsError) and
 // ErrBadGateMode for what was typed, ErrGateExists when the target is gated
-// already, ErrCannotEnforce (as *GateProblem, with the fix) when the bot
-// could not enforce the gate, ErrUnknownEvent as a GateDropsError for a
-// drop the issuing service does not know. Once stored, the gate is applied
-// to the place's members in the background.
+// already (also for the second of two moderators adding it at once, which
+// creates no invite link), ErrCannotEnforce (as *GateProblem, with the
+// fix) when the bot could not enforce the gate, ErrUnknownEvent as a
+// GateDropsError for a drop the issuing service does not know. Once
+// stored, the gate gets its invite link on platforms that have one
+// (GateInviter), and is applied to the place's members in the background.
 func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateSpec) (Gate, error) {
 	ids, err := ParseGateDrops(spec.Drops)
 	if err != nil {
@@ -207,10 +209,21 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	if err != nil {
 		return Gate{}, wrap("add gate", err)
 	}
+	// The target's name is the platform's (a role's, a group's title): it goes
+	// into replies.
+	t.Name = StripDirectionControls(t.Name)
 	g, err := s.gates.AddGate(ctx, Gate{TenantID: tenant.ID, Target: t, Drops: drops, Mode: mode,
 		Channel: spec.Channel, CreatedBy: user.ID, CreatedAt: s.clock.Now()})
+	if errors.Is(err, ErrGateExists) {
+		// Another moderator's gate was stored first: the same answer as
+		// for a gate added before, not a clash to try again.
+		return Gate{}, ErrGateExists
+	}
 	if err != nil {
 		return Gate{}, wrap("add gate", err)
+	}
+	if g, err = s.invite(ctx, a, p, g); err != nil {
+		return Gate{}, err
 	}
 	s.auditGate(ctx, g, &user.ID, AuditGateAdded)
 	s.work.Add(1)
@@ -224,6 +237,31 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 			s.log.Warn("first sync of a new gate failed; the next sweep is whole again", "gate", g.ID, "err", err)
 		}
 	}()
+	return g, nil
+}
+
+// invite creates the stored gate's invite link, on platforms whose gates
+// have one, and records it. When either step fails the gate is removed
+// again, as a gate nobody can ask to join through is none; a link created
+// whose recording failed stays with the platform, unused.
+func (s *GateService) invite(ctx context.Context, a GateActions, p Place, g Gate) (Gate, error) {
+	inv, ok := a.(GateInviter)
+	if !ok {
+		return g, nil
+	}
+	link, err := inv.CreateInviteLink(ctx, p.ExternalID, g.Target)
+	if err == nil {
+		if err = s.gates.SetGateInviteLink(ctx, g.ID, link); err != nil {
+			err = wrap("add gate", err)
+		}
+	}
+	if err != nil {
+		if rerr := s.gates.RemoveGate(context.WithoutCancel(ctx), g.ID); rerr != nil {
+			s.log.Warn("a gate without its invite link could not be removed", "gate", g.ID, "err", rerr)
+		}
+		return Gate{}, err
+	}
+	g.Target.InviteLink = link
 	return g, nil
 }
 

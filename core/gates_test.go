@@ -22,6 +22,7 @@ type fakeActions struct {
 	has       map[string]bool // member → has the target
 	absent    map[string]bool // members not in any place, or "place/member" not in that place
 	standings int             // Standing calls
+	links     int             // invite links created
 	refuse    *core.GateProblem
 	forbidden bool
 	// grantErr, when set, is what the next Grant answers (once), after
@@ -49,9 +50,22 @@ func (a *fakeActions) Prepare(_ context.Context, place, target string) (core.Gat
 	}
 	a.record("prepare %s", target)
 	if a.kind == core.GateGroup {
-		return core.GateTarget{ID: place, Name: "The Group", Kind: core.GateGroup, InviteLink: "https://t.me/+join"}, nil
+		return core.GateTarget{ID: place, Name: "The Group", Kind: core.GateGroup}, nil
 	}
 	return core.GateTarget{ID: target, Name: "Role " + target, Kind: core.GateRole}, nil
+}
+
+// groupActions are fakeActions of a platform whose gates are entered
+// through invite links (a core.GateInviter), as Telegram's groups are.
+type groupActions struct{ *fakeActions }
+
+// CreateInviteLink makes the group's invite links, numbered.
+func (a groupActions) CreateInviteLink(_ context.Context, _ string, _ core.GateTarget) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.links++
+	a.record("invite link %d", a.links)
+	return fmt.Sprintf("https://t.me/+join%d", a.links), nil
 }
 
 func (a *fakeActions) Check(context.Context, string, core.GateTarget) error {
@@ -307,7 +321,11 @@ func newGateEnv(t *testing.T, platform core.Platform, kind core.GateKind) *gateE
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Attach(platform, e.actions)
+	if kind == core.GateGroup {
+		svc.Attach(platform, groupActions{e.actions})
+	} else {
+		svc.Attach(platform, e.actions)
+	}
 	e.svc = svc
 	return e
 }

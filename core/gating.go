@@ -152,6 +152,9 @@ type GateStore interface {
 	PlatformGates(ctx context.Context, p Platform) ([]Gate, error)
 	// RemoveGate deletes the gate with its grants and join requests.
 	RemoveGate(ctx context.Context, id int64) error
+	// SetGateInviteLink records the gate's invite link (GateInviter).
+	// ErrNotFound when there is no such gate.
+	SetGateInviteLink(ctx context.Context, id int64, link string) error
 	// PauseGate marks the gate paused with reason unless it is paused
 	// already; first is true for the call that paused it (moderators are
 	// told once).
@@ -288,10 +291,10 @@ type SetupLine struct {
 // platform refused for lack of a permission: the gate pauses.
 type GateActions interface {
 	// Prepare checks that the bot can enforce a gate on target (a role id
-	// or name; for a group, the place itself and target "") and readies
-	// it: a group gets its join-request invite link. It returns a
-	// *GateProblem (errors.Is ErrCannotEnforce) saying how to fix what
-	// the bot could not enforce, and changes nothing then.
+	// or name; for a group, the place itself and target "") and returns
+	// it, creating nothing (a group's invite link is GateInviter's, once
+	// the gate is stored). It returns a *GateProblem (errors.Is
+	// ErrCannotEnforce) saying how to fix what the bot could not enforce.
 	Prepare(ctx context.Context, place, target string) (GateTarget, error)
 	// Check is Prepare without creating anything: nil when the bot can
 	// enforce the gate now.
@@ -315,6 +318,18 @@ type GateActions interface {
 	// Setup checks the bot's rights in place, one line each, for /setup
 	// check.
 	Setup(ctx context.Context, place string) []SetupLine
+}
+
+// GateInviter is the optional part of a platform's GateActions whose gates
+// are entered through an invite link (a Telegram group's join-request
+// link). GateService.AddGate asks for the link only once the gate is
+// stored: of two moderators adding the same gate at once, the one whose
+// gate was not stored creates none.
+type GateInviter interface {
+	// CreateInviteLink creates the invite link of the stored gate on
+	// target in place. It returns a *GateProblem (errors.Is
+	// ErrCannotEnforce) when the platform refused it.
+	CreateInviteLink(ctx context.Context, place string, target GateTarget) (string, error)
 }
 
 // IssuerCheck says whether the issuing service answers with the

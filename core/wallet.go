@@ -234,10 +234,16 @@ const MaxEmailLen = 254
 
 // parseEmail checks an e-mail address: valid UTF-8 without invisible
 // characters, at most MaxEmailLen octets, one plain addr-spec, no display
-// name, a domain with a dot.
+// name, a domain with a dot. U+FFFD is refused too: it is what a decoder
+// puts for bytes that were not UTF-8 (Telegram's and Discord's JSON reach
+// the bot decoded so), and mints sent to it would go to an address nobody
+// typed.
 func parseEmail(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", &WalletError{Input: s, Reason: "this is not a valid e-mail address"}
+	}
+	if strings.ContainsRune(s, utf8.RuneError) {
+		return "", &WalletError{Input: s, Reason: "an e-mail address has no U+FFFD, which stands for characters lost on the way"}
 	}
 	for _, r := range s {
 		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {

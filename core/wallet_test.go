@@ -64,6 +64,8 @@ func TestParseWallet_Invalid(t *testing.T) {
 		"v\u0456talik.eth", "p\u03bfap.eth", // a Cyrillic і, a Greek ο among Latin letters
 		strings.Repeat("a", 243) + "@example.org", // 255 octets: over SMTP's 254
 		"al\xffice@example.org",                   // not UTF-8
+		"\ufffd\ufffd@example.org",                // bytes that were not UTF-8, decoded from JSON
+		"\ufffd.eth",
 	} {
 		_, _, err := core.ParseWallet(in)
 		var werr *core.WalletError

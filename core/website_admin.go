@@ -24,6 +24,12 @@ type WebsiteInfo struct {
 
 // MaxWebsiteName is the longest website claim name: a path segment of
 // letters, digits, hyphens and underscores.
+//
+// The issuing service publishes no rule for a claim name beyond "string":
+// it is the last segment of the claim's poap.website address and the
+// {secret_word} of GET /secret/{secret_word}, and its own names are words
+// joined by hyphens ("increase-group-student"). This rule keeps every name
+// one plain path segment: no "/", no ".." and nothing to escape.
 const MaxWebsiteName = 100
 
 // Defaults of a website request: how many mints it asks for, and its
@@ -51,7 +57,8 @@ func (s *DropService) checkWebsite(ctx context.Context, eventID int64, name stri
 }
 
 // validWebsiteName reports whether name can be a website claim's path
-// segment.
+// segment. Every name is checked with it where it enters (/drop add
+// website:, /drop website) before anything is asked of the service.
 func validWebsiteName(name string) bool {
 	if name == "" || len(name) > MaxWebsiteName {
 		return false
@@ -65,7 +72,7 @@ func validWebsiteName(name string) bool {
 // hours, 48 for integrators). One website request of a drop may be pending
 // at a time. Nothing is stored when the service refuses. Errors, inside a
 // *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrDeliveryExists (the drop
-// mints through its delivery), ErrNoWebsite (a name that
+// mints through its delivery), ErrInvalidWebsiteName (a name that
 // cannot be a path segment), ErrInvalidTopUp (a count outside 1 to
 // MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWrongEditCode,
 // ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable or
@@ -86,7 +93,7 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	r.Name = strings.TrimSpace(r.Name)
 	switch {
 	case !validWebsiteName(r.Name):
-		return Drop{}, dropError(d, ErrNoWebsite)
+		return Drop{}, dropError(d, ErrInvalidWebsiteName)
 	case r.Count == 0:
 		r.Count = DefaultWebsiteCount
 	case r.Count < 0 || r.Count > MaxTopUp:

@@ -259,9 +259,12 @@ func (s *SecretClaim) UnmarshalJSON(b []byte) error {
 // GET /secret/{secret_word}, a protected read. Errors: ErrNotFound for an
 // unknown word, ErrInvalidInput for an empty one, ErrUnauthorized (also
 // without client credentials), ErrRateLimited, ErrUnavailable; answers of
-// the service come as *APIError.
+// the service come as *APIError. The word travels as one escaped path
+// segment; "." and "..", which no escaping keeps one (a server or proxy on
+// the way resolves them, also as %2E%2E), are refused with ErrInvalidInput
+// before any request.
 func (c *Client) Secret(ctx context.Context, word string) (SecretClaim, error) {
-	if err := checkRequired(wire.OpSecret, "secret_word", word); err != nil {
+	if err := firstError(checkRequired(wire.OpSecret, "secret_word", word), checkSegment(wire.OpSecret, "secret_word", word)); err != nil {
 		return SecretClaim{}, err
 	}
 	var s SecretClaim
@@ -273,4 +276,15 @@ func (c *Client) Secret(ctx context.Context, word string) (SecretClaim, error) {
 		return SecretClaim{}, err
 	}
 	return s, nil
+}
+
+// checkSegment refuses a value that is a dot segment once trimmed: sent as
+// a path segment, "." or ".." would name another resource (RFC 3986,
+// 5.2.4), however it is escaped. Every other value is escaped by
+// pathSegment.
+func checkSegment(op, field, value string) error {
+	if v := strings.TrimSpace(value); v == "." || v == ".." {
+		return fieldError(op, field, "%q is a dot segment, not a name", v)
+	}
+	return nil
 }

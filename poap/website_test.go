@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +106,36 @@ func TestClient_Secret(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: Secret() mismatch (-want +got):\n%s", tc.fixture, diff)
 		}
+	}
+}
+
+// TestClient_SecretPath: a name reaches the service as one escaped path
+// segment under /secret/, and a dot segment, which no escaping keeps one,
+// is refused before any request.
+func TestClient_SecretPath(t *testing.T) {
+	var mu sync.Mutex
+	var uris []string
+	fix := serveFixture(t, http.StatusOK, "secret_live.json")
+	c, _ := opsClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		uris = append(uris, r.RequestURI)
+		mu.Unlock()
+		fix(w, r)
+	}))
+	for _, name := range []string{"..", ".", " .. "} {
+		if _, err := c.Secret(context.Background(), name); !errors.Is(err, poap.ErrInvalidInput) || !errors.Is(err, poap.ErrNotSent) {
+			t.Errorf("Secret(%q) = %v, want ErrInvalidInput, not sent", name, err)
+		}
+	}
+	for _, name := range []string{"../events/1", "a/b?c#d", "..%2F", "x y"} {
+		if _, err := c.Secret(context.Background(), name); err != nil {
+			t.Errorf("Secret(%q) = %v", name, err)
+		}
+	}
+	want := []string{"/secret/..%2Fevents%2F1", "/secret/a%2Fb%3Fc%23d", "/secret/..%252F", "/secret/x%20y"}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, uris); diff != "" {
+		t.Errorf("request URIs (-want +got):\n%s", diff)
 	}
 }

@@ -224,6 +224,13 @@ func (db *DB) RemoveGate(ctx context.Context, id int64) error {
 	return gateUpdated("remove gate", id, res)
 }
 
+// SetGateInviteLink records the gate's invite link, in one UPDATE. It
+// returns core.ErrNotFound when there is no such gate.
+func (db *DB) SetGateInviteLink(ctx context.Context, id int64, link string) error {
+	res := db.gorm.WithContext(ctx).Exec(`UPDATE gates SET invite_link = ? WHERE id = ?`, link, id)
+	return gateUpdated("set gate invite link", id, res)
+}
+
 // PauseGate marks the gate paused at at with reason, in one conditional
 // UPDATE, unless it is paused already: first is true for the one call
 // that paused it, however many race. It returns an error for an empty

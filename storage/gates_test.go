@@ -305,3 +305,25 @@ func TestDB_GateSynced(t *testing.T) {
 		}
 	})
 }
+
+func TestDB_SetGateInviteLink(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		g := newGate(mustTenant(t, db, "invite").ID, "-100123")
+		g.Target.Kind = core.GateGroup
+		g = mustAddGate(t, db, g)
+		if g.Target.InviteLink != "" {
+			t.Fatalf("AddGate() = invite link %q, want none yet", g.Target.InviteLink)
+		}
+		const link = "https://t.me/+AbC-123_x"
+		if err := db.SetGateInviteLink(t.Context(), g.ID, link); err != nil {
+			t.Fatalf("SetGateInviteLink() = %v", err)
+		}
+		if got := mustGateByTarget(t, db, g); got.Target.InviteLink != link {
+			t.Errorf("GateByTarget() = invite link %q, want %q", got.Target.InviteLink, link)
+		}
+		if err := db.SetGateInviteLink(t.Context(), g.ID+100, link); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("SetGateInviteLink(unknown) = %v, want %v", err, core.ErrNotFound)
+		}
+	})
+}

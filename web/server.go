@@ -1,6 +1,8 @@
 // Package web is the bot's HTTP side: liveness and readiness probes, the
 // Prometheus metrics endpoint, and a mux on which later features mount the
-// wallet-verification page and webhooks. It serves on HTTP_ADDR.
+// wallet-verification page and webhooks. It serves on HTTP_ADDR, and the
+// operators' endpoints (probes and metrics, nothing members reach) also on
+// METRICS_ADDR when that is set.
 package web
 
 import (
@@ -36,6 +38,7 @@ type Pinger interface {
 // Handle, bind with Listen, then run Serve until its context ends.
 type Server struct {
 	addr         string
+	variable     string // the configuration variable of addr, for errors
 	db           Pinger
 	log          *slog.Logger
 	mux          *http.ServeMux
@@ -46,16 +49,39 @@ type Server struct {
 	ln net.Listener
 }
 
-// NewServer returns a Server that will listen on addr (HTTP_ADDR) with
-// GET /healthz, GET /readyz (which pings db) and GET /metrics (metrics'
-// registry) already routed. db and metrics must not be nil; a nil log
-// discards log lines.
+// NewServer returns the public Server that will listen on addr
+// (HTTP_ADDR), with GET /healthz, GET /readyz (which pings db) and, when
+// metrics is not nil, GET /metrics (metrics' registry) already routed.
+// Pass a nil metrics when they are served on a listener of their own
+// (NewMetricsServer): /metrics then answers 404 here. db must not be nil;
+// a nil log discards log lines.
 func NewServer(addr string, db Pinger, metrics *Metrics, log *slog.Logger) *Server {
+	s := newServer("HTTP_ADDR", addr, db, log)
+	if metrics != nil {
+		s.handleMetrics(metrics)
+	}
+	return s
+}
+
+// NewMetricsServer returns the operators' Server that will listen on addr
+// (METRICS_ADDR): GET /healthz, GET /readyz and GET /metrics, and nothing
+// else is ever routed on it. db and metrics must not be nil; a nil log
+// discards log lines.
+func NewMetricsServer(addr string, db Pinger, metrics *Metrics, log *slog.Logger) *Server {
+	s := newServer("METRICS_ADDR", addr, db, log)
+	s.handleMetrics(metrics)
+	return s
+}
+
+// newServer returns a Server on addr, named variable in its errors, with
+// the probes routed.
+func newServer(variable, addr string, db Pinger, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
 		addr:         addr,
+		variable:     variable,
 		db:           db,
 		log:          log,
 		mux:          http.NewServeMux(),
@@ -63,9 +89,6 @@ func NewServer(addr string, db Pinger, metrics *Metrics, log *slog.Logger) *Serv
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.Registry(), promhttp.HandlerOpts{
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}))
 	s.srv = &http.Server{
 		Handler:           s.recoverPanics(s.accessLog(s.mux)),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -80,6 +103,13 @@ func NewServer(addr string, db Pinger, metrics *Metrics, log *slog.Logger) *Serv
 	return s
 }
 
+// handleMetrics routes GET /metrics to the registry of metrics.
+func (s *Server) handleMetrics(metrics *Metrics) {
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.Registry(), promhttp.HandlerOpts{
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}))
+}
+
 // Handle routes pattern (http.ServeMux syntax, e.g. "POST /webhook/telegram")
 // to h, behind the same access log and panic recovery as the built-in routes.
 // The access log records pattern, never the request's path or query, so a
@@ -92,7 +122,8 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 }
 
 // Listen binds the address, so a port already in use is reported before the
-// rest of the bot starts. The error names HTTP_ADDR and the address and wraps
+// rest of the bot starts. The error names the address's variable (HTTP_ADDR
+// or METRICS_ADDR) and the address and wraps
 // the system error (e.g. syscall.EADDRINUSE). Calling it again is a no-op.
 func (s *Server) Listen() error {
 	s.mu.Lock()
@@ -102,14 +133,14 @@ func (s *Server) Listen() error {
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		return fmt.Errorf("listen on HTTP_ADDR %q: %w", s.addr, err)
+		return fmt.Errorf("listen on %s %q: %w", s.variable, s.addr, err)
 	}
 	s.ln = ln
 	return nil
 }
 
-// Addr returns the bound address (with the real port when HTTP_ADDR asked
-// for port 0), or the configured address before Listen.
+// Addr returns the bound address (with the real port when the address
+// asked for port 0), or the configured address before Listen.
 func (s *Server) Addr() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,7 +163,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	ln := s.ln
 	s.mu.Unlock()
 
-	s.log.Info("http server listening", "addr", ln.Addr().String())
+	s.log.Info("http server listening", "addr", ln.Addr().String(), "variable", s.variable)
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()
 

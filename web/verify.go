@@ -153,7 +153,10 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		Title:   "Verify your wallet",
 		Wallet:  c.Wallet,
 		Address: c.Address,
-		Message: c.Message,
+		// The member's name in the message is the platform's: shown
+		// without the characters that would reorder what the page shows
+		// (a message made before names were cleaned may hold them).
+		Message: core.StripDirectionControls(c.Message),
 		// The wallet signs these exact bytes: HTML text would lose a
 		// carriage return, a hex attribute cannot.
 		MessageHex:  "0x" + hex.EncodeToString([]byte(c.Message)),

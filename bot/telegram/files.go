@@ -44,7 +44,9 @@ var _ core.MediaOpener = Files{}
 // TELEGRAM_API_URL's /file/bot<token>/<file_path> (never from the
 // library's hard-coded api.telegram.org), and returns the response body,
 // streaming, with the file's size: Content-Length, else getFile's
-// file_size, else -1. Only getFile and the response headers are bounded
+// file_size, else -1. The download follows redirects only on
+// TELEGRAM_API_URL's origin (a redirect to another host is refused before
+// any request to it). Only getFile and the response headers are bounded
 // (fileHeaderTimeout); the body reads for as long as ctx allows. A self-
 // hosted Bot API server in local mode answers an absolute file_path on its
 // own disk: serve its working directory at /file/bot<token>/ (as the
@@ -108,7 +110,7 @@ func (a *Adapter) download(ctx context.Context, file tgbotapi.File) (io.ReadClos
 		return nil, 0, fmt.Errorf("telegram: open file %s: file path %q makes no address", file.FileID, file.FilePath)
 	}
 	headers := time.AfterFunc(fileHeaderTimeout, cancel)
-	resp, err := a.client(ctx).Do(req)
+	resp, err := a.fileClient(ctx).Do(req)
 	late := !headers.Stop()
 	switch {
 	case late:
@@ -133,6 +135,37 @@ func (a *Adapter) download(ctx context.Context, file tgbotapi.File) (io.ReadClos
 		size = int64(file.FileSize)
 	}
 	return &fileBody{ReadCloser: resp.Body, cancel: cancel}, size, nil
+}
+
+// maxFileRedirects is how many redirects a download may take, each on the
+// Bot API's own origin.
+const maxFileRedirects = 5
+
+// errRedirectedAway is why a download redirected off the Bot API's origin
+// failed.
+var errRedirectedAway = errors.New("redirected off the Bot API host: refused")
+
+// fileClient is the adapter's HTTP client for downloads, bound to ctx, that
+// follows redirects only on TELEGRAM_API_URL's origin (scheme and host), as
+// Discord's opener stays on Discord's CDN: the download's address carries
+// the token, which net/http would send on in the Referer header, and a
+// redirect elsewhere would make the bot fetch, as a Moment, whatever
+// another host serves.
+func (a *Adapter) fileClient(ctx context.Context) *ctxClient {
+	c := a.client(ctx)
+	dl := *c.c
+	origin, err := url.Parse(a.opts.APIURL)
+	dl.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) > maxFileRedirects:
+			return errors.New("too many redirects")
+		case err != nil || req.URL.Scheme != origin.Scheme || !strings.EqualFold(req.URL.Host, origin.Host) || req.URL.User != nil:
+			return errRedirectedAway
+		}
+		return nil
+	}
+	c.c = &dl
+	return c
 }
 
 // escapePath escapes each segment of a file path, keeping its slashes (an

@@ -3,8 +3,10 @@ package telegram
 import (
 	"errors"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,6 +75,38 @@ func TestFiles_OpenMedia(t *testing.T) {
 			t.Fatal("OpenMedia(unreachable) = nil, want an error")
 		}
 		noToken(t, err)
+	})
+	t.Run("RedirectedAway", func(t *testing.T) {
+		var hits atomic.Int32
+		away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			io.WriteString(w, "not Telegram's")
+		}))
+		defer away.Close()
+		e.tg.AddFile(telegramtest.File{ID: "moved", Size: 1, Redirect: away.URL + "/elsewhere.png"})
+		r, _, err := files.OpenMedia(t.Context(), "moved")
+		if err == nil {
+			r.Close()
+			t.Fatal("OpenMedia(redirected to another host) = nil error, want a refusal")
+		}
+		if n := hits.Load(); n != 0 {
+			t.Errorf("the other host got %d requests, want none", n)
+		}
+		noToken(t, err)
+	})
+	t.Run("RedirectedOnHost", func(t *testing.T) {
+		data := []byte("the same picture, elsewhere on the Bot API")
+		e.tg.AddFile(telegramtest.BytesFile("target", data))
+		e.tg.AddFile(telegramtest.File{ID: "alias", Size: 1, Redirect: e.tg.URL() + "/file/bot" + e.tg.Token + "/files/target"})
+		r, _, err := files.OpenMedia(t.Context(), "alias")
+		if err != nil {
+			t.Fatalf("OpenMedia(redirected on the Bot API host) = %v", err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || string(got) != string(data) {
+			t.Errorf("OpenMedia(redirected on the Bot API host) read %q (%v), want %q", got, err, data)
+		}
 	})
 	t.Run("100MB", func(t *testing.T) {
 		const size = 100 << 20

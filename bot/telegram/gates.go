@@ -54,13 +54,13 @@ var _ core.GateActions = (*Gates)(nil)
 func (a *Adapter) Gates() *Gates { return &Gates{a: a} }
 
 // Prepare checks that the bot can gate the group place (target is
-// ignored: the group is the target) and creates the gate's join-request
-// invite link. It returns a *core.GateProblem (errors.Is
-// core.ErrCannotEnforce) when place is not a group (the error matches
-// core.ErrNotGroup too), the bot is not in it or not an administrator, or
-// may not invite or ban users; nothing is created then. Other errors are
+// ignored: the group is the target) and returns the group as the gate's
+// target. It creates nothing: the gate's join-request invite link is
+// CreateInviteLink's, once the gate is stored. It returns a
+// *core.GateProblem (errors.Is core.ErrCannotEnforce) when place is not a
+// group (the error matches core.ErrNotGroup too), the bot is not in it or
+// not an administrator, or may not invite or ban users. Other errors are
 // the Bot API's.
-// See https://core.telegram.org/bots/api#createchatinvitelink.
 func (g *Gates) Prepare(ctx context.Context, place, _ string) (core.GateTarget, error) {
 	chatID, err := parseChatID(place)
 	if err != nil {
@@ -72,28 +72,48 @@ func (g *Gates) Prepare(ctx context.Context, place, _ string) (core.GateTarget, 
 	if err != nil {
 		return core.GateTarget{}, err
 	}
+	return core.GateTarget{ID: strconv.FormatInt(chatID, 10), Name: r.title, Kind: core.GateGroup}, nil
+}
+
+var _ core.GateInviter = (*Gates)(nil)
+
+// CreateInviteLink creates the join-request invite link of the gate on
+// the group place, named inviteLinkName in the group's list of links. It
+// returns a *core.GateProblem (errors.Is core.ErrCannotEnforce) when
+// Telegram refused it for the bot's rights; other errors are the Bot
+// API's.
+// See https://core.telegram.org/bots/api#createchatinvitelink.
+func (g *Gates) CreateInviteLink(ctx context.Context, place string, _ core.GateTarget) (string, error) {
+	chatID, err := parseChatID(place)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, gateTimeout)
+	defer cancel()
 	cfg := tgbotapi.CreateChatInviteLinkConfig{ChatConfig: tgbotapi.ChatConfig{ChatID: chatID}, Name: inviteLinkName, CreatesJoinRequest: true}
 	resp, err := g.a.request(ctx, cfg)
 	if err != nil {
 		if absent(err) || lacksRights(err) {
 			g.a.log.Warn("telegram refused the gate's invite link", "chat_id", chatID, "err", err)
-			return core.GateTarget{}, &core.GateProblem{Reason: "Telegram refused to let me create an invite link for the group", Fix: rightFix(r, rightInvite)}
+			// The rights are read again only to word the fix.
+			r, _ := g.readRights(ctx, chatID)
+			return "", &core.GateProblem{Reason: "Telegram refused to let me create an invite link for the group", Fix: rightFix(r, rightInvite)}
 		}
-		return core.GateTarget{}, fmt.Errorf("telegram: createChatInviteLink: %w", err)
+		return "", fmt.Errorf("telegram: createChatInviteLink: %w", err)
 	}
 	var link tgbotapi.ChatInviteLink
 	if err := json.Unmarshal(resp.Result, &link); err != nil {
-		return core.GateTarget{}, fmt.Errorf("telegram: createChatInviteLink: %w", err)
+		return "", fmt.Errorf("telegram: createChatInviteLink: %w", err)
 	}
 	if link.InviteLink == "" {
-		return core.GateTarget{}, errors.New("telegram: createChatInviteLink answered no link")
+		return "", errors.New("telegram: createChatInviteLink answered no link")
 	}
-	return core.GateTarget{ID: strconv.FormatInt(chatID, 10), Name: r.title, Kind: core.GateGroup, InviteLink: link.InviteLink}, nil
+	return link.InviteLink, nil
 }
 
-// Check is Prepare without creating the link: nil when the bot can
-// enforce a gate on the group place now, a *core.GateProblem when it
-// cannot, the Bot API's error when it could not tell.
+// Check makes Prepare's checks: nil when the bot can enforce a gate on
+// the group place now, a *core.GateProblem when it cannot, the Bot API's
+// error when it could not tell.
 func (g *Gates) Check(ctx context.Context, place string, _ core.GateTarget) error {
 	chatID, err := parseChatID(place)
 	if err != nil {

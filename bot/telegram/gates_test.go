@@ -45,17 +45,24 @@ func TestGates_Prepare(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Prepare() = %v", err)
 			}
+			if diff := cmp.Diff(groupGate, got); diff != "" {
+				t.Errorf("Prepare() (-want +got):\n%s", diff)
+			}
+			// Prepare creates nothing: the link comes once the gate is
+			// stored.
+			if n := len(e.tg.Calls("createChatInviteLink")); n != 0 {
+				t.Fatalf("Prepare() called createChatInviteLink %d times, want 0", n)
+			}
+			link, err := g.CreateInviteLink(t.Context(), place, got)
+			if err != nil || link != "https://t.me/+fakeInvite0001" {
+				t.Fatalf("CreateInviteLink() = %q, %v; want the fake's first link", link, err)
+			}
 			calls := e.tg.Calls("createChatInviteLink")
 			if len(calls) != 1 {
 				t.Fatalf("createChatInviteLink called %d times, want 1", len(calls))
 			}
 			if p := calls[0].Params; p["creates_join_request"] != "true" || p["name"] != inviteLinkName || p["chat_id"] != place {
 				t.Errorf("createChatInviteLink params = %v, want a named join-request link of the group", p)
-			}
-			want := groupGate
-			want.InviteLink = "https://t.me/+fakeInvite0001"
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Prepare() (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -104,8 +111,9 @@ func TestGates_Prepare(t *testing.T) {
 	t.Run("LinkRefused", func(t *testing.T) {
 		e, g := gateEnv(t, allRights)
 		e.tg.ForbidAdmin(group.ID)
-		if _, err := g.Prepare(t.Context(), place, ""); !errors.Is(err, core.ErrCannotEnforce) {
-			t.Errorf("Prepare() with the link refused = %v, want ErrCannotEnforce", err)
+		var p *core.GateProblem
+		if _, err := g.CreateInviteLink(t.Context(), place, groupGate); !errors.Is(err, core.ErrCannotEnforce) || !errors.As(err, &p) || p.Fix == "" {
+			t.Errorf("CreateInviteLink() with the link refused = %v, want ErrCannotEnforce with a fix", err)
 		}
 	})
 	t.Run("TelegramDown", func(t *testing.T) {

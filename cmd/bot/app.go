@@ -74,8 +74,11 @@ type Main struct {
 	TelegramLimits telegram.Limits
 
 	// Set by Run.
-	DB         *storage.DB
-	Web        *web.Server
+	DB  *storage.DB
+	Web *web.Server
+	// MetricsWeb serves /metrics and the probes on METRICS_ADDR; nil
+	// when it is not set (they are on Web then).
+	MetricsWeb *web.Server
 	Metrics    *web.Metrics
 	Bot        *bot.Bot
 	SandboxURL string
@@ -113,11 +116,16 @@ func (m *Main) Run(ctx context.Context) error {
 	defer cancel()
 
 	webDone := make(chan error, 1)
-	go func() { webDone <- m.Web.Serve(ctx) }()
+	go func() { webDone <- m.serveWeb(ctx) }()
 	workDone := make(chan struct{})
 	go func() { m.background(ctx); close(workDone) }()
 	close(m.started)
-	m.Logger.Info("bot started", "version", version, "http", m.Web.Addr(), "database", m.DB.Dialect(), "sandbox", m.Sandbox)
+	metricsAddr := m.Web.Addr()
+	if m.MetricsWeb != nil {
+		metricsAddr = m.MetricsWeb.Addr()
+	}
+	m.Logger.Info("bot started", "version", version, "http", m.Web.Addr(), "metrics", metricsAddr,
+		"database", m.DB.Dialect(), "sandbox", m.Sandbox)
 
 	err := m.runAdapters(ctx)
 	cancel()
@@ -150,9 +158,7 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.Metrics = web.NewMetrics()
-	m.Web = web.NewServer(m.Config.HTTPAddr, m.DB, m.Metrics, m.Logger)
-	if err := m.Web.Listen(); err != nil {
+	if err := m.openWeb(); err != nil {
 		return err
 	}
 	client, err := m.poapClient()

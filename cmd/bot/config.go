@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -18,8 +19,15 @@ import (
 type Config struct {
 	DatabaseURL  string      `envconfig:"DATABASE_URL"`
 	BotSecretKey core.Secret `envconfig:"BOT_SECRET_KEY"`
-	HTTPAddr     string      `envconfig:"HTTP_ADDR" default:":8080"`
-	PublicURL    string      `envconfig:"PUBLIC_URL"`
+	// HTTPAddr is empty when HTTP_ADDR is not set: the address is then
+	// defaultHTTPAddr, or consoleHTTPAddr under -console (see
+	// listenAddrs).
+	HTTPAddr  string `envconfig:"HTTP_ADDR"`
+	PublicURL string `envconfig:"PUBLIC_URL"`
+	// MetricsAddr, when set, serves /metrics (with the probes) on a
+	// listener of its own instead of HTTP_ADDR; an address without a host
+	// is on loopback.
+	MetricsAddr string `envconfig:"METRICS_ADDR"`
 
 	DiscordToken      core.Secret `envconfig:"DISCORD_TOKEN"`
 	DiscordGuildID    string      `envconfig:"DISCORD_GUILD_ID"`
@@ -64,6 +72,10 @@ func LoadConfig() (Config, error) {
 			return c, fmt.Errorf("%s: %q is not a valid %s", perr.KeyName, perr.Value, describeType(perr.TypeName))
 		}
 		return c, err
+	}
+	// Unset and set empty read alike; only unset means the default.
+	if v, set := os.LookupEnv("HTTP_ADDR"); set && v == "" {
+		return c, errors.New("HTTP_ADDR must not be empty: unset it for the default (:8080, 127.0.0.1:8080 under -console)")
 	}
 	return c, nil
 }
@@ -115,9 +127,7 @@ func (c *Config) Validate(sandbox, console bool) error {
 	add(c.validateLimits())
 	add(oneOf("LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error"))
 	add(oneOf("LOG_FORMAT", c.LogFormat, "text", "json"))
-	if c.HTTPAddr == "" {
-		add(errors.New("HTTP_ADDR must not be empty (default :8080)"))
-	}
+	add(c.validateListeners())
 	return errors.Join(errs...)
 }
 

@@ -32,7 +32,8 @@ func websiteAnswer(m discordtest.Message) bool {
 // again hears they have it; a mint whose answer was lost is settled, not
 // sent twice; the 51st, past the claim's limit, hears
 // LIMIT_EXCEEDED and nothing is minted; /drop info says where it stands. A
-// wrong website name at /drop add stores nothing.
+// wrong website name at /drop add stores nothing, and one that is not a
+// name is refused as such.
 func TestWebsite_Discord(t *testing.T) {
 	const members = 50
 	for name, url := range testDatabases(t) {
@@ -51,6 +52,10 @@ func TestWebsite_Discord(t *testing.T) {
 			reply, _ := discordReply(ctx, t, srv.Command(mod, fmt.Sprintf("/drop add %s edit_code:%s delivery:website website:no-such-site", id, code)),
 				containing("no website claim"))
 			t.Logf("unknown website: %s", reply.Content)
+			// A name that is not one plain path segment: refused before
+			// any request.
+			discordReply(ctx, t, srv.Command(mod, fmt.Sprintf("/drop add %s edit_code:%s delivery:website website:../events", id, code)),
+				containing("A website claim name is 1 to 100 letters"))
 			discordReply(ctx, t, srv.Command(mod, "/drop info "+id), containing("There is no drop"))
 
 			discordReply(ctx, t, srv.Command(mod, fmt.Sprintf("/drop add %s edit_code:%s delivery:link", id, code)), containing("is set up here"))

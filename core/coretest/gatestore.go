@@ -156,6 +156,12 @@ func (s *MemStore) ResumeGate(_ context.Context, id int64) error {
 	return s.updateGate("resume gate", id, func(g *core.Gate) { g.Paused, g.PausedAt = "", nil })
 }
 
+// SetGateInviteLink records the gate's invite link, or returns
+// core.ErrNotFound.
+func (s *MemStore) SetGateInviteLink(_ context.Context, id int64, link string) error {
+	return s.updateGate("set gate invite link", id, func(g *core.Gate) { g.Target.InviteLink = link })
+}
+
 // GateSynced records when the gate was last applied to every member, or
 // returns core.ErrNotFound.
 func (s *MemStore) GateSynced(_ context.Context, id int64, at time.Time) error {

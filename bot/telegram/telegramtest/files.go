@@ -28,6 +28,10 @@ type File struct {
 	// The fake serves it with http.ServeContent (Content-Length, ranges),
 	// so a large file is never held in memory.
 	Open func() io.ReadSeeker
+	// Redirect, when set, is the address the download answers 302 Found
+	// to instead of the content, as a Bot API behind a misbehaving proxy
+	// might.
+	Redirect string
 }
 
 // BytesFile returns a File of data.
@@ -117,6 +121,8 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 		writeError(w, Failure{Code: http.StatusMethodNotAllowed, Description: "Method Not Allowed"})
 	case token != s.Token, !found:
 		writeError(w, Failure{Code: http.StatusNotFound, Description: "Not Found"})
+	case f.Redirect != "":
+		http.Redirect(w, r, f.Redirect, http.StatusFound)
 	default:
 		w.Header().Set("Content-Type", "application/octet-stream")
 		http.ServeContent(w, r, "", time.Time{}, f.Open())
