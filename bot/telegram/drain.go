@@ -23,7 +23,9 @@ import (
 // rescan and handled then, behind whatever its member has in hand.
 //
 // A reader starts from the highest update handled (Inbox.HandledThrough),
-// so that a restart or another replica taking over keeps the order. When
+// so that a restart or another replica taking over keeps the order; it
+// does not wait again for ids missing below an update handled, which a
+// reader before went past. When
 // nothing handled is known (a new bot, two days without updates), it
 // starts below the lowest pending update once it saw one gapWait ago.
 // After two days without updates it starts so again: Telegram may number
@@ -218,7 +220,9 @@ func (d *drainer) handOut(ctx context.Context, us []core.InboxUpdate, now time.T
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, u := range us {
-		if u.ID > d.watermark+1 {
+		// Missing ids below an update handled already were passed by an
+		// earlier reader (before a restart): they are not waited for again.
+		if u.ID > d.watermark+1 && !u.Handled {
 			// seen[0] is the first read of an id above the watermark:
 			// since then the next id is missing.
 			opened := d.seen[0].at
