@@ -76,18 +76,16 @@ func (a *Adapter) newDrainer() *drainer {
 	if d.clock == nil {
 		d.clock = wallClock{}
 	}
-	switch {
-	case a.opts.WebhookURL == "":
+	if a.opts.WebhookURL == "" {
 		// A poller stores each batch of getUpdates, in order, before the
-		// next: an id missing then never comes.
+		// next, and says so (nudge): an id missing then never comes.
 		d.gapWait = 0
-	case d.gapWait <= 0:
-		d.gapWait = DefaultGapWait
+		return d
 	}
-	if a.opts.WebhookURL != "" {
-		// Other replicas store updates too: look for theirs often. A
-		// poller stores them all itself, and says so (nudge).
-		d.every = inboxPoll
+	// Other replicas store updates too: look for theirs often.
+	d.every = inboxPoll
+	if d.gapWait <= 0 {
+		d.gapWait = DefaultGapWait
 	}
 	return d
 }
