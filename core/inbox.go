@@ -18,6 +18,9 @@ type InboxUpdate struct {
 	Body []byte
 	// Received is when the bot stored it.
 	Received time.Time
+	// Handled says the update was handled already; its Body is gone then.
+	// Only Inbox.StoredUpdates returns handled updates.
+	Handled bool
 }
 
 // Inbox is the durable store of the updates a bot received
@@ -33,6 +36,17 @@ type Inbox interface {
 	// PendingUpdates returns at most limit updates of botID not yet
 	// handled whose ID is above after, oldest (lowest ID) first.
 	PendingUpdates(ctx context.Context, botID, after int64, limit int) ([]InboxUpdate, error)
+	// StoredUpdates returns at most limit updates of botID whose ID is
+	// above after, oldest (lowest ID) first, pending and handled alike,
+	// so that a reader tells an id handled already from one not stored
+	// (yet); an update handled more than InboxRetention before at is left
+	// out, as if pruned.
+	StoredUpdates(ctx context.Context, botID, after int64, at time.Time, limit int) ([]InboxUpdate, error)
+	// HandledThrough returns the highest ID of botID's updates up to
+	// which every stored update is handled (those handled more than
+	// InboxRetention before at count as pruned); 0 when there is none.
+	// A reader that starts goes on from there.
+	HandledThrough(ctx context.Context, botID int64, at time.Time) (int64, error)
 	// FinishUpdates marks updates of botID handled at at; their bodies
 	// are dropped, their ids kept at least InboxRetention so that a
 	// redelivery is still recognised.

@@ -31,6 +31,14 @@ type inboxStatements struct {
 	// pending reads the bot's pending updates above an id, lowest id
 	// first: bot, id, limit.
 	pending string
+	// stored reads the bot's updates above an id, pending and handled,
+	// lowest id first, leaving out those handled before a time: bot, id,
+	// time, limit. It goes along the primary key.
+	stored string
+	// through reads the highest id stored below the bot's lowest pending
+	// update (of all, when none is pending), leaving out the updates
+	// handled before a time; 0 when there is none: bot, time.
+	through string
 	// finish marks the bot's listed updates handled and drops their
 	// bodies, leaving the handled ones as they are: time, bot, ids (a
 	// bigint[] on PostgreSQL, a JSON array on SQLite, so that no list is
@@ -54,6 +62,13 @@ var (
 		pending: `
 			SELECT update_id, member, body, received_at FROM telegram_inbox
 			WHERE bot_id = $1 AND done_at IS NULL AND update_id > $2 ORDER BY update_id LIMIT $3`,
+		stored: `
+			SELECT update_id, member, body, received_at, done_at IS NOT NULL FROM telegram_inbox
+			WHERE bot_id = $1 AND update_id > $2 AND (done_at IS NULL OR done_at >= $3) ORDER BY update_id LIMIT $4`,
+		through: `
+			SELECT COALESCE(max(update_id), 0) FROM telegram_inbox
+			WHERE bot_id = $1 AND done_at >= $2 AND update_id < COALESCE(
+				(SELECT min(update_id) FROM telegram_inbox WHERE bot_id = $1 AND done_at IS NULL), 9223372036854775807)`,
 		finish: `
 			UPDATE telegram_inbox SET done_at = $1, body = NULL
 			WHERE bot_id = $2 AND update_id = ANY($3) AND done_at IS NULL`,
@@ -67,6 +82,13 @@ var (
 		pending: `
 			SELECT update_id, member, body, received_at FROM telegram_inbox
 			WHERE bot_id = ? AND done_at IS NULL AND update_id > ? ORDER BY update_id LIMIT ?`,
+		stored: `
+			SELECT update_id, member, body, received_at, done_at IS NOT NULL FROM telegram_inbox
+			WHERE bot_id = ? AND update_id > ? AND (done_at IS NULL OR done_at >= ?) ORDER BY update_id LIMIT ?`,
+		through: `
+			SELECT COALESCE(max(update_id), 0) FROM telegram_inbox
+			WHERE bot_id = ?1 AND done_at >= ?2 AND update_id < COALESCE(
+				(SELECT min(update_id) FROM telegram_inbox WHERE bot_id = ?1 AND done_at IS NULL), 9223372036854775807)`,
 		finish: `
 			UPDATE telegram_inbox SET done_at = ?, body = NULL
 			WHERE bot_id = ? AND update_id IN (SELECT value FROM json_each(?)) AND done_at IS NULL`,
@@ -196,6 +218,51 @@ func (db *DB) PendingUpdates(ctx context.Context, botID, after int64, limit int)
 		return nil, db.failed(op, err)
 	}
 	return out, nil
+}
+
+// StoredUpdates returns at most limit updates of the bot botID whose ID
+// is above after, lowest ID first, pending and handled alike: a handled
+// one has Handled set and no Body. An update handled more than
+// core.InboxRetention before at is left out, as if pruned already. None
+// when limit is not positive. It returns the database error, translated.
+func (db *DB) StoredUpdates(ctx context.Context, botID, after int64, at time.Time, limit int) ([]core.InboxUpdate, error) {
+	const op = "stored updates"
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, db.inbox().stored, botID, after, dbTime(at.Add(-core.InboxRetention)), limit)
+	if err != nil {
+		return nil, db.failed(op, err)
+	}
+	defer rows.Close()
+	var out []core.InboxUpdate
+	for rows.Next() {
+		var u core.InboxUpdate
+		if err := rows.Scan(&u.ID, &u.Member, &u.Body, &u.Received, &u.Handled); err != nil {
+			return nil, db.failed(op, err)
+		}
+		u.Received = u.Received.UTC()
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.failed(op, err)
+	}
+	return out, nil
+}
+
+// HandledThrough returns the highest update id of the bot botID up to
+// which every stored update is handled: the highest id stored below the
+// lowest pending one, or the highest stored when none is pending. The
+// updates handled more than core.InboxRetention before at count as
+// pruned. It returns 0 when there is no such update, or the database
+// error, translated.
+func (db *DB) HandledThrough(ctx context.Context, botID int64, at time.Time) (int64, error) {
+	var id int64
+	err := db.sql.QueryRowContext(ctx, db.inbox().through, botID, dbTime(at.Add(-core.InboxRetention))).Scan(&id)
+	if err != nil {
+		return 0, db.failed("handled through", err)
+	}
+	return id, nil
 }
 
 // FinishUpdates marks the updates ids of the bot botID handled at at and

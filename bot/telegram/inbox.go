@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,15 +22,15 @@ import (
 // one at a time handles the inbox (Options.Locks), so that one flood
 // scheduler sends the bot's replies; the others only store (the edits of
 // claim posts and notices still go out from each replica's background
-// work, through its own scheduler). The handling
-// replica reads the pending updates in order, runs at most maxConcurrent
-// at once, one member's updates one after the other, and marks each
-// handled when its replies went out. An update whose handling a dying
-// process cut is handled again by the next: a command's core call is
-// idempotent (the same mint link, the same verdict), so the member gets
-// the answer the first run could not send.
+// work, through its own scheduler). The handling replica hands the
+// updates out in update_id order, whatever order they were stored in
+// (drain.go), runs at most maxConcurrent at once, one member's updates one
+// after the other, and marks each handled when its replies went out. An
+// update whose handling a dying process cut is handled again by the next:
+// a command's core call is idempotent (the same mint link, the same
+// verdict), so the member gets the answer the first run could not send.
 const (
-	// inboxBatch is how many pending updates are read at once.
+	// inboxBatch is how many stored updates are read at once.
 	inboxBatch = 1000
 	// inboxPoll is how often the handling replica looks for updates other
 	// replicas stored (webhook mode); its own are handled at once.
@@ -41,11 +40,32 @@ const (
 	inboxLockRetry = 2 * time.Second
 	// backlogEvery spaces the counts of the backlog for the metric.
 	backlogEvery = 5 * time.Second
-	// rescanEvery spaces the reads of the inbox from its start.
+	// rescanEvery spaces the reads of the inbox from its start, which find
+	// the updates stored after the reader went past their id.
 	rescanEvery = 5 * time.Second
 	// storeTimeout bounds one write to the inbox.
 	storeTimeout = 10 * time.Second
 )
+
+// DefaultGapWait is Options.GapWait's default. Telegram delivers a webhook's
+// updates over several connections at once, and each replica stores what it
+// receives: an update is stored a few milliseconds after the next one, or
+// a poll of the other replicas' updates (inboxPoll) later. An update
+// Telegram retries after a failed delivery comes much later, if at all.
+const DefaultGapWait = time.Second
+
+// inboxClock is the time of the inbox's reader: when it first saw an id
+// missing, when it gives that id up. Tests move it by hand.
+type inboxClock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// wallClock is the real time.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // inboxLock names the lock of the bot's inbox among the replicas.
 func inboxLock(botID int64) string { return "telegram inbox " + strconv.FormatInt(botID, 10) }
@@ -122,108 +142,6 @@ func (a *Adapter) process(ctx context.Context) {
 	}
 }
 
-// drainer hands the pending updates to workers, one member's in order.
-type drainer struct {
-	a *Adapter
-	// gen counts the reads of the inbox; done holds the updates handled
-	// since, with the read under way when they were marked: a read that
-	// began before an update was marked may still return it.
-	gen int
-	// cursor is the highest update id handed out: reads go on from it,
-	// so that updates waiting behind a busy member do not fill every
-	// read; a read from the start now and then (rescanEvery) finds those
-	// stored late, below it.
-	cursor  int64
-	scanned time.Time
-	mu      sync.Mutex
-	busy    map[int64]bool               // updates with a worker
-	done    map[int64]int                // handled updates, by gen
-	wait    map[int64][]core.InboxUpdate // by member: updates behind one being handled
-	held    []int64                      // handled, not yet marked so (the store failed)
-	wg      sync.WaitGroup
-}
-
-// drain reads and hands out pending updates until ctx is done, then waits
-// for the updates being handled: another replica must not take the
-// inbox while they run.
-func (a *Adapter) drain(ctx context.Context) error {
-	d := &drainer{a: a, busy: map[int64]bool{}, done: map[int64]int{}, wait: map[int64][]core.InboxUpdate{}}
-	defer d.wg.Wait()
-	// With a webhook, other replicas store updates too: look for theirs
-	// often. A poller stores them all itself, and says so (nudge).
-	every := rescanEvery
-	if a.opts.WebhookURL != "" {
-		every = inboxPoll
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	var counted time.Time
-	for ctx.Err() == nil {
-		d.retryHeld(ctx)
-		if err := d.read(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("telegram inbox not read; trying again", "err", err)
-		}
-		if a.opts.Observer != nil && time.Since(counted) >= backlogEvery {
-			counted = time.Now()
-			if n, err := a.inbox.InboxBacklog(ctx, a.api.Self.ID); err == nil {
-				a.opts.Observer.SetTelegramBacklog(n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-a.nudge:
-		case <-tick.C:
-		}
-	}
-	return nil
-}
-
-// read reads the pending updates and hands the new ones out.
-func (d *drainer) read(ctx context.Context) error {
-	d.mu.Lock()
-	d.gen++
-	gen := d.gen
-	d.mu.Unlock()
-	after := d.cursor
-	if time.Since(d.scanned) >= rescanEvery {
-		after, d.scanned = 0, time.Now()
-	}
-	us, err := d.a.inbox.PendingUpdates(ctx, d.a.api.Self.ID, after, inboxBatch)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, u := range us {
-		d.cursor = max(d.cursor, u.ID)
-		if d.busy[u.ID] {
-			continue
-		}
-		if g, ok := d.done[u.ID]; ok && gen <= g {
-			continue // marked handled while this read ran
-		}
-		d.busy[u.ID] = true
-		key := u.Member
-		if key == 0 {
-			key = -u.ID // alone in its line
-		}
-		if q, running := d.wait[key]; running {
-			d.wait[key] = append(q, u)
-			continue
-		}
-		d.wait[key] = nil
-		d.wg.Add(1)
-		go d.work(ctx, key, u)
-	}
-	// Reads from now on begin after these were marked.
-	for id, g := range d.done {
-		if g < gen {
-			delete(d.done, id)
-		}
-	}
-	return nil
-}
-
 // work handles u, then the updates of the same member that queued behind
 // it, each holding one of the adapter's slots, until none is left or ctx
 // is done (those left stay pending for the next run).
@@ -257,27 +175,6 @@ func (d *drainer) work(ctx context.Context, key int64, u core.InboxUpdate) {
 	}
 }
 
-// heldSlot is the handling slot an update holds; its first message to
-// wait for a turn under the flood limits gives it back (see throttled):
-// the slots bound the updates being worked on, not the replies waiting to
-// be sent, so that replies held by a busy group do not stall every other
-// member's commands.
-type heldSlot struct {
-	once sync.Once
-	free func()
-}
-
-type heldSlotKey struct{}
-
-func (h *heldSlot) release() { h.once.Do(h.free) }
-
-// releaseSlot gives back the handling slot ctx's update holds, if any.
-func releaseSlot(ctx context.Context) {
-	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok {
-		h.release()
-	}
-}
-
 // abandon leaves u and those behind it pending.
 func (d *drainer) abandon(key int64, u core.InboxUpdate) {
 	d.mu.Lock()
@@ -294,7 +191,7 @@ func (d *drainer) abandon(key int64, u core.InboxUpdate) {
 func (d *drainer) finish(ctx context.Context, id int64) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	err := d.a.inbox.FinishUpdates(ctx, d.a.api.Self.ID, []int64{id}, time.Now())
+	err := d.a.inbox.FinishUpdates(ctx, d.a.api.Self.ID, []int64{id}, d.clock.Now())
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err != nil {
@@ -316,7 +213,7 @@ func (d *drainer) retryHeld(ctx context.Context) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	if err := d.a.inbox.FinishUpdates(sctx, d.a.api.Self.ID, held, time.Now()); err != nil {
+	if err := d.a.inbox.FinishUpdates(sctx, d.a.api.Self.ID, held, d.clock.Now()); err != nil {
 		return
 	}
 	d.mu.Lock()
@@ -325,6 +222,27 @@ func (d *drainer) retryHeld(ctx context.Context) {
 	for _, id := range held {
 		delete(d.busy, id)
 		d.done[id] = d.gen
+	}
+}
+
+// heldSlot is the handling slot an update holds; its first message to
+// wait for a turn under the flood limits gives it back (see throttled):
+// the slots bound the updates being worked on, not the replies waiting to
+// be sent, so that replies held by a busy group do not stall every other
+// member's commands.
+type heldSlot struct {
+	once sync.Once
+	free func()
+}
+
+type heldSlotKey struct{}
+
+func (h *heldSlot) release() { h.once.Do(h.free) }
+
+// releaseSlot gives back the handling slot ctx's update holds, if any.
+func releaseSlot(ctx context.Context) {
+	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok {
+		h.release()
 	}
 }
 
@@ -337,69 +255,4 @@ func (a *Adapter) handleStored(ctx context.Context, s core.InboxUpdate) {
 		return
 	}
 	a.handleUpdate(withReceived(context.WithoutCancel(ctx), s.Received), u)
-}
-
-// memInbox is the inbox in memory, when Options.Inbox is nil: nothing
-// survives the process, and replicas do not share it.
-type memInbox struct {
-	mu      sync.Mutex
-	updates map[[2]int64]*memUpdate
-}
-
-type memUpdate struct {
-	u    core.InboxUpdate
-	done bool
-}
-
-func (m *memInbox) AddUpdates(_ context.Context, botID int64, us []core.InboxUpdate) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.updates == nil {
-		m.updates = map[[2]int64]*memUpdate{}
-	}
-	added := 0
-	for _, u := range us {
-		k := [2]int64{botID, u.ID}
-		if m.updates[k] == nil {
-			m.updates[k] = &memUpdate{u: u}
-			added++
-		}
-	}
-	return added, nil
-}
-
-func (m *memInbox) PendingUpdates(_ context.Context, botID, after int64, limit int) ([]core.InboxUpdate, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []core.InboxUpdate
-	for k, u := range m.updates {
-		if k[0] == botID && !u.done && u.u.ID > after {
-			out = append(out, u.u)
-		}
-	}
-	slices.SortFunc(out, func(a, b core.InboxUpdate) int { return cmp.Compare(a.ID, b.ID) })
-	return out[:min(limit, len(out))], nil
-}
-
-func (m *memInbox) FinishUpdates(_ context.Context, botID int64, ids []int64, _ time.Time) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, id := range ids {
-		if u := m.updates[[2]int64{botID, id}]; u != nil {
-			u.done, u.u.Body = true, nil
-		}
-	}
-	return nil
-}
-
-func (m *memInbox) InboxBacklog(_ context.Context, botID int64) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for k, u := range m.updates {
-		if k[0] == botID && !u.done {
-			n++
-		}
-	}
-	return n, nil
 }

@@ -105,6 +105,11 @@ type Options struct {
 	// Locks lets one replica at a time handle the shared inbox
 	// (storage.DB); nil handles it here always.
 	Locks core.Exclusive
+	// GapWait is how long, in webhook mode, the inbox waits for an update
+	// missing below one stored before it goes on without it (drain.go);
+	// default DefaultGapWait. Long polling never waits: getUpdates hands
+	// the updates out in order.
+	GapWait time.Duration
 	// Limits are the flood limits held for every message (flood.go);
 	// zero fields are DefaultLimits'. Limits.Global.N is TELEGRAM_RATE.
 	Limits Limits
@@ -168,6 +173,7 @@ type Adapter struct {
 	edits     postEdits
 	inbox     core.Inbox
 	nudge     chan struct{} // an update was stored here
+	clock     inboxClock    // the inbox reader's; nil is the wall clock
 
 	mu       sync.Mutex
 	running  bool

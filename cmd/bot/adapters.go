@@ -68,7 +68,7 @@ func (m *Main) openAdapters() error {
 		tg, err := telegram.New(m.Bot, telegram.Options{
 			Token: c.TelegramToken, APIURL: c.TelegramAPIURL,
 			WebhookURL: c.TelegramWebhookURL, WebhookSecret: c.TelegramWebhookSecret,
-			Inbox: m.DB, Locks: m.DB, Observer: m.Metrics,
+			Inbox: m.DB, Locks: m.DB, Observer: m.Metrics, GapWait: m.TelegramGapWait,
 			Limits:       m.telegramLimits(),
 			JoinRequests: m.Bot, Logger: m.Logger,
 		})

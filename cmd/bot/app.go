@@ -72,6 +72,10 @@ type Main struct {
 	// zero fields are Telegram's (TELEGRAM_RATE sets the global one).
 	// Tests that are not about the limits lift the group's.
 	TelegramLimits telegram.Limits
+	// TelegramGapWait is how long the Telegram inbox waits for an update
+	// missing below one stored; zero is telegram.DefaultGapWait. Tests
+	// that store updates out of order lengthen it.
+	TelegramGapWait time.Duration
 
 	// Set by Run.
 	DB  *storage.DB

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // TestMain_TelegramInbox_KilledAfterAck: the bot, a process of its own in
@@ -71,6 +73,114 @@ func TestMain_TelegramInbox_KilledAfterAck(t *testing.T) {
 			t.Logf("the killed process had begun %d of the %d answers; none reached Telegram", begun, updates)
 		})
 	}
+}
+
+// TestMain_TelegramInbox_StoreOrder: a member's /link and /unlink are
+// stored the other way round, on one process or on two replicas sharing
+// PostgreSQL, the /unlink first; they run in update_id order, so that the
+// member ends without a wallet, and another member's update stored
+// meanwhile, below the missing one, is answered while the /unlink waits.
+func TestMain_TelegramInbox_StoreOrder(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) { storeOutOfOrder(t, url, 1) })
+	}
+	t.Run("postgres/replicas", func(t *testing.T) {
+		base := os.Getenv(storagetest.EnvURL)
+		if base == "" {
+			t.Skip(storagetest.EnvURL + " is not set (CI sets it)")
+		}
+		storeOutOfOrder(t, storagetest.PostgresURL(t, base), 2)
+	})
+}
+
+// storeOutOfOrder runs TestMain_TelegramInbox_StoreOrder on n replicas.
+func storeOutOfOrder(t *testing.T, databaseURL string, n int) {
+	const ann, ben, cal = 7001, 7002, 7003
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tg := telegramtest.NewServer(telegramtest.Options{})
+	t.Cleanup(tg.Close)
+	env := map[string]string{
+		"DATABASE_URL": databaseURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(),
+		"TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram/hook", "TELEGRAM_WEBHOOK_SECRET": hookSecret,
+	}
+	// A bot that handled update 100 before: the next process goes on
+	// from there.
+	first := startMainWith(t, env, false)
+	if code := postUpdate(ctx, first.m.Web.Addr(), textUpdate(100, cal, "/help")); code != http.StatusOK {
+		t.Fatalf("update 100: status %d, want 200", code)
+	}
+	if _, err := tg.WaitMessage(ctx, telegramtest.To(cal)); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	if err := first.wait(); err != nil {
+		t.Fatal(err)
+	}
+	first.m.Close()
+
+	// Updates 101 to 103 in the order 103, 101, 102, each to a replica
+	// in turn; a missing id is waited for a minute, longer than the test.
+	var hooks []string
+	for i := range n {
+		s := startMainTuned(t, env, false, func(m *Main) { m.TelegramGapWait = time.Minute })
+		if _, err := tg.WaitCalls(ctx, "setWebhook", i+2); err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, s.m.Web.Addr())
+	}
+	post := func(i, id int, member int64, text string) {
+		t.Helper()
+		if code := postUpdate(ctx, hooks[i%n], textUpdate(id, member, text)); code != http.StatusOK {
+			t.Fatalf("update %d: status %d, want 200", id, code)
+		}
+	}
+	post(1, 103, ann, "/unlink")
+	post(0, 101, ben, "/help")
+	if _, err := tg.WaitMessage(ctx, telegramtest.To(ben)); err != nil {
+		t.Fatalf("ben's update 101 was held up: %v", err)
+	}
+	if got := sentTo(tg, ann); len(got) != 0 {
+		t.Fatalf("ann's /unlink ran before her /link was stored: %q", got)
+	}
+	post(1, 102, ann, "/link ann@example.org")
+	post(0, 104, ann, "/wallet")
+	// /wallet's answer, either way, comes after the others': one
+	// member's updates run one after the other.
+	wallets := func(m telegramtest.Message) bool {
+		return m.ChatID == ann && (strings.Contains(m.Text, "You have no wallet") || strings.Contains(m.Text, "Your wallets"))
+	}
+	if _, err := tg.WaitMessage(ctx, wallets); err != nil {
+		t.Fatalf("ann's /wallet was not answered (answers: %q): %v", sentTo(tg, ann), err)
+	}
+	got := sentTo(tg, ann)
+	want := []string{"Linked", "Unlinked", "You have no wallet linked"}
+	if len(got) != len(want) {
+		t.Fatalf("ann got %q, want %d answers", got, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("ann's answer %d = %q, want it to begin %q (answers: %q)", i+1, got[i], want[i], got)
+		}
+	}
+}
+
+// sentTo returns the texts the bot sent to chat, in order.
+func sentTo(tg *telegramtest.Server, chat int64) []string {
+	var out []string
+	for _, m := range tg.Messages() {
+		if m.ChatID == chat {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// textUpdate is a webhook update with text from member in their private
+// chat.
+func textUpdate(id int, member int64, text string) string {
+	return fmt.Sprintf(`{"update_id":%d,"message":{"message_id":%d,"date":1,"chat":{"id":%d,"type":"private"},"from":{"id":%d,"first_name":"A"},"text":%q}}`,
+		id, id, member, member, text)
 }
 
 // helpUpdate is a webhook update with /help from member id in their
