@@ -10,12 +10,14 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
 )
 
-// budgetWallets is how many wallets the busy member verifies.
+// budgetWallets is how many wallets the busy member tries to verify: past
+// MAX_WALLETS (its default, core.DefaultMaxWallets) their /link is refused.
 const budgetWallets = 20
 
 // budgetBurst is how many /poaps the busy member asks for at once.
@@ -46,9 +48,10 @@ func scansAhead(ctx context.Context, t *testing.T, srv *discordtest.Server, sb *
 
 // TestBudget_Discord: a member verifying 20 wallets one after another
 // costs at most one scan per verification (the holdings of the others are
-// cached) and keeps the role the first gave; meanwhile another member's
-// /poaps is served at once, behind at most that one scan; the busy
-// member's /why then costs no scan. While the busy member's burst of 50
+// cached), past the tenth their /link is refused and costs none, and they
+// keep the role the first gave; meanwhile another member's /poaps is
+// served at once, behind at most that one scan; the busy member's /why
+// then costs no scan. While the busy member's burst of 50
 // /poaps waits on the process's request budget, the other member's /poaps
 // is served after a few of the burst's scans, not after all of them (the
 // sandbox's order of scans says which came first).
@@ -78,8 +81,12 @@ func TestBudget_Discord(t *testing.T) {
 	for i := range budgetWallets {
 		key := coretest.MustKey(budgetKey(i))
 		before := sb.Requests(wire.OpScan)
-		discordVerify(ctx, t, srv, busy, coretest.Address(key), func(m string) string { return coretest.Sign(key, m) })
-		// The verification's evaluation runs now, in the background.
+		if i < core.DefaultMaxWallets {
+			discordVerify(ctx, t, srv, busy, coretest.Address(key), func(m string) string { return coretest.Sign(key, m) })
+		} else {
+			discordAnswer(ctx, t, srv.Command(busy, "/link "+coretest.Address(key)), containing("the most a member can link here"))
+		}
+		// A verification is evaluated now, in the background.
 		ahead = append(ahead, scansAhead(ctx, t, srv, sb, other, budgetWallet(1, i)))
 		if err := s.m.gates.Wait(ctx); err != nil {
 			t.Fatal(err)
@@ -88,8 +95,12 @@ func TestBudget_Discord(t *testing.T) {
 	}
 	t.Logf("scans per verification: %v; the other member's scans ahead meanwhile: %v", scans, ahead)
 	for i := range budgetWallets {
-		if scans[i] > 1 || ahead[i] > 1 {
-			t.Errorf("verifying wallet %d cost %d scans, %d ahead of the other member's; want at most 1 of each", i+1, scans[i], ahead[i])
+		want := 1
+		if i >= core.DefaultMaxWallets {
+			want = 0 // refused before anything was read
+		}
+		if scans[i] > want || ahead[i] > want {
+			t.Errorf("wallet %d cost %d scans, %d ahead of the other member's; want at most %d of each", i+1, scans[i], ahead[i], want)
 		}
 	}
 	if err := srv.WaitRole(ctx, busy.ID, holders, true); err != nil {
