@@ -143,6 +143,8 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The issuing service's budget is shared out member by member.
+	ctx = core.WithRequester(ctx, core.MemberRequester(req.Platform, req.Caller.ExternalID))
 
 	if cmd == nil {
 		return b.finish(req, Reply{}, ErrUnknownCommand)

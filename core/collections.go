@@ -10,7 +10,9 @@ import (
 )
 
 // CollectionService answers /poaps: it finds whose POAPs to read (a wallet
-// typed, a member, or the caller) and reads them from the issuing service.
+// typed, a member, or the caller) and reads them from the issuing service
+// through its Scanner (cmd/bot gives it the HoldingsCache that /why and
+// gating read too).
 type CollectionService struct {
 	members MemberStore
 	scanner Scanner

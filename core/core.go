@@ -17,6 +17,12 @@
 //   - CollectionService owns /poaps: whose POAPs to read and reading them
 //     from the issuing service (collections.go).
 //
+//   - HoldingsCache keeps what a wallet holds for HoldingsTTL, one read
+//     shared by /poaps, /why and the gates' reactions to a member's
+//     actions (holdingscache.go). WithRequester names the member a piece of
+//     work is for, so that the issuing service's request budget is served
+//     to members in turn (requester.go).
+//
 //   - DropService owns drops and their mint links: /drop add, list, info,
 //     remove (drops.go), refresh, top-up and export (stock.go), the claim
 //     (claims.go) with its direct mints and their reconciliation

@@ -185,13 +185,14 @@ func (s *GateService) takeBack(ctx context.Context, a GateActions, g Gate, c *ca
 }
 
 // freshVerdict evaluates g on the member's verified addresses as stored
-// and as the issuing service answers now: one scan per address.
+// and as the issuing service answers now: one scan per address, whatever
+// the holdings cache keeps.
 func (s *GateService) freshVerdict(ctx context.Context, g Gate, userID int64) (GateVerdict, error) {
 	addrs, err := s.verifiedAddresses(ctx, userID)
 	if err != nil {
 		return GateVerdict{}, err
 	}
-	idx, _ := s.scanAddresses(ctx, newIndex(), g.DropIDs(), addrs)
+	idx, _ := s.scanAddresses(ctx, newIndex(), g.DropIDs(), addrs, allFresh)
 	v, _, ok := verdictOf(g, addrs, idx)
 	if !ok {
 		return GateVerdict{}, errors.New("a verified address could not be scanned: nothing is taken back")

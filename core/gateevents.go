@@ -15,10 +15,16 @@ var _ WalletEvents = (*GateService)(nil)
 // WalletVerified re-evaluates the member in every gated place of their
 // platform, giving back a role a moderator took away (a /verify is the
 // member's own action); the members who lost the address to them are
-// re-evaluated too.
-func (s *GateService) WalletVerified(_ context.Context, user User, _ Wallet, moved []Wallet) {
+// re-evaluated too. The address just verified is read from the issuing
+// service; the member's others come from the holdings cache when it keeps
+// them, so that verifying a tenth wallet costs one scan, not ten.
+func (s *GateService) WalletVerified(_ context.Context, user User, w Wallet, moved []Wallet) {
+	fresh := allFresh
+	if addr := strings.ToLower(w.Address); addr != "" {
+		fresh = func(a string) bool { return a == addr }
+	}
 	s.background(func(ctx context.Context) {
-		s.memberChanged(ctx, user, "", trigger{reason: "verify", force: true, fresh: true})
+		s.memberChanged(ctx, user, "", trigger{reason: "verify", force: true}, fresh)
 	})
 	seen := map[int64]bool{user.ID: true}
 	for _, w := range moved {
@@ -28,7 +34,7 @@ func (s *GateService) WalletVerified(_ context.Context, user User, _ Wallet, mov
 		seen[w.UserID] = true
 		other := User{ID: w.UserID, Platform: w.Platform}
 		s.background(func(ctx context.Context) {
-			s.memberChanged(ctx, other, "", trigger{reason: "wallet moved", fresh: true})
+			s.memberChanged(ctx, other, "", trigger{reason: "wallet moved"}, noneFresh)
 		})
 	}
 }
@@ -37,7 +43,7 @@ func (s *GateService) WalletVerified(_ context.Context, user User, _ Wallet, mov
 // is taken back unless another verified wallet still qualifies.
 func (s *GateService) WalletUnlinked(_ context.Context, user User, _ []Wallet) {
 	s.background(func(ctx context.Context) {
-		s.memberChanged(ctx, user, "", trigger{reason: "unlink", fresh: true})
+		s.memberChanged(ctx, user, "", trigger{reason: "unlink"}, noneFresh)
 	})
 }
 
@@ -88,7 +94,7 @@ func (s *GateService) MemberJoined(_ context.Context, p Platform, place string, 
 			s.log.Warn("a joining member was not evaluated", "err", err)
 			return
 		}
-		s.memberChanged(ctx, user, place, trigger{reason: "join", force: true, fresh: true})
+		s.memberChanged(ctx, user, place, trigger{reason: "join", force: true}, noneFresh)
 	})
 }
 
@@ -144,9 +150,10 @@ func (s *GateService) storeJoinRequest(ctx context.Context, p Platform, place st
 	return gs[i], req, added, err
 }
 
-// decideJoinRequest decides a stored join request from one scan of each
-// of the member's verified addresses.
+// decideJoinRequest decides a stored join request from the holdings of
+// the member's verified addresses (see readMember).
 func (s *GateService) decideJoinRequest(ctx context.Context, a GateActions, g Gate, user User, req JoinRequest, added bool) error {
+	ctx = WithRequester(ctx, userRequester(user))
 	addrs, err := s.verifiedAddresses(ctx, user.ID)
 	if err != nil {
 		return err
@@ -157,21 +164,23 @@ func (s *GateService) decideJoinRequest(ctx context.Context, a GateActions, g Ga
 		}
 		return nil
 	}
-	idx, _ := s.scanAddresses(ctx, newIndex(), g.DropIDs(), addrs)
+	c := newCandidate(user, addrs)
+	c.requests[g.ID] = req
+	idx := s.readMember(ctx, []Gate{g}, c, g.DropIDs(), noneFresh)
 	v, wallets, ok := verdictOf(g, addrs, idx)
 	if !ok {
 		return errors.New("a verified address could not be scanned")
 	}
-	c := newCandidate(user, addrs)
-	c.requests[g.ID] = req
-	_, err = s.settleRequest(ctx, a, g, c, req, v, wallets, trigger{reason: "join request", fresh: true})
+	_, err = s.settleRequest(ctx, a, g, c, req, v, wallets, trigger{reason: "join request", fresh: len(idx.cached) == 0})
 	return err
 }
 
 // memberChanged re-evaluates one member in every gate of their platform
-// (of one place when place is set), from one scan of each of their
-// verified addresses.
-func (s *GateService) memberChanged(ctx context.Context, user User, place string, t trigger) {
+// (of one place when place is set), from one read of each of their
+// verified addresses (see readMember; fresh names those read from the
+// issuing service whatever the holdings cache keeps).
+func (s *GateService) memberChanged(ctx context.Context, user User, place string, t trigger, fresh func(string) bool) {
+	ctx = WithRequester(ctx, userRequester(user))
 	a := s.actionsOf(user.Platform)
 	if a == nil {
 		return
@@ -208,7 +217,8 @@ func (s *GateService) memberChanged(ctx context.Context, user User, place string
 			return
 		}
 	}
-	idx, _ := s.scanAddresses(ctx, newIndex(), uniqueInts(drops), c.addresses)
+	idx := s.readMember(ctx, kept, c, uniqueInts(drops), fresh)
+	t.fresh = len(idx.cached) == 0
 	for _, g := range kept {
 		if g.Target.Kind == GateGroup {
 			_, granted := c.grants[g.ID]
@@ -230,6 +240,38 @@ func (s *GateService) memberChanged(ctx context.Context, user User, place string
 			s.log.Warn("applying a gate to a member failed", "gate", g.ID, "user", user.ID, "err", err)
 		}
 	}
+}
+
+// readMember reads the holdings of the member's verified addresses for
+// the gates: from the holdings cache where it may, except the addresses
+// fresh names; then, when the verdicts would take something from the
+// member (a role or an admission the bot gave, a pending join request),
+// once more from the issuing service for the addresses the cache answered.
+// So nothing is taken from a member on a read up to HoldingsTTL old, while
+// a member whose verdicts give or keep costs no scan of a cached address.
+func (s *GateService) readMember(ctx context.Context, gs []Gate, c *candidate, drops []int64, fresh func(string) bool) holdingIndex {
+	idx, _ := s.scanAddresses(ctx, newIndex(), drops, c.addresses, fresh)
+	if len(idx.cached) > 0 && takesFrom(gs, c, idx) {
+		idx = s.refresh(ctx, idx, drops)
+	}
+	return idx
+}
+
+// takesFrom reports whether a verdict on idx would take something from
+// the member: a gate, not paused, whose target the bot gave them or whose
+// join request waits, that they do not qualify for.
+func takesFrom(gs []Gate, c *candidate, idx holdingIndex) bool {
+	for _, g := range gs {
+		_, granted := c.grants[g.ID]
+		_, requested := c.requests[g.ID]
+		if g.Paused != "" || (!granted && !requested) {
+			continue
+		}
+		if v, _, ok := verdictOf(g, c.addresses, idx); ok && !v.Qualifies {
+			return true
+		}
+	}
+	return false
 }
 
 // seeIfIn records the member in the gate's place when the platform says

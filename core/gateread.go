@@ -8,17 +8,43 @@ import (
 )
 
 // holdingIndex is what a sweep read: for each address of interest, the
-// gated drops it holds; the addresses whose scan failed; the calls made.
+// gated drops it holds; the addresses whose scan failed; those answered
+// from the holdings cache (up to HoldingsTTL old); the calls made.
 type holdingIndex struct {
 	held   map[string][]int64
 	failed map[string]bool
+	cached map[string]bool
 	calls  int
 	plan   string
 }
 
 // newIndex returns an empty index.
 func newIndex() holdingIndex {
-	return holdingIndex{held: map[string][]int64{}, failed: map[string]bool{}, plan: PlanNone}
+	return holdingIndex{held: map[string][]int64{}, failed: map[string]bool{}, cached: map[string]bool{}, plan: PlanNone}
+}
+
+// Which addresses a scan reads from the issuing service whatever the
+// holdings cache keeps: none, or all.
+var (
+	noneFresh = func(string) bool { return false }
+	allFresh  = func(string) bool { return true }
+)
+
+// holdingsLookup is a GateIssuer that keeps the holdings it reads
+// (HoldingsCache): gating takes from it what may be cached, and asks it
+// for fresh reads where a decision needs them.
+type holdingsLookup interface {
+	lookup(ctx context.Context, wallet string, fresh bool) ([]Holding, readSource, error)
+}
+
+// holdings reads an address's holdings: through the issuer's cache when
+// it keeps one, else from the service.
+func (s *GateService) holdings(ctx context.Context, addr string, fresh bool) ([]Holding, readSource, error) {
+	if l, ok := s.issuer.(holdingsLookup); ok {
+		return l.lookup(ctx, addr, fresh)
+	}
+	hs, err := s.issuer.Holdings(ctx, addr)
+	return hs, readCalled, err
 }
 
 // scanWorkers bounds the scans of one sweep at once.
@@ -42,8 +68,11 @@ func (s *GateService) readHoldings(ctx context.Context, drops []int64, addrs []s
 		wanted[a] = true
 	}
 	pages, known := s.estimatePages(drops)
+	// A sweep's scans read the service, as its holder lists do (what it
+	// reads is kept for /poaps and /why): a /gate sync applies the place
+	// as it is now.
 	if len(addrs) <= len(drops) || (known && len(addrs) < pages) {
-		return s.scanAddresses(ctx, idx, drops, addrs)
+		return s.scanAddresses(ctx, idx, drops, addrs, allFresh)
 	}
 	// Read every drop's first page: it gives the counts.
 	type first struct {
@@ -72,8 +101,7 @@ func (s *GateService) readHoldings(ctx context.Context, drops []int64, addrs []s
 		remaining += pagesOf(f.total) - 1
 	}
 	if len(addrs) < remaining {
-		scanned, err := s.scanAddresses(ctx, idx, drops, addrs)
-		return scanned, err
+		return s.scanAddresses(ctx, idx, drops, addrs, allFresh)
 	}
 	idx.plan = PlanHolders
 	for _, f := range firsts {
@@ -98,8 +126,11 @@ func (s *GateService) readHoldings(ctx context.Context, drops []int64, addrs []s
 	return idx, nil
 }
 
-// scanAddresses fills idx by scanning each address once.
-func (s *GateService) scanAddresses(ctx context.Context, idx holdingIndex, drops []int64, addrs []string) (holdingIndex, error) {
+// scanAddresses fills idx by reading each address once: from the holdings
+// cache when the issuer keeps one, except the addresses fresh names, which
+// are read from the service whatever it keeps. Only requests made count as
+// calls.
+func (s *GateService) scanAddresses(ctx context.Context, idx holdingIndex, drops []int64, addrs []string, fresh func(string) bool) (holdingIndex, error) {
 	idx.plan = PlanScans
 	var (
 		mu   sync.Mutex
@@ -111,20 +142,13 @@ func (s *GateService) scanAddresses(ctx context.Context, idx holdingIndex, drops
 		go func() {
 			defer wg.Done()
 			for a := range next {
-				hs, err := s.issuer.Holdings(ctx, a)
+				hs, src, err := s.holdings(ctx, a, fresh(a))
 				mu.Lock()
-				idx.calls++
-				if err != nil {
-					idx.failed[a] = true
-					s.log.Warn("scan of a verified address failed", "address", a, "err", err)
-				} else {
-					for _, h := range hs {
-						if slices.Contains(drops, h.DropID) && !slices.Contains(idx.held[a], h.DropID) {
-							idx.held[a] = append(idx.held[a], h.DropID)
-						}
-					}
-				}
+				idx.record(a, drops, hs, src, err)
 				mu.Unlock()
+				if err != nil {
+					s.log.Warn("scan of a verified address failed", "address", a, "err", err)
+				}
 			}
 		}()
 	}
@@ -134,6 +158,56 @@ func (s *GateService) scanAddresses(ctx context.Context, idx holdingIndex, drops
 	close(next)
 	wg.Wait()
 	return idx, nil
+}
+
+// record notes one address's read: the drops of drops it holds, or its
+// failure, and where the answer came from.
+func (idx *holdingIndex) record(a string, drops []int64, hs []Holding, src readSource, err error) {
+	if src == readCalled {
+		idx.calls++
+	}
+	delete(idx.failed, a)
+	delete(idx.cached, a)
+	delete(idx.held, a)
+	if err != nil {
+		idx.failed[a] = true
+		return
+	}
+	if src == readCached {
+		idx.cached[a] = true
+	}
+	for _, h := range hs {
+		if slices.Contains(drops, h.DropID) && !slices.Contains(idx.held[a], h.DropID) {
+			idx.held[a] = append(idx.held[a], h.DropID)
+		}
+	}
+}
+
+// refresh reads again from the service the addresses idx took from the
+// holdings cache: before a decision that takes something from a member.
+func (s *GateService) refresh(ctx context.Context, idx holdingIndex, drops []int64) holdingIndex {
+	if len(idx.cached) == 0 {
+		return idx
+	}
+	var stale []string
+	for a := range idx.cached {
+		stale = append(stale, a)
+	}
+	slices.Sort(stale)
+	again, _ := s.scanAddresses(ctx, newIndex(), drops, stale, allFresh)
+	for _, a := range stale {
+		delete(idx.cached, a)
+		delete(idx.held, a)
+		delete(idx.failed, a)
+		if again.failed[a] {
+			idx.failed[a] = true
+		}
+		if held, ok := again.held[a]; ok {
+			idx.held[a] = held
+		}
+	}
+	idx.calls += again.calls
+	return idx
 }
 
 // estimatePages returns the holder pages the drops cost by the counts of

@@ -83,8 +83,9 @@ type trigger struct {
 	reason string
 	force  bool
 	dry    bool
-	// fresh is set when the holdings were read for this member just now
-	// (an event), so a removal needs no second look.
+	// fresh is set when the holdings were read from the issuing service
+	// for this member just now (an event, none answered by the holdings
+	// cache), so a removal needs no second look.
 	fresh bool
 	// full sweeps every verified member of the platform, not only those
 	// seen in the place: a new gate's first sync.

@@ -43,7 +43,9 @@ type WhyQuery struct {
 
 // Why explains, for each gate here, the rule, each of the member's wallets
 // and what it holds of the gate's drops, the verdict, and the last and
-// next check. ErrNoGate when the place has no gate (or none on Target).
+// next check. Holdings read in the last HoldingsTTL (by /poaps, a
+// verification, an earlier /why) are not read again. ErrNoGate when the
+// place has no gate (or none on Target).
 func (s *GateService) Why(ctx context.Context, m Member, p Place, q WhyQuery) ([]WhyEntry, error) {
 	gs, err := s.whyGates(ctx, m, p, q)
 	if err != nil {
@@ -69,7 +71,7 @@ func (s *GateService) Why(ctx context.Context, m Member, p Place, q WhyQuery) ([
 	for _, g := range gs {
 		drops = append(drops, g.DropIDs()...)
 	}
-	idx, _ := s.scanAddresses(ctx, newIndex(), uniqueInts(drops), c.addresses)
+	idx, _ := s.scanAddresses(ctx, newIndex(), uniqueInts(drops), c.addresses, noneFresh)
 	out := make([]WhyEntry, 0, len(gs))
 	for _, g := range gs {
 		e := WhyEntry{Gate: g, LastCheck: g.SyncedAt, NextCheck: s.nextCheck(g)}

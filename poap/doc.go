@@ -8,7 +8,8 @@
 //
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a
-// TokenSource; waits for the client's rate limiter; bounds each attempt with
+// TokenSource; waits for the client's rate limiter, in the turn of the
+// context's requester (core.Requester); bounds each attempt with
 // a timeout and the size of what it reads (8 MiB, except for the list scan
 // and the pages of holders, which grow with the data and are decoded as they
 // arrive, element by element, each element and their number bounded);

@@ -68,6 +68,12 @@ type Main struct {
 	// POAPCircuit says when calls to a failing issuing service are held;
 	// the zero value is the client's default. Tests lengthen the hold.
 	POAPCircuit poap.CircuitPolicy
+	// HoldingsTTL is how long a wallet's holdings are reused; zero is
+	// core.HoldingsTTL. Tests that count scans lengthen it.
+	HoldingsTTL time.Duration
+	// DiscordCommands bounds the Discord commands running at once; zero
+	// is the adapter's default. Tests that are not about it lift it.
+	DiscordCommands int
 	// TelegramLimits are the flood limits the Telegram adapter holds;
 	// zero fields are Telegram's (TELEGRAM_RATE sets the global one).
 	// Tests that are not about the limits lift the group's.
@@ -183,8 +189,12 @@ func (m *Main) open(ctx context.Context) error {
 // service. A missing dependency is a wiring mistake of this function, so
 // it panics rather than start a bot that would fail members later.
 func (m *Main) services(client *poap.Client) bot.Services {
+	// One read of a wallet serves /poaps, /why and the gates' reaction to
+	// the member's events for core.HoldingsTTL.
+	holdings, err := core.NewHoldingsCache(core.HoldingsCacheDeps{Issuer: poap.NewGateIssuer(client), TTL: m.HoldingsTTL})
+	must(err)
 	gates, err := core.NewGateService(core.GateServiceDeps{
-		Members: m.DB, Gates: m.DB, Issuer: poap.NewGateIssuer(client), Locks: m.DB, Audit: m.DB,
+		Members: m.DB, Gates: m.DB, Issuer: holdings, Locks: m.DB, Audit: m.DB,
 		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger,
 	})
 	must(err)
@@ -193,9 +203,9 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		Limits: core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
 	})
 	must(err)
-	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: client})
+	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: holdings})
 	must(err)
-	drops, err := core.NewDropService(m.dropDeps(client, gates))
+	drops, err := core.NewDropService(m.dropDeps(client, gates, holdings))
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
@@ -209,12 +219,13 @@ func (m *Main) services(client *poap.Client) bot.Services {
 
 // dropDeps are the drop service's dependencies: the database and the
 // issuing service, which serve every distribution method, and the gates'
-// platforms, which say who has a role for a delivery.
-func (m *Main) dropDeps(client *poap.Client, roster core.Roster) core.DropServiceDeps {
+// platforms, which say who has a role for a delivery. A direct mint
+// forgets what holdings keeps of the wallet.
+func (m *Main) dropDeps(client *poap.Client, roster core.Roster, holdings *core.HoldingsCache) core.DropServiceDeps {
 	issuer := poap.NewDropIssuer(client)
 	return core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: issuer, Distribution: issuer, DistributionStore: m.DB,
+		Issuer: holdings.ForgetMinted(issuer), Distribution: issuer, DistributionStore: m.DB,
 		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: roster, DeliveryURL: m.Config.POAPDeliveryURL,
 		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
 	}

@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,6 +129,9 @@ type Server struct {
 	failCount  int
 	failStatus int
 	requests   map[string]int
+	// firstScans is, by address, the count of scans when its first scan
+	// was answered (ScanRank).
+	firstScans map[string]int
 	state
 	auth tokenService // the token service's state, with its own lock
 
@@ -146,6 +150,7 @@ func New(opts Options) *Server {
 		now:             opts.Now,
 		latency:         opts.Latency,
 		requests:        map[string]int{},
+		firstScans:      map[string]int{},
 		state:           newState(),
 		auth:            tokenService{clientID: opts.ClientID, clientSecret: opts.ClientSecret},
 		opts:            opts,
@@ -232,6 +237,16 @@ func (s *Server) Requests(operation string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests[operation]
+}
+
+// ScanRank returns how many scans the Server had received, this one
+// included, when it answered the first scan of address (any case); 0 when
+// it never did. Tests read from it which requests were served before
+// which.
+func (s *Server) ScanRank(address string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstScans[strings.ToLower(address)]
 }
 
 // SetLatency changes the delay before every answer.

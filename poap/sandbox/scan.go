@@ -3,7 +3,10 @@ package sandbox
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // Formats of the service's output: "created" and "migrated" are
@@ -69,6 +72,9 @@ func (s *Server) scan(w http.ResponseWriter, r *http.Request) {
 func (s *Server) scanItems(address string) (items []scanJSON, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if key := strings.ToLower(address); s.firstScans[key] == 0 {
+		s.firstScans[key] = s.requests[wire.OpScan]
+	}
 	holder, k := s.resolve(address)
 	if k == kindInvalid {
 		return nil, false
