@@ -1,7 +1,7 @@
 package discord
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -29,41 +29,131 @@ func created(id string, received time.Time) time.Time {
 // CPU for the gateway reader and the calls; a deferred command has fifteen
 // minutes. So an interaction that finds every slot taken, or commands
 // queued already, is deferred at once, and its command waits until its
-// interaction's acknowledgement window has closed, then for a slot. While
-// a burst is being acknowledged, only the commands that started before it
-// run.
+// interaction's acknowledgement window has closed, or until no interaction
+// waits for its acknowledgement (acking), then for a slot. While a burst
+// is being acknowledged, only the commands that started before it run.
+//
+// Waiting commands get the free slots in turns by member: the next slot
+// goes to the member whose turn is next, each member's commands in the
+// order they came. A member who sends forty commands at once so waits
+// behind everyone else's next one, instead of filling every slot ahead of
+// them (the issuing service's budget takes turns by member the same way,
+// core.WithRequester).
 type limiter struct {
-	slots  chan struct{}
-	queued atomic.Int64
+	mu      sync.Mutex
+	slots   int
+	running int
+	// queued counts the commands between queue and their slot: newcomers
+	// wait behind them (tryStart).
+	queued int
+	// turns are the members with commands ready and waiting, in turn
+	// order; ready holds each one's, oldest first.
+	turns []string
+	ready map[string][]chan struct{}
+	// acks counts the interactions not acknowledged yet; quiet is closed
+	// while there are none.
+	acks  int
+	quiet chan struct{}
 }
 
-func newLimiter(n int) *limiter { return &limiter{slots: make(chan struct{}, n)} }
+func newLimiter(n int) *limiter {
+	quiet := make(chan struct{})
+	close(quiet)
+	return &limiter{slots: n, ready: map[string][]chan struct{}{}, quiet: quiet}
+}
+
+// acking counts an interaction waiting for its acknowledgement; the
+// function it returns, called once it was acknowledged (or never will
+// be), ends that, once however often it is called.
+func (l *limiter) acking() (acked func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.acks == 0 {
+		l.quiet = make(chan struct{})
+	}
+	l.acks++
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.acks--; l.acks == 0 {
+			close(l.quiet)
+		}
+	})
+}
 
 // tryStart takes a slot if one is free and no command is queued.
 func (l *limiter) tryStart() bool {
-	if l.queued.Load() > 0 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.queued > 0 || l.running >= l.slots {
 		return false
 	}
-	select {
-	case l.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
+	l.running++
+	return true
 }
 
 // queue counts a command that waits its turn with start; call it before
 // the next interaction's tryStart.
-func (l *limiter) queue() { l.queued.Add(1) }
-
-// start waits until notBefore, then for a slot, for a queued command.
-func (l *limiter) start(notBefore time.Time) {
-	if d := time.Until(notBefore); d > 0 {
-		<-time.After(d)
-	}
-	l.slots <- struct{}{}
-	l.queued.Add(-1)
+func (l *limiter) queue() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.queued++
 }
 
-// release frees the slot of a command that ended.
-func (l *limiter) release() { <-l.slots }
+// start waits until notBefore or until no interaction waits for its
+// acknowledgement, then for a slot in member's turn, for a queued command.
+func (l *limiter) start(member string, notBefore time.Time) {
+	if d := time.Until(notBefore); d > 0 {
+		l.mu.Lock()
+		quiet := l.quiet
+		l.mu.Unlock()
+		timer := time.NewTimer(d)
+		select {
+		case <-quiet:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+	<-l.enter(member)
+}
+
+// enter puts a queued command of member among the ready ones; the channel
+// closes when its slot is taken for it.
+func (l *limiter) enter(member string) <-chan struct{} {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ready[member]) == 0 {
+		l.turns = append(l.turns, member)
+	}
+	l.ready[member] = append(l.ready[member], ch)
+	l.hand()
+	return ch
+}
+
+// release frees the slot of a command that ended, for the next in turn.
+func (l *limiter) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running--
+	l.hand()
+}
+
+// hand gives the free slots to the ready commands, one member's after
+// another's. l.mu is held.
+func (l *limiter) hand() {
+	for l.running < l.slots && len(l.turns) > 0 {
+		member := l.turns[0]
+		l.turns = l.turns[1:]
+		q := l.ready[member]
+		close(q[0])
+		l.running++
+		l.queued--
+		if len(q) > 1 {
+			l.ready[member] = q[1:]
+			l.turns = append(l.turns, member)
+			continue
+		}
+		delete(l.ready, member)
+	}
+}

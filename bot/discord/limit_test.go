@@ -1,8 +1,11 @@
 package discord
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLimiter(t *testing.T) {
@@ -22,7 +25,7 @@ func TestLimiter(t *testing.T) {
 		t.Error("tryStart() = true while a command is queued, want false: newcomers queue behind it")
 	}
 	started := make(chan struct{})
-	go func() { l.start(time.Time{}); close(started) }()
+	go func() { l.start("alice", time.Time{}); close(started) }()
 	<-started // the queued command takes the free slot
 	if l.tryStart() {
 		t.Error("tryStart() = true with every slot taken again, want false")
@@ -30,5 +33,76 @@ func TestLimiter(t *testing.T) {
 	l.release()
 	if !l.tryStart() {
 		t.Error("tryStart() = false with a free slot and nothing queued, want true")
+	}
+}
+
+// TestLimiter_Turns: queued commands get the slots in turns by member, so
+// that one member's burst waits behind another member's command rather
+// than ahead of it; each member's commands keep their order.
+func TestLimiter_Turns(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(1)
+	if !l.tryStart() {
+		t.Fatal("tryStart() = false on an idle limiter")
+	}
+	// The burst arrives: the busy member's five commands, then bob's one.
+	type waiter struct {
+		name string
+		slot <-chan struct{}
+	}
+	var ws []waiter
+	for i := range 5 {
+		l.queue()
+		ws = append(ws, waiter{fmt.Sprint("alice", i), l.enter("alice")})
+	}
+	l.queue()
+	ws = append(ws, waiter{"bob0", l.enter("bob")})
+	var got []string
+	for range ws {
+		l.release()
+		for i, w := range ws {
+			select {
+			case <-w.slot:
+				got = append(got, w.name)
+				ws[i].slot = nil // served; a nil channel is never ready
+			default:
+			}
+		}
+	}
+	want := []string{"alice0", "bob0", "alice1", "alice2", "alice3", "alice4"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("slots went to %v, want %v: bob's one command in the next turn", got, want)
+	}
+	if l.tryStart() {
+		t.Error("tryStart() = true with the slot taken, want false")
+	}
+}
+
+// TestLimiter_Quiet: a queued command waits for its interaction's window
+// to close only while another interaction waits for its acknowledgement:
+// once none does, it takes its turn at once.
+func TestLimiter_Quiet(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(1)
+	acked := l.acking() // a burst's interaction, not acknowledged yet
+	l.queue()
+	started := make(chan struct{})
+	go func() {
+		l.start("bob", time.Now().Add(time.Hour))
+		close(started)
+	}()
+	acked()
+	acked() // once is enough; again changes nothing
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second): // a hang guard, not a measure
+		t.Fatal("the queued command still waits for its window with no acknowledgement pending")
+	}
+	if l.tryStart() {
+		t.Error("tryStart() = true with the slot taken, want false")
+	}
+	l.release()
+	if l.acks != 0 {
+		t.Errorf("acks = %d after the acknowledgement, want 0", l.acks)
 	}
 }

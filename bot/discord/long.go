@@ -29,9 +29,12 @@ const (
 // instead (lateReply); progress shown after then is dropped. When the
 // deferral fails the command does not run: the member sees that the
 // interaction failed and may try again, rather than a Moment posted with
-// no word of it.
-func (a *Adapter) answerLong(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction, j *job, createdAt time.Time) {
-	if err := a.deferReply(ctx, s, i, false); err != nil {
+// no word of it. acked is told once the deferral is sent (see
+// limiter.acking).
+func (a *Adapter) answerLong(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction, j *job, createdAt time.Time, acked func()) {
+	err := a.deferReply(ctx, s, i, false)
+	acked()
+	if err != nil {
 		a.log.Warn("long command not run: its interaction could not be deferred", "command", j.req.Command, "interaction", i.ID)
 		return
 	}

@@ -128,7 +128,7 @@ func TestAdapter_LongLate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.answerLong(context.Background(), a.session, raw, j, clock.Now())
+			a.answerLong(context.Background(), a.session, raw, j, clock.Now(), func() {})
 			want := []step{{discordtest.KindCallback, "", false, 204}, {discordtest.KindEdit, "Uploading", false, 200}}
 			if diff := cmp.Diff(want, steps(it.Responses())); diff != "" {
 				t.Errorf("responses mismatch (-want +got):\n%s", diff)

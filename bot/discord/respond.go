@@ -34,6 +34,8 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 		return
 	}
 	defer a.inflight.Done()
+	acked := a.limit.acking()
+	defer acked()
 	j, err := a.job(s, i)
 	if err != nil {
 		a.notOurs(ctx, s, i)
@@ -41,7 +43,7 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 	}
 	createdAt := created(i.ID, received)
 	if j.long {
-		a.answerLong(ctx, s, i, j, createdAt)
+		a.answerLong(ctx, s, i, j, createdAt, acked)
 		return
 	}
 	deferAt := createdAt.Add(a.ackAfter)
@@ -56,12 +58,15 @@ func (a *Adapter) onInteraction(ctx context.Context, s *discordgo.Session, i *di
 	select {
 	case r := <-done:
 		a.respond(ctx, s, i, r)
+		acked()
 		a.log.Debug("interaction answered", "command", j.req.Command, "took", time.Since(received))
 		return
 	case <-timer.C:
 	}
 	private := !j.public
-	if a.deferReply(ctx, s, i, private) != nil {
+	err = a.deferReply(ctx, s, i, private)
+	acked()
+	if err != nil {
 		return // too late or refused; the command still completes in the bot
 	}
 	a.complete(ctx, s, i, <-done, private)
@@ -76,7 +81,7 @@ func (a *Adapter) run(ctx context.Context, j *job, l *limiter, started bool, not
 	done := make(chan bot.Reply, 1)
 	go func() {
 		if !started {
-			l.start(notBefore)
+			l.start(j.req.Caller.ExternalID, notBefore)
 		}
 		defer l.release()
 		defer func() {

@@ -56,7 +56,6 @@ func (m *Main) openAdapters() error {
 		dc, err := discord.New(m.Bot, discord.Options{
 			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
 			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Gates: m.Bot, Logger: m.Logger,
-			MaxCommands: m.DiscordCommands,
 		})
 		if err != nil {
 			return err

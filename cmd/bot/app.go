@@ -71,9 +71,6 @@ type Main struct {
 	// HoldingsTTL is how long a wallet's holdings are reused; zero is
 	// core.HoldingsTTL. Tests that count scans lengthen it.
 	HoldingsTTL time.Duration
-	// DiscordCommands bounds the Discord commands running at once; zero
-	// is the adapter's default. Tests that are not about it lift it.
-	DiscordCommands int
 	// TelegramLimits are the flood limits the Telegram adapter holds;
 	// zero fields are Telegram's (TELEGRAM_RATE sets the global one).
 	// Tests that are not about the limits lift the group's.

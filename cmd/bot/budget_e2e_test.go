@@ -54,14 +54,12 @@ func scansAhead(ctx context.Context, t *testing.T, srv *discordtest.Server, sb *
 // then costs no scan. While the busy member's burst of 50
 // /poaps waits on the process's request budget, the other member's /poaps
 // is served after a few of the burst's scans, not after all of them (the
-// sandbox's order of scans says which came first).
-//
-// The Discord adapter's bound on commands running at once is lifted: its
-// waiting commands start in arrival order, whoever sent them, and this
-// test is about the issuing service's budget.
+// sandbox's order of scans says which came first). Both the adapter's
+// commands waiting for a slot and the requests waiting for the budget take
+// turns by member.
 func TestBudget_Discord(t *testing.T) {
 	// Long enough that nothing read by the test expires on a slow run.
-	srv, s := startDiscord(t, "", func(m *Main) { m.HoldingsTTL, m.DiscordCommands = time.Hour, 4*budgetBurst })
+	srv, s := startDiscord(t, "", func(m *Main) { m.HoldingsTTL = time.Hour })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	sb := s.m.SandboxAPI
