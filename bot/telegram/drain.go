@@ -58,7 +58,7 @@ type drainer struct {
 	gen  int
 	busy map[int64]bool               // updates with a worker
 	done map[int64]int                // handled updates, by gen
-	wait map[int64][]core.InboxUpdate // by member: updates behind one being handled
+	wait map[line][]core.InboxUpdate // by member: updates behind one being handled
 	held []int64                      // handled, not yet marked so (the store failed)
 	wg   sync.WaitGroup
 }
@@ -72,7 +72,7 @@ type sighting struct {
 // newDrainer returns the reader of one run of drain.
 func (a *Adapter) newDrainer() *drainer {
 	d := &drainer{a: a, clock: a.clock, gapWait: a.opts.GapWait, every: rescanEvery,
-		busy: map[int64]bool{}, done: map[int64]int{}, wait: map[int64][]core.InboxUpdate{}}
+		busy: map[int64]bool{}, done: map[int64]int{}, wait: map[line][]core.InboxUpdate{}}
 	if d.clock == nil {
 		d.clock = wallClock{}
 	}
@@ -284,13 +284,18 @@ func (d *drainer) rescan(ctx context.Context, now time.Time) error {
 	return nil
 }
 
+// line names the updates that run one after the other: a member's (or a
+// chat's posting as itself), or an update of no member's alone. Chats'
+// ids are negative and so may be a member key; alone keeps the two apart.
+type line struct{ member, alone int64 }
+
 // enqueue gives u to a worker, or puts it in its member's line, in id
 // order, behind the update being handled. d.mu must be held.
 func (d *drainer) enqueue(ctx context.Context, u core.InboxUpdate) {
 	d.busy[u.ID] = true
-	key := u.Member
-	if key == 0 {
-		key = -u.ID // alone in its line
+	key := line{member: u.Member}
+	if key.member == 0 {
+		key.alone = u.ID // alone in its line
 	}
 	if q, running := d.wait[key]; running {
 		i, _ := slices.BinarySearchFunc(q, u.ID, func(w core.InboxUpdate, id int64) int { return cmp.Compare(w.ID, id) })

@@ -71,10 +71,19 @@ func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 func inboxLock(botID int64) string { return "telegram inbox " + strconv.FormatInt(botID, 10) }
 
 // memberOf is whose update u is: the key that keeps one member's updates
-// in order; 0 when it has none.
+// in order; 0 when it has none. A message posted on behalf of a chat (an
+// anonymous administrator's, a channel's) is that chat's: its from is a
+// stand-in account that every such chat shares (see sender), and one
+// group's must not wait behind another's.
 func memberOf(u *tgbotapi.Update) int64 {
 	if u.ChatJoinRequest != nil {
 		return u.ChatJoinRequest.From.ID
+	}
+	if m := u.Message; m != nil && m.Chat != nil && senderOf(m) != senderPerson {
+		if m.SenderChat != nil {
+			return m.SenderChat.ID
+		}
+		return m.Chat.ID
 	}
 	if from := u.SentFrom(); from != nil {
 		return from.ID
@@ -145,7 +154,7 @@ func (a *Adapter) process(ctx context.Context) {
 // work handles u, then the updates of the same member that queued behind
 // it, each holding one of the adapter's slots, until none is left or ctx
 // is done (those left stay pending for the next run).
-func (d *drainer) work(ctx context.Context, key int64, u core.InboxUpdate) {
+func (d *drainer) work(ctx context.Context, key line, u core.InboxUpdate) {
 	defer d.wg.Done()
 	for {
 		select {
@@ -176,7 +185,7 @@ func (d *drainer) work(ctx context.Context, key int64, u core.InboxUpdate) {
 }
 
 // abandon leaves u and those behind it pending.
-func (d *drainer) abandon(key int64, u core.InboxUpdate) {
+func (d *drainer) abandon(key line, u core.InboxUpdate) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.busy, u.ID)
