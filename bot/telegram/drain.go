@@ -56,10 +56,10 @@ type drainer struct {
 	// the rescan under way when they were marked: a rescan that began
 	// before an update was marked may still return it as pending.
 	gen  int
-	busy map[int64]bool               // updates with a worker
-	done map[int64]int                // handled updates, by gen
+	busy map[int64]bool              // updates with a worker
+	done map[int64]int               // handled updates, by gen
 	wait map[line][]core.InboxUpdate // by member: updates behind one being handled
-	held []int64                      // handled, not yet marked so (the store failed)
+	held []int64                     // handled, not yet marked so (the store failed)
 	wg   sync.WaitGroup
 }
 
