@@ -17,9 +17,10 @@ const replyButtonTTL = 7 * 24 * time.Hour
 // seal stores the action of every command button of the reply and of its
 // post (core.ButtonService) and puts its id in Button.Action: adapters carry
 // only that id on the platform, so a press runs only what the bot made. A
-// button belongs to the place its message is shown in: the request's, or
-// for a personal reply its PersonalPlace when set. A reply's buttons are
-// for the caller alone (for anyone in the place when the
+// button belongs to the request's place, where its line runs (a personal
+// reply shown elsewhere, in a Telegram member's private chat, is pressed
+// there for that place: see ButtonPlace). A reply's buttons are for the
+// caller alone (for anyone in the place when the
 // caller is an anonymous administrator, whom no account stands for); a
 // post's are for anyone in the place. A button whose action could not be
 // stored is left out, with a log line: a reply without its page buttons is
@@ -28,9 +29,6 @@ func (b *Bot) seal(ctx context.Context, req *Request, r Reply) Reply {
 	member, place := req.Caller.ExternalID, req.Place.ExternalID
 	if req.Caller.Anonymous {
 		member = ""
-	}
-	if r.Personal && req.PersonalPlace != "" {
-		place = req.PersonalPlace
 	}
 	r.Buttons = b.sealButtons(ctx, req.Platform, place, member, r.Buttons, replyButtonTTL)
 	if r.Post != nil {
@@ -79,6 +77,23 @@ func (b *Bot) Press(ctx context.Context, req *Request, id string) (reply Reply, 
 	}
 	reply, _ = b.HandleLine(ctx, req, a.Line, "")
 	return reply, false
+}
+
+// ButtonPlace returns the place the action id runs in, for an adapter
+// whose personal replies are shown elsewhere (Telegram's private chat): a
+// press there of a group's button is run for the group, once the adapter
+// checked that the member belongs to it; Press still checks the press. It
+// returns core.ErrButtonUnknown, core.ErrButtonExpired, or the store's
+// error.
+func (b *Bot) ButtonPlace(ctx context.Context, platform core.Platform, id string) (string, error) {
+	a, err := b.buttons.Peek(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if a.Platform != platform {
+		return "", core.ErrButtonUnknown
+	}
+	return a.Place, nil
 }
 
 // LinkPlace returns the place of the deep link's action id (the group of a

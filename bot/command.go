@@ -233,14 +233,9 @@ type Request struct {
 	// of the groups they belong to (Telegram), for drops that require
 	// one. They live here rather than in Caller so that Caller stays
 	// comparable.
-	Roles []string
-	// PersonalPlace is the platform's id of the place where personal
-	// replies are shown when it is not Place (Telegram shows a group
-	// member's in their private chat); the buttons of those replies
-	// belong there. Empty: Place.
-	PersonalPlace string
-	Command       string
-	Options       map[string]string
+	Roles   []string
+	Command string
+	Options map[string]string
 	// Media are the files that came with the command, in the order the
 	// member attached them (Discord attachment options media, media2..;
 	// a Telegram message's photo, video, animation or document, an album's

@@ -198,7 +198,7 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 		return
 	}
 	o := origin{chat: q.Message.Chat, from: q.From}
-	req, err := a.pressRequest(ctx, o)
+	req, err := a.pressRequest(ctx, o, id)
 	var reply bot.Reply
 	refused := true
 	switch {
@@ -234,12 +234,19 @@ const maxAlert = 200
 // buttons' actions.
 const oldButton = "This button is from an older version of me and no longer works. Run the command again for a fresh one."
 
-// pressRequest is the request of a member pressing a button in o's chat: in
-// their private chat as any command there; in a group once getChatMember
-// says they belong to it (errNotInGroup, errMemberCheck), with the rights it
-// says they have and the group among their Roles.
-func (a *Adapter) pressRequest(ctx context.Context, o origin) (*bot.Request, error) {
+// pressRequest is the request of a member pressing the button of action id
+// in o's chat: in a group once getChatMember says they belong to it
+// (errNotInGroup, errMemberCheck), with the rights it says they have and
+// the group among their Roles. In their private chat, a button of a
+// personal reply to a command given in a group runs for that group, so
+// checked the same way (groupRequest); any other as a command there.
+func (a *Adapter) pressRequest(ctx context.Context, o origin, id string) (*bot.Request, error) {
 	if o.private() {
+		place, err := a.bot.ButtonPlace(ctx, core.Telegram, id)
+		if group, perr := strconv.ParseInt(place, 10, 64); err == nil && perr == nil && group < 0 {
+			return a.groupRequest(ctx, o, group)
+		}
+		// Press says why, for a button it cannot open.
 		return a.newRequest(ctx, o), nil
 	}
 	admin, err := a.membership(ctx, o.chat.ID, o.from.ID)
@@ -296,9 +303,6 @@ func requestFor(o origin, admin bool) *bot.Request {
 		// Whoever writes in a group belongs to it: a drop that requires
 		// membership of the group it was added in is claimable there.
 		req.Roles = []string{place.ExternalID}
-		// Personal replies go to the private chat (deliver), and their
-		// buttons are pressed there.
-		req.PersonalPlace = req.Caller.ExternalID
 	}
 	return req
 }

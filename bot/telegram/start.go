@@ -145,16 +145,13 @@ func (a *Adapter) membership(ctx context.Context, group, userID int64) (admin bo
 // groupRequestFor is the request of a member, verified to belong to the
 // group place, acting for it from the private chat.
 func groupRequestFor(o origin, place bot.Place, admin bool) *bot.Request {
-	member := strconv.FormatInt(o.from.ID, 10)
 	return &bot.Request{
 		Platform: core.Telegram,
 		Place:    place,
 		Caller: bot.Caller{
-			ExternalID: member, Name: displayName(o.from),
+			ExternalID: strconv.FormatInt(o.from.ID, 10), Name: displayName(o.from),
 			ManagesDrops: admin, ManagesRoles: admin,
 		},
 		Roles: []string{place.ExternalID},
-		// The answer is in the private chat, and so are its buttons.
-		PersonalPlace: member,
 	}
 }

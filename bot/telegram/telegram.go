@@ -153,6 +153,7 @@ type commandTable interface {
 	MayCarrySecret(line, botName string) bool
 	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
 	Press(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
+	ButtonPlace(ctx context.Context, platform core.Platform, id string) (string, error)
 	LinkPlace(ctx context.Context, platform core.Platform, id string) (string, error)
 	FollowLink(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
 	Refusal(req *bot.Request, err error) bot.Reply

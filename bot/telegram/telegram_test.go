@@ -207,12 +207,33 @@ func TestAdapter_Button(t *testing.T) {
 	if !strings.Contains(page2.Text, "14. <b>Drop 01</b>") {
 		t.Errorf("page 2 = %q", page2.Text)
 	}
-	e.stopped(t)
-	if n := len(e.tg.Calls("answerCallbackQuery")); n != 1 {
-		t.Errorf("answerCallbackQuery called %d times, want 1", n)
+	// One for the command's rights in the group, one when the page's
+	// button, in the private chat, runs for the group: that the member
+	// still belongs to it.
+	if n := len(e.tg.Calls("getChatMember")); n != 2 {
+		t.Errorf("getChatMember called %d times, want 2: the command's rights, and the press's membership", n)
 	}
-	if n := len(e.tg.Calls("getChatMember")); n != 1 {
-		t.Errorf("getChatMember called %d times for one member in one group, want 1 (cached)", n)
+	// Once she left the group, its buttons run nothing for her.
+	e.tg.SetStatus(group.ID, alice.ID, "left")
+	if _, err := e.tg.PressButton(page1, alice, "Next"); err != nil {
+		t.Fatal(err)
+	}
+	alert, err := e.tg.WaitCallWhere(waitCtx(t), "answerCallbackQuery", func(c telegramtest.Call) bool { return c.Params["show_alert"] == "true" })
+	if err != nil || !strings.Contains(alert.Params["text"], "for the members of the group") {
+		t.Errorf("press after leaving = %v, %v; want an alert that the button is for the group's members", alert.Params, err)
+	}
+	pages := 0
+	for _, m := range e.tg.Messages() {
+		if strings.Contains(m.Text, "POAPs of") {
+			pages++
+		}
+	}
+	if pages != 2 {
+		t.Errorf("%d pages sent, want the first two only", pages)
+	}
+	e.stopped(t)
+	if n := len(e.tg.Calls("answerCallbackQuery")); n != 2 {
+		t.Errorf("answerCallbackQuery called %d times, want 2", n)
 	}
 }
 
@@ -262,10 +283,10 @@ func TestAdapter_NewRequest(t *testing.T) {
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
-				Roles:  []string{strconv.FormatInt(group.ID, 10)}, PersonalPlace: "1001"}},
+				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
-				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}, PersonalPlace: "1002"}},
+				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
 		{"AnonymousAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: groupAnonymousBotID, FirstName: "Group", UserName: "GroupAnonymousBot", IsBot: true}, anonymous: true},
 			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
 				Caller: bot.Caller{ExternalID: strconv.FormatInt(group.ID, 10), Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true}}},
