@@ -41,7 +41,7 @@ type HoldingsCache struct {
 	entries map[string]*list.Element // of *cachedHoldings, by holdingsKey
 	order   *list.List               // most recently used first
 	size    int
-	flights map[string]*flight
+	flights map[flightKey]*flight
 	// forgets counts the calls of Forget: a read that saw one happen
 	// while it ran does not keep its answer, which may predate a mint.
 	forgets uint64
@@ -56,6 +56,12 @@ type cachedHoldings struct {
 
 // weight is what an entry counts against the bound.
 func (c *cachedHoldings) weight() int { return len(c.holdings) + 1 }
+
+// flightKey names a read under way: of a wallet, for a requester. Only the
+// requester's own readers share it: the read waits for the issuing
+// service's budget in its requester's turn (WithRequester), where another
+// member's read of the wallet must not wait behind them.
+type flightKey struct{ wallet, requester string }
 
 // flight is a read of a wallet that the readers arriving meanwhile share;
 // it is cancelled when every one of them has given up.
@@ -84,7 +90,7 @@ func NewHoldingsCache(d HoldingsCacheDeps) (*HoldingsCache, error) {
 		return nil, err
 	}
 	c := &HoldingsCache{issuer: d.Issuer, clock: d.Clock, ttl: d.TTL, max: d.MaxHoldings,
-		entries: map[string]*list.Element{}, order: list.New(), flights: map[string]*flight{}}
+		entries: map[string]*list.Element{}, order: list.New(), flights: map[flightKey]*flight{}}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -127,7 +133,11 @@ func (c *HoldingsCache) Forget(wallet string) {
 	if e, ok := c.entries[key]; ok {
 		c.remove(e)
 	}
-	delete(c.flights, key)
+	for fk := range c.flights {
+		if fk.wallet == key {
+			delete(c.flights, fk)
+		}
+	}
 }
 
 // ForgetMinted returns issuer with its Mint forgetting the wallet minted
@@ -167,16 +177,17 @@ const (
 // predate what the caller needs to see), else from the issuer.
 func (c *HoldingsCache) lookup(ctx context.Context, wallet string, fresh bool) ([]Holding, readSource, error) {
 	key := holdingsKey(wallet)
+	fk := flightKey{wallet: key, requester: Requester(ctx)}
 	c.mu.Lock()
 	if !fresh {
 		if hs, ok := c.get(key); ok {
 			c.mu.Unlock()
 			return hs, readCached, nil
 		}
-		if f, ok := c.flights[key]; ok {
+		if f, ok := c.flights[fk]; ok {
 			f.readers++
 			c.mu.Unlock()
-			hs, err := c.await(ctx, key, f)
+			hs, err := c.await(ctx, fk, f)
 			return hs, readShared, err
 		}
 	}
@@ -188,30 +199,31 @@ func (c *HoldingsCache) lookup(ctx context.Context, wallet string, fresh bool) (
 		return slices.Clone(hs), readCalled, err
 	}
 	// The read outlives the reader who began it while others wait for it;
-	// it keeps that reader's values (the requester), not its end.
+	// it keeps that reader's values (the requester, which all of them
+	// share), not its end.
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f := &flight{done: make(chan struct{}), readers: 1, cancel: cancel}
-	c.flights[key] = f
+	c.flights[fk] = f
 	c.mu.Unlock()
 	go func() {
 		defer cancel()
 		hs, err := c.issuer.Holdings(fctx, wallet)
 		c.keep(key, hs, err, forgets, start)
 		c.mu.Lock()
-		if c.flights[key] == f {
-			delete(c.flights, key)
+		if c.flights[fk] == f {
+			delete(c.flights, fk)
 		}
 		f.holdings, f.err = hs, err
 		c.mu.Unlock()
 		close(f.done)
 	}()
-	hs, err := c.await(ctx, key, f)
+	hs, err := c.await(ctx, fk, f)
 	return hs, readCalled, err
 }
 
 // await waits for the flight's answer, or for ctx; the last reader to give
 // up cancels the read.
-func (c *HoldingsCache) await(ctx context.Context, key string, f *flight) ([]Holding, error) {
+func (c *HoldingsCache) await(ctx context.Context, key flightKey, f *flight) ([]Holding, error) {
 	select {
 	case <-f.done:
 		return slices.Clone(f.holdings), f.err

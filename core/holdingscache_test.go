@@ -198,6 +198,35 @@ func (m mintRecorder) Mint(_ context.Context, _, wallet string) (string, error) 
 }
 
 // TestHoldingsCache_ForgetMinted: a mint by the bot forgets the wallet,
+// TestHoldingsCache_SharedByRequester: a read under way is shared only by
+// readers for the same requester: another member's read of the wallet does
+// not wait in that member's turn of the issuing service's budget.
+func TestHoldingsCache_SharedByRequester(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &blockingScanner{holdersFake: newHoldersFake(), release: make(chan struct{})}
+		b.give(addrA, 12)
+		c, err := core.NewHoldingsCache(core.HoldingsCacheDeps{Issuer: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for _, who := range []string{"discord:1", "discord:1", "discord:2"} {
+			ctx := core.WithRequester(context.Background(), who)
+			wg.Go(func() {
+				if hs, err := c.Holdings(ctx, addrA); err != nil || len(hs) != 1 {
+					t.Errorf("Holdings = %v, %v; want drop 12", hs, err)
+				}
+			})
+			synctest.Wait()
+		}
+		close(b.release)
+		wg.Wait()
+		if reads, _ := b.counts(); reads != 2 {
+			t.Errorf("%d requests for two readers of one member and one of another, want 2", reads)
+		}
+	})
+}
+
 // so the member's next /poaps shows the POAP.
 func TestHoldingsCache_ForgetMinted(t *testing.T) {
 	c, f, _ := newCache(t, 0)
