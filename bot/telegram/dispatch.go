@@ -307,12 +307,14 @@ func requestFor(o origin, admin bool) *bot.Request {
 	return req
 }
 
-// displayName is the member's username, or first name when they have none.
+// displayName is the member's username, or first name when they have none,
+// without the characters that change the direction of text (the bot
+// cleans request names again, bot.Handle).
 func displayName(u *tgbotapi.User) string {
 	if u.UserName != "" {
 		return u.UserName
 	}
-	return u.FirstName
+	return core.StripDirectionControls(u.FirstName)
 }
 
 // firstWord splits s at its first run of white space.

@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
 )
 
 // send delivers the reply to a typed command. When a personal reply cannot
@@ -59,12 +60,14 @@ func (a *Adapter) noteInGroup(ctx context.Context, o origin) {
 }
 
 // mention names a member in HTML: @username, or a link to the account
-// when they have no username.
+// when they have no username, its text their first name without the
+// characters that change the direction of text.
 func mention(u *tgbotapi.User) string {
 	if u.UserName != "" {
 		return "@" + html.EscapeString(u.UserName)
 	}
-	return `<a href="tg://user?id=` + strconv.FormatInt(u.ID, 10) + `">` + html.EscapeString(u.FirstName) + "</a>"
+	name := core.StripDirectionControls(u.FirstName)
+	return `<a href="tg://user?id=` + strconv.FormatInt(u.ID, 10) + `">` + html.EscapeString(name) + "</a>"
 }
 
 // notPayload matches what a start payload may not hold: Telegram allows

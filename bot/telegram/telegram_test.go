@@ -314,3 +314,15 @@ func TestAdapter_PublicReply(t *testing.T) {
 		t.Errorf("public reply went to %d with buttons %v, want the group %d with %v", m.ChatID, m.Buttons, group.ID, want)
 	}
 }
+
+// TestMention_DirectionControls: a first name with direction overrides
+// cannot reorder the group note that names its member.
+func TestMention_DirectionControls(t *testing.T) {
+	u := &tgbotapi.User{ID: 7, FirstName: "\u202eboB\u202c"}
+	if got, want := mention(u), `<a href="tg://user?id=7">boB</a>`; got != want {
+		t.Errorf("mention(%q) = %q, want %q", u.FirstName, got, want)
+	}
+	if got := displayName(u); got != "boB" {
+		t.Errorf("displayName(%q) = %q, want boB", u.FirstName, got)
+	}
+}
