@@ -20,9 +20,12 @@ const recentLimit = 20
 // ErrSignatureOldMessage when an earlier challenge's message was signed,
 // ErrSignatureAltered when an altered copy was signed, and a
 // *SignatureError (ErrSignatureMismatch) naming the recovered address.
-// Each of those four is counted against the challenge: the one that
-// reaches MaxWrongSignatures, and any signature after it, right or wrong,
-// gets ErrChallengeLocked (the first wrapping the reason too).
+// A malformed signature and a mismatch are counted against the challenge:
+// the one that reaches MaxWrongSignatures, and any signature after it,
+// right or wrong, gets ErrChallengeLocked (the first wrapping the reason
+// too). A signature of an earlier message or of an altered copy is the
+// wallet's own key at work, its owner's mistake rather than a guess, and
+// counts for nothing.
 func (s *WalletService) Verify(ctx context.Context, m Member, signature string) (Wallet, error) {
 	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
 	if errors.Is(err, ErrNotFound) {
@@ -92,6 +95,9 @@ func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challen
 		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}
 	address, err := signer(c, others, sig)
+	if errors.Is(err, ErrSignatureOldMessage) || errors.Is(err, ErrSignatureAltered) {
+		return Wallet{}, err // the right key, another text: no guess
+	}
 	if err != nil {
 		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}

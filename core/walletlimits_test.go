@@ -75,21 +75,27 @@ func TestWalletService_Link_Limits(t *testing.T) {
 	})
 }
 
-// TestWalletService_Verify_Locked: wrong signatures of every kind, through
-// the page and the chat, lock the challenge at the 10th; then not even the
-// right signature verifies it, until /link gives a fresh challenge.
+// TestWalletService_Verify_Locked: wrong signatures (another wallet's, a
+// malformed one), through the page and the chat, lock the challenge at the
+// 10th, while the wallet's own signatures of another text count for
+// nothing; then not even the right signature verifies it, until /link
+// gives a fresh challenge.
 func TestWalletService_Verify_Locked(t *testing.T) {
 	t.Parallel()
 	eachLimitedService(t, core.LinkLimits{}, func(t *testing.T, s *core.WalletService, _ *coretest.Clock) {
 		earlier := mustLink(t, s, alice, coretest.TestAddress)
 		c := mustLink(t, s, alice, coretest.TestAddress)
-		wrong := []string{
-			coretest.Sign(coretest.OtherKey, c.Message),
-			"0xnope",
-			coretest.Sign(coretest.TestKey, strings.ReplaceAll(c.Message, "\n", "\r\n")),
-			coretest.Sign(coretest.TestKey, earlier.Message),
+		wrong := []string{coretest.Sign(coretest.OtherKey, c.Message), "0xnope"}
+		mistakes := map[string]error{
+			coretest.Sign(coretest.TestKey, strings.ReplaceAll(c.Message, "\n", "\r\n")): core.ErrSignatureAltered,
+			coretest.Sign(coretest.TestKey, earlier.Message):                             core.ErrSignatureOldMessage,
 		}
 		for i := range core.MaxWrongSignatures - 1 {
+			for sig, want := range mistakes {
+				if _, err := s.VerifyChallenge(t.Context(), c.Nonce, sig); !errors.Is(err, want) || errors.Is(err, core.ErrChallengeLocked) {
+					t.Fatalf("the wallet's signature of another text = %v, want %v, not counted", err, want)
+				}
+			}
 			sig := wrong[i%len(wrong)]
 			var err error
 			if i%2 == 0 {

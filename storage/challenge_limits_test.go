@@ -112,6 +112,16 @@ func TestDB_LinkWallet_Challenges(t *testing.T) {
 		if _, err := link(t, db, u, addr(404), 404, t0.Add(core.ChallengeTTL), two); err != nil {
 			t.Errorf("LinkWallet(when the first expired) = %v, want it linked", err)
 		}
+		// Open: 403 and 404. A locked challenge no longer counts: it can
+		// never be signed.
+		for range core.MaxWrongSignatures {
+			if _, err := db.FailChallenge(t.Context(), fmt.Sprintf("%032x", 403)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := link(t, db, u, addr(405), 405, t0.Add(core.ChallengeTTL+time.Minute), two); err != nil {
+			t.Errorf("LinkWallet(one of 2 open challenges locked) = %v, want it linked", err)
+		}
 	})
 }
 

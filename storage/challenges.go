@@ -154,8 +154,8 @@ func insertWallet(tx *gorm.DB, owner userRow, w core.Wallet, limit int) (core.Wa
 
 // insertChallenge stores c for wallet w, after dropping the owner's
 // challenges that expired long before. When the owner holds limit open
-// challenges (unused, unexpired when c is issued) it is refused with a
-// *core.ChallengeLimitError.
+// challenges (unused, unexpired when c is issued, not locked: a locked one
+// can no longer be signed) it is refused with a *core.ChallengeLimitError.
 func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge, limit int) (core.Challenge, error) {
 	issued, expires := dbTime(c.IssuedAt), dbTime(c.ExpiresAt)
 	err := tx.Exec(`DELETE FROM challenges WHERE user_id = ? AND expires_at < ?`,
@@ -167,10 +167,11 @@ func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge, limit int) (c
 	err = tx.Raw(`
 		INSERT INTO challenges (user_id, platform, wallet_id, nonce, message, address, issued_at, expires_at)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?
-		WHERE (SELECT count(*) FROM challenges WHERE user_id = ? AND used_at IS NULL AND expires_at > ?) < ?
+		WHERE (SELECT count(*) FROM challenges
+			WHERE user_id = ? AND used_at IS NULL AND expires_at > ? AND wrong_signatures < ?) < ?
 		RETURNING id`,
 		w.UserID, string(w.Platform), w.ID, c.Nonce, c.Message, nullString(c.Address), issued, expires,
-		w.UserID, issued, limit).Scan(&id).Error
+		w.UserID, issued, core.MaxWrongSignatures, limit).Scan(&id).Error
 	if err != nil {
 		return core.Challenge{}, err
 	}
@@ -187,8 +188,9 @@ func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge, limit int) (c
 func challengeLimit(tx *gorm.DB, userID int64, issued time.Time, limit int) error {
 	var first challengeRow
 	err := tx.Raw(`
-		SELECT expires_at FROM challenges WHERE user_id = ? AND used_at IS NULL AND expires_at > ?
-		ORDER BY expires_at LIMIT 1`, userID, issued).Scan(&first).Error
+		SELECT expires_at FROM challenges
+		WHERE user_id = ? AND used_at IS NULL AND expires_at > ? AND wrong_signatures < ?
+		ORDER BY expires_at LIMIT 1`, userID, issued, core.MaxWrongSignatures).Scan(&first).Error
 	if err != nil {
 		return err
 	}
