@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/poapbot/poapbot/web"
 )
@@ -31,10 +32,28 @@ func (c *Config) validateListeners() error {
 	if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil || port == "" {
 		return fmt.Errorf("METRICS_ADDR must be host:port or :port (like :9090 or 10.0.0.5:9090), not %q", c.MetricsAddr)
 	}
-	if httpAddr, metricsAddr := c.listenAddrs(false); metricsAddr == httpAddr {
-		return fmt.Errorf("METRICS_ADDR must differ from HTTP_ADDR (%s): unset it to serve /metrics on HTTP_ADDR", httpAddr)
+	if httpAddr, metricsAddr := c.listenAddrs(false); sameListener(httpAddr, metricsAddr) {
+		return fmt.Errorf("METRICS_ADDR must use another port than HTTP_ADDR (%s): unset it to serve /metrics on HTTP_ADDR", httpAddr)
 	}
 	return nil
+}
+
+// sameListener reports whether two host:port addresses would take the
+// same port: the same port, and the same host, or a host that listens on
+// every interface (empty, 0.0.0.0, ::).
+func sameListener(a, b string) bool {
+	ha, pa, err1 := net.SplitHostPort(a)
+	hb, pb, err2 := net.SplitHostPort(b)
+	if err1 != nil || err2 != nil || pa != pb {
+		return false
+	}
+	return anyHost(ha) || anyHost(hb) || strings.EqualFold(ha, hb)
+}
+
+// anyHost reports whether a listener on host listens on every interface.
+func anyHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "" || (ip != nil && ip.IsUnspecified())
 }
 
 // listenAddrs returns where the web server listens (HTTP_ADDR, or its

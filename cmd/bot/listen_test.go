@@ -35,6 +35,26 @@ func TestConfig_ListenAddrs(t *testing.T) {
 	}
 }
 
+func TestSameListener(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{":9090", "127.0.0.1:9090", true},
+		{"0.0.0.0:9090", "10.0.0.5:9090", true},
+		{"[::]:9090", "127.0.0.1:9090", true},
+		{"127.0.0.1:9090", "127.0.0.1:9090", true},
+		{"LOCALHOST:9090", "localhost:9090", true},
+		{"127.0.0.1:9090", "10.0.0.5:9090", false},
+		{":8080", "127.0.0.1:9090", false},
+	}
+	for _, tt := range tests {
+		if got := sameListener(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameListener(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 // TestLoadConfig_HTTPAddrUnset: only an unset HTTP_ADDR takes the
 // default (which -console narrows to loopback); set empty, it is refused.
 func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
@@ -56,7 +76,9 @@ func TestRun_ListenerConfiguration(t *testing.T) {
 	}{
 		{"EmptyHTTPAddr", map[string]string{"HTTP_ADDR": ""}, "HTTP_ADDR must not be empty"},
 		{"MetricsNoPort", map[string]string{"METRICS_ADDR": "localhost"}, "METRICS_ADDR must be host:port or :port"},
-		{"MetricsOnHTTPAddr", map[string]string{"HTTP_ADDR": "127.0.0.1:9090", "METRICS_ADDR": ":9090"}, "METRICS_ADDR must differ from HTTP_ADDR"},
+		{"MetricsOnHTTPAddr", map[string]string{"HTTP_ADDR": "127.0.0.1:9090", "METRICS_ADDR": ":9090"}, "METRICS_ADDR must use another port than HTTP_ADDR"},
+		{"MetricsOnAllInterfaces", map[string]string{"HTTP_ADDR": ":9090", "METRICS_ADDR": ":9090"}, "METRICS_ADDR must use another port than HTTP_ADDR"},
+		{"MetricsOnDefault", map[string]string{"METRICS_ADDR": "10.0.0.5:8080"}, "METRICS_ADDR must use another port than HTTP_ADDR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
