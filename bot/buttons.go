@@ -145,8 +145,13 @@ func (b *Bot) Refusal(req *Request, err error) Reply {
 	return b.finish(req, Reply{}, err)
 }
 
-// pressCommand names a refused press in replies' words and metrics.
+// pressCommand names a refused press in the log (metrics count it among
+// the unknown commands).
 const pressCommand = "button"
+
+// ErrOldButton means a button made before the bot stored its buttons'
+// actions: it carries a command line, which the bot no longer runs.
+var ErrOldButton = errors.New("button from before actions were stored")
 
 // presser is who pressed, and where, in the core's terms.
 func presser(req *Request) core.Presser {
@@ -160,6 +165,8 @@ func buttonText(err error) (string, bool) {
 		return "This button belongs to the member who ran the command. Run it yourself to get your own.", true
 	case errors.Is(err, core.ErrButtonExpired):
 		return "This button has expired. Run the command again for a fresh one.", true
+	case errors.Is(err, ErrOldButton):
+		return "This button is from an older version of me and no longer works. Run the command again for a fresh one.", true
 	case errors.Is(err, core.ErrButtonUnknown):
 		return "I did not make this button or link for this place, so I did nothing. " +
 			"Use the buttons under my own messages, or type the command; /help lists them.", true

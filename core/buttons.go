@@ -114,22 +114,15 @@ func (s *ButtonService) Make(ctx context.Context, a ButtonAction, ttl time.Durat
 // another place or platform: a forgery either way), ErrButtonNotYours,
 // ErrButtonExpired, or the store's error.
 func (s *ButtonService) Open(ctx context.Context, id string, p Presser) (ButtonAction, error) {
-	if !validButtonID(id) {
-		return ButtonAction{}, ErrButtonUnknown
-	}
-	a, err := s.store.ButtonAction(ctx, id)
+	a, err := s.Peek(ctx, id)
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return ButtonAction{}, ErrButtonUnknown
 	case err != nil:
-		return ButtonAction{}, wrap("open button", err)
+		return ButtonAction{}, err
 	case a.Platform != p.Platform || a.Place != p.Place:
 		s.log.WarnContext(ctx, "a button was pressed outside the place it was made for", "platform", p.Platform, "place", p.Place)
 		return ButtonAction{}, ErrButtonUnknown
 	case a.Member != "" && a.Member != p.Member:
 		return ButtonAction{}, ErrButtonNotYours
-	case a.ExpiresAt != nil && !s.clock.Now().Before(*a.ExpiresAt):
-		return ButtonAction{}, ErrButtonExpired
 	}
 	return a, nil
 }

@@ -108,6 +108,7 @@ type commandTable interface {
 	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
 	Posted(ctx context.Context, ref bot.PostRef, p bot.Post) error
 	Press(ctx context.Context, req *bot.Request, id string) (bot.Reply, bool)
+	Refusal(req *bot.Request, err error) bot.Reply
 }
 
 // Adapter connects the bot to Discord.

@@ -90,7 +90,7 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 func (a *Adapter) pressJob(req *bot.Request, customID string) (*job, error) {
 	if line, ok := strings.CutPrefix(customID, oldPrefix); ok {
 		if !oldClaim.MatchString(line) {
-			return &job{req: req, run: func(context.Context) bot.Reply { return bot.Reply{Text: oldButton, Personal: true} }}, nil
+			return &job{req: req, run: func(context.Context) bot.Reply { return a.bot.Refusal(req, bot.ErrOldButton) }}, nil
 		}
 		return &job{req: req, run: func(ctx context.Context) bot.Reply {
 			reply, _ := a.bot.HandleLine(ctx, req, "/"+line, "")
@@ -114,10 +114,6 @@ func (a *Adapter) pressJob(req *bot.Request, customID string) (*job, error) {
 
 // oldClaim matches the line of an old claim message's button.
 var oldClaim = regexp.MustCompile(`^claim [1-9][0-9]{0,18}$`)
-
-// oldButton answers a press of any other button made before actions were
-// stored.
-const oldButton = "This button is from an older version of me and no longer works. Run the command again for a fresh one."
 
 // isPublic reports whether the command answers in the channel; Long
 // commands always do.

@@ -205,7 +205,7 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 	case err != nil:
 		reply = bot.Reply{Text: words(err)}
 	case !ours:
-		reply = bot.Reply{Text: oldButton}
+		reply = a.bot.Refusal(req, bot.ErrOldButton)
 	default:
 		reply, refused = a.bot.Press(ctx, req, id)
 	}
@@ -229,10 +229,6 @@ func (a *Adapter) handleCallback(ctx context.Context, q *tgbotapi.CallbackQuery)
 // maxAlert is the most characters Telegram shows in a callback's answer.
 // See https://core.telegram.org/bots/api#answercallbackquery.
 const maxAlert = 200
-
-// oldButton answers a press of a button made before the bot stored its
-// buttons' actions.
-const oldButton = "This button is from an older version of me and no longer works. Run the command again for a fresh one."
 
 // pressRequest is the request of a member pressing the button of action id
 // in o's chat: in a group once getChatMember says they belong to it
