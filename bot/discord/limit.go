@@ -54,12 +54,14 @@ type limiter struct {
 	// while there are none.
 	acks  int
 	quiet chan struct{}
+	// after is time.After; tests replace it.
+	after func(time.Duration) <-chan time.Time
 }
 
 func newLimiter(n int) *limiter {
 	quiet := make(chan struct{})
 	close(quiet)
-	return &limiter{slots: n, ready: map[string][]chan struct{}{}, quiet: quiet}
+	return &limiter{slots: n, ready: map[string][]chan struct{}{}, quiet: quiet, after: time.After}
 }
 
 // acking counts an interaction waiting for its acknowledgement; the
@@ -107,12 +109,10 @@ func (l *limiter) start(member string, notBefore time.Time) {
 		l.mu.Lock()
 		quiet := l.quiet
 		l.mu.Unlock()
-		timer := time.NewTimer(d)
 		select {
 		case <-quiet:
-		case <-timer.C:
+		case <-l.after(d):
 		}
-		timer.Stop()
 	}
 	<-l.enter(member)
 }

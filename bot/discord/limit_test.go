@@ -79,30 +79,42 @@ func TestLimiter_Turns(t *testing.T) {
 }
 
 // TestLimiter_Quiet: a queued command waits for its interaction's window
-// to close only while another interaction waits for its acknowledgement:
+// to close while another interaction waits for its acknowledgement, and
 // once none does, it takes its turn at once.
 func TestLimiter_Quiet(t *testing.T) {
 	t.Parallel()
-	l := newLimiter(1)
-	acked := l.acking() // a burst's interaction, not acknowledged yet
-	l.queue()
-	started := make(chan struct{})
-	go func() {
-		l.start("bob", time.Now().Add(time.Hour))
-		close(started)
-	}()
-	acked()
-	acked() // once is enough; again changes nothing
-	select {
-	case <-started:
-	case <-time.After(10 * time.Second): // a hang guard, not a measure
-		t.Fatal("the queued command still waits for its window with no acknowledgement pending")
-	}
-	if l.tryStart() {
-		t.Error("tryStart() = true with the slot taken, want false")
-	}
-	l.release()
-	if l.acks != 0 {
-		t.Errorf("acks = %d after the acknowledgement, want 0", l.acks)
+	for name, end := range map[string]func(acked func(), window chan time.Time){
+		"Acknowledged": func(acked func(), _ chan time.Time) { acked(); acked() /* once is enough */ },
+		"WindowClosed": func(_ func(), window chan time.Time) { window <- time.Now() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l := newLimiter(1)
+			waiting, window := make(chan struct{}), make(chan time.Time, 1)
+			l.after = func(time.Duration) <-chan time.Time { close(waiting); return window }
+			acked := l.acking() // a burst's interaction, not acknowledged yet
+			l.queue()
+			started := make(chan struct{})
+			go func() {
+				l.start("bob", time.Now().Add(time.Hour))
+				close(started)
+			}()
+			select {
+			case <-waiting:
+			case <-started:
+				t.Fatal("the queued command started without waiting for its window or the acknowledgements")
+			}
+			l.mu.Lock()
+			running, queued := l.running, l.queued
+			l.mu.Unlock()
+			if running != 0 || queued != 1 {
+				t.Fatalf("running %d, queued %d; want the command still queued while an acknowledgement is pending and its window open", running, queued)
+			}
+			end(acked, window)
+			<-started
+			if l.tryStart() {
+				t.Error("tryStart() = true with the slot taken, want false")
+			}
+		})
 	}
 }
