@@ -200,7 +200,14 @@ func (db *DB) PendingUpdates(ctx context.Context, botID, after int64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, db.inbox().pending, botID, after, limit)
+	return db.queryUpdates(ctx, op, false, db.inbox().pending, botID, after, limit)
+}
+
+// queryUpdates runs a query of updates (id, member, body, arrival, and
+// the handled flag when handled is true) and returns them, or the
+// database error, translated.
+func (db *DB) queryUpdates(ctx context.Context, op string, handled bool, query string, args ...any) ([]core.InboxUpdate, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, db.failed(op, err)
 	}
@@ -208,7 +215,11 @@ func (db *DB) PendingUpdates(ctx context.Context, botID, after int64, limit int)
 	var out []core.InboxUpdate
 	for rows.Next() {
 		var u core.InboxUpdate
-		if err := rows.Scan(&u.ID, &u.Member, &u.Body, &u.Received); err != nil {
+		dest := []any{&u.ID, &u.Member, &u.Body, &u.Received}
+		if handled {
+			dest = append(dest, &u.Handled)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, db.failed(op, err)
 		}
 		u.Received = u.Received.UTC()
@@ -230,24 +241,7 @@ func (db *DB) StoredUpdates(ctx context.Context, botID, after int64, at time.Tim
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, db.inbox().stored, botID, after, dbTime(at.Add(-core.InboxRetention)), limit)
-	if err != nil {
-		return nil, db.failed(op, err)
-	}
-	defer rows.Close()
-	var out []core.InboxUpdate
-	for rows.Next() {
-		var u core.InboxUpdate
-		if err := rows.Scan(&u.ID, &u.Member, &u.Body, &u.Received, &u.Handled); err != nil {
-			return nil, db.failed(op, err)
-		}
-		u.Received = u.Received.UTC()
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.failed(op, err)
-	}
-	return out, nil
+	return db.queryUpdates(ctx, op, true, db.inbox().stored, botID, after, dbTime(at.Add(-core.InboxRetention)), limit)
 }
 
 // HandledThrough returns the highest update id of the bot botID up to
