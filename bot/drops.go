@@ -232,7 +232,6 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	return Reply{Personal: true, Text: text, Image: d.ImageURL}, nil
 }
 
-
 // dropRefresh re-imports a drop's links.
 func (b *Bot) dropRefresh(ctx context.Context, req *Request) (Reply, error) {
 	id, err := requiredID(req, "drop")
