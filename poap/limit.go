@@ -2,11 +2,11 @@ package poap
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/internal/turns"
 )
 
 // limiter paces every request of a Client: one every interval on average,
@@ -29,11 +29,8 @@ type limiter struct {
 	// tat is the theoretical arrival time: when the bucket will be full
 	// again, if nothing more is sent.
 	tat time.Time
-	// queues are the waiting requests by requester; turn the requesters
-	// with one waiting, in the order they are served next.
-	queues  map[string][]*waiter
-	turn    []string
-	waiting int
+	// waiting are the requests waiting for a slot, by requester.
+	waiting turns.Queue[*waiter]
 	// dispatching is set while a goroutine hands the free slots out; it
 	// ends when nothing waits.
 	dispatching bool
@@ -59,7 +56,7 @@ func newLimiter(rate float64, burst int) *limiter {
 	if burst <= 0 {
 		burst = DefaultRateBurst
 	}
-	return &limiter{interval: time.Duration(float64(time.Second) / rate), burst: burst, queues: map[string][]*waiter{}}
+	return &limiter{interval: time.Duration(float64(time.Second) / rate), burst: burst}
 }
 
 // wait returns once the request may be sent, or with ctx's error if the
@@ -95,16 +92,12 @@ func (l *limiter) wait(ctx context.Context, now func() time.Time, sleep func(con
 func (l *limiter) enqueue(now time.Time, requester string) (w *waiter, start bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.waiting == 0 && l.due(now) == 0 {
+	if l.waiting.Len() == 0 && l.due(now) == 0 {
 		l.take(now)
 		return nil, false
 	}
 	w = &waiter{requester: requester, ready: make(chan struct{})}
-	if len(l.queues[requester]) == 0 {
-		l.turn = append(l.turn, requester)
-	}
-	l.queues[requester] = append(l.queues[requester], w)
-	l.waiting++
+	l.waiting.Push(requester, w)
 	start = !l.dispatching
 	l.dispatching = true
 	return w, start
@@ -129,23 +122,13 @@ func (l *limiter) dispatch(now func() time.Time, sleep func(context.Context, tim
 func (l *limiter) grant(now time.Time) (next time.Duration, more bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.waiting > 0 && l.due(now) == 0 {
-		r := l.turn[0]
-		q := l.queues[r]
-		w := q[0]
-		l.turn = l.turn[1:]
-		if len(q) > 1 {
-			l.queues[r] = q[1:]
-			l.turn = append(l.turn, r)
-		} else {
-			delete(l.queues, r)
-		}
-		l.waiting--
+	for l.waiting.Len() > 0 && l.due(now) == 0 {
+		w, _ := l.waiting.Pop()
 		l.take(now)
 		w.granted = true
 		close(w.ready)
 	}
-	if l.waiting == 0 {
+	if l.waiting.Len() == 0 {
 		l.dispatching = false
 		return 0, false
 	}
@@ -161,17 +144,7 @@ func (l *limiter) leave(w *waiter) {
 		l.tat = l.tat.Add(-l.interval)
 		return
 	}
-	q := slices.DeleteFunc(l.queues[w.requester], func(x *waiter) bool { return x == w })
-	if len(q) == len(l.queues[w.requester]) {
-		return
-	}
-	l.waiting--
-	if len(q) > 0 {
-		l.queues[w.requester] = q
-		return
-	}
-	delete(l.queues, w.requester)
-	l.turn = slices.DeleteFunc(l.turn, func(r string) bool { return r == w.requester })
+	l.waiting.Remove(w.requester, func(x *waiter) bool { return x == w })
 }
 
 // due returns how long from now until a slot is free: zero while the

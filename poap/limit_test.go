@@ -92,8 +92,8 @@ func TestLimiter_Turns(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b", "c", "a", "a", "a"}, got); diff != "" {
 		t.Errorf("order served mismatch (-want +got):\n%s", diff)
 	}
-	if len(l.queues) != 0 || len(l.turn) != 0 || l.waiting != 0 {
-		t.Errorf("after the queue emptied: %d queues, turn %v, %d waiting; want nothing kept", len(l.queues), l.turn, l.waiting)
+	if l.waiting.Len() != 0 {
+		t.Errorf("after the queue emptied: %d waiting; want nothing kept", l.waiting.Len())
 	}
 }
 
@@ -109,8 +109,8 @@ func TestLimiter_Leave(t *testing.T) {
 	l.leave(a1)
 	l.leave(b1)
 	l.leave(b1) // twice changes nothing
-	if diff := cmp.Diff([]string{"a"}, l.turn); diff != "" || l.waiting != 1 {
-		t.Errorf("turn after leaving mismatch (-want +got):\n%s; %d waiting, want 1", diff, l.waiting)
+	if l.waiting.Len() != 1 {
+		t.Errorf("after leaving: %d waiting, want 1 (a2)", l.waiting.Len())
 	}
 	if got := grantOrder(t, l, t0.Add(time.Second), []*waiter{a1, a2, b1}); !slices.Equal(got, []string{"a"}) || !a2.granted || a1.granted {
 		t.Errorf("served %v (a1 %v, a2 %v), want only a2", got, a1.granted, a2.granted)
@@ -168,8 +168,8 @@ func TestLimiter_Wait(t *testing.T) {
 		synctest.Wait()
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.waiting != 0 || len(l.queues) != 0 || len(l.turn) != 0 || l.dispatching {
-			t.Errorf("left: %d waiting, %d queues, turn %v, dispatching %v", l.waiting, len(l.queues), l.turn, l.dispatching)
+		if l.waiting.Len() != 0 || l.dispatching {
+			t.Errorf("left: %d waiting, dispatching %v", l.waiting.Len(), l.dispatching)
 		}
 	})
 }

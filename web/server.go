@@ -1,6 +1,6 @@
 // Package web is the bot's HTTP side: liveness and readiness probes, the
-// Prometheus metrics endpoint, and a mux on which later features mount the
-// wallet-verification page and webhooks. It serves on HTTP_ADDR, and the
+// Prometheus metrics endpoint, and a mux on which the wallet-verification
+// page and the Telegram webhook are mounted. It serves on HTTP_ADDR, and the
 // operators' endpoints (probes and metrics, nothing members reach) also on
 // METRICS_ADDR when that is set.
 package web

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/internal/turns"
 )
 
 // created returns when an interaction was created, which its id (a
@@ -46,10 +48,9 @@ type limiter struct {
 	// queued counts the commands between queue and their slot: newcomers
 	// wait behind them (tryStart).
 	queued int
-	// turns are the members with commands ready and waiting, in turn
-	// order; ready holds each one's, oldest first.
-	turns []string
-	ready map[string][]chan struct{}
+	// ready are the queued commands ready to start, by member: each
+	// closes its channel when its slot is taken for it.
+	ready turns.Queue[chan struct{}]
 	// acks counts the interactions not acknowledged yet; quiet is closed
 	// while there are none.
 	acks  int
@@ -61,7 +62,7 @@ type limiter struct {
 func newLimiter(n int) *limiter {
 	quiet := make(chan struct{})
 	close(quiet)
-	return &limiter{slots: n, ready: map[string][]chan struct{}{}, quiet: quiet, after: time.After}
+	return &limiter{slots: n, quiet: quiet, after: time.After}
 }
 
 // acking counts an interaction waiting for its acknowledgement; the
@@ -123,10 +124,7 @@ func (l *limiter) enter(member string) <-chan struct{} {
 	ch := make(chan struct{})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.ready[member]) == 0 {
-		l.turns = append(l.turns, member)
-	}
-	l.ready[member] = append(l.ready[member], ch)
+	l.ready.Push(member, ch)
 	l.hand()
 	return ch
 }
@@ -142,18 +140,10 @@ func (l *limiter) release() {
 // hand gives the free slots to the ready commands, one member's after
 // another's. l.mu is held.
 func (l *limiter) hand() {
-	for l.running < l.slots && len(l.turns) > 0 {
-		member := l.turns[0]
-		l.turns = l.turns[1:]
-		q := l.ready[member]
-		close(q[0])
+	for l.running < l.slots && l.ready.Len() > 0 {
+		ch, _ := l.ready.Pop()
+		close(ch)
 		l.running++
 		l.queued--
-		if len(q) > 1 {
-			l.ready[member] = q[1:]
-			l.turns = append(l.turns, member)
-			continue
-		}
-		delete(l.ready, member)
 	}
 }
