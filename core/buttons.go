@@ -83,7 +83,7 @@ func NewButtonService(d ButtonServiceDeps) (*ButtonService, error) {
 	if err := missing("button service", "Store", d.Store); err != nil {
 		return nil, err
 	}
-	return &ButtonService{runtime: newRuntime(d.Clock, d.Logger), store: d.Store}, nil
+	return &ButtonService{runtime: newRuntime(d.Clock, d.Logger, nil), store: d.Store}, nil
 }
 
 // Make stores the action a button runs and returns it with its ID: for

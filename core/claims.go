@@ -63,7 +63,8 @@ type ClaimResult struct {
 // ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
 // EventID is zero and not exactly one drop is open. The issuer's
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
-func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (ClaimResult, error) {
+func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (claimed ClaimResult, err error) {
+	defer func() { s.countClaim(m.Platform, claimed, err) }()
 	tenant, user, err := s.upsertPlace(ctx, p, m)
 	if err != nil {
 		return ClaimResult{}, wrap("claim", err)

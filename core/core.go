@@ -207,18 +207,21 @@ type AuditLog interface {
 type runtime struct {
 	clock Clock
 	log   *slog.Logger
+	// tally counts the service's acts for the domain metrics; nil counts
+	// nothing.
+	tally Tally
 }
 
 // newRuntime defaults a nil clock to the system clock and a nil logger to
-// one that discards.
-func newRuntime(clock Clock, log *slog.Logger) runtime {
+// one that discards; a nil tally counts nothing.
+func newRuntime(clock Clock, log *slog.Logger, tally Tally) runtime {
 	if clock == nil {
 		clock = SystemClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return runtime{clock: clock, log: log}
+	return runtime{clock: clock, log: log, tally: tally}
 }
 
 // missing returns the error of a constructor given a nil dependency, or

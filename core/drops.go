@@ -82,6 +82,9 @@ type DropServiceDeps struct {
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
+	// Tally counts what the service does for the domain metrics; nil
+	// counts nothing.
+	Tally Tally
 }
 
 // DefaultMintURL is the base of mint links unless DropServiceDeps.MintURL
@@ -96,7 +99,7 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DropService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, drops: d.Drops,
+	s := &DropService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, drops: d.Drops,
 		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
 		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait,
 		netIssuer: d.Networks, netStore: d.NetworkStore,

@@ -107,7 +107,9 @@ func (s *GateService) giveRole(ctx context.Context, a GateActions, g Gate, c *ca
 	} else if claimed, err := s.gates.ClaimGrant(ctx, next); err != nil || !claimed {
 		return ChangeNone, err
 	}
-	if err := a.Grant(ctx, g.Place, g.Target, c.user.ExternalID); err != nil {
+	err := a.Grant(ctx, g.Place, g.Target, c.user.ExternalID)
+	s.count(ActRoleGrant, g.Platform, doneOrFailed(err))
+	if err != nil {
 		// Refused for a permission: nothing was given, undo the claim.
 		// Any other failure may have been applied all the same (a lost
 		// answer): the grant stays pending, and the next pass reads the
@@ -170,7 +172,9 @@ func (s *GateService) takeBack(ctx context.Context, a GateActions, g Gate, c *ca
 	if err != nil || !dropped {
 		return ChangeNone, err
 	}
-	if err := a.Revoke(ctx, g.Place, g.Target, c.user.ExternalID); err != nil {
+	err = a.Revoke(ctx, g.Place, g.Target, c.user.ExternalID)
+	s.count(ActRoleRemoval, g.Platform, doneOrFailed(err))
+	if err != nil {
 		s.settle(ctx, "restoring a grant record", func(ctx context.Context) error {
 			_, err := s.gates.ClaimGrant(ctx, grant)
 			return err
@@ -249,7 +253,9 @@ func (s *GateService) settleRequest(ctx context.Context, a GateActions, g Gate, 
 	if v.Qualifies {
 		return s.admit(ctx, a, g, c, req, wallets, t.reason)
 	}
-	if err := a.Decline(ctx, g.Place, g.Target, c.user.ExternalID); err != nil {
+	err = a.Decline(ctx, g.Place, g.Target, c.user.ExternalID)
+	s.count(ActJoinRequest, g.Platform, decidedOrFailed(OutcomeDeclined, err))
+	if err != nil {
 		s.restoreRequest(ctx, req)
 		return ChangeNone, s.failed(ctx, a, g, err)
 	}
@@ -276,22 +282,25 @@ func (s *GateService) admit(ctx context.Context, a GateActions, g Gate, c *candi
 		s.restoreRequest(ctx, req)
 		return ChangeNone, err
 	}
-	if err := a.Grant(ctx, g.Place, g.Target, c.user.ExternalID); err != nil {
-		if !errors.Is(err, ErrGateForbidden) && !errors.Is(err, ErrJoinRequestGone) && s.admitted(ctx, a, g, c) {
-			err = nil // the answer was lost, the approval was not
+	err = a.Grant(ctx, g.Place, g.Target, c.user.ExternalID)
+	if err != nil && !errors.Is(err, ErrGateForbidden) && !errors.Is(err, ErrJoinRequestGone) && s.admitted(ctx, a, g, c) {
+		err = nil // the answer was lost, the approval was not
+	}
+	if !errors.Is(err, ErrJoinRequestGone) {
+		s.count(ActJoinRequest, g.Platform, decidedOrFailed(OutcomeApproved, err))
+		s.count(ActRoleGrant, g.Platform, doneOrFailed(err))
+	}
+	if err != nil {
+		s.settle(ctx, "undoing a grant record", func(ctx context.Context) error {
+			_, err := s.gates.DropGrant(ctx, g.ID, c.user.ID)
+			return err
+		})
+		if errors.Is(err, ErrJoinRequestGone) {
+			s.log.Info("a join request was answered elsewhere: not admitted by the bot", "gate", g.ID, "user", c.user.ID)
+			return ChangeNone, nil
 		}
-		if err != nil {
-			s.settle(ctx, "undoing a grant record", func(ctx context.Context) error {
-				_, err := s.gates.DropGrant(ctx, g.ID, c.user.ID)
-				return err
-			})
-			if errors.Is(err, ErrJoinRequestGone) {
-				s.log.Info("a join request was answered elsewhere: not admitted by the bot", "gate", g.ID, "user", c.user.ID)
-				return ChangeNone, nil
-			}
-			s.restoreRequest(ctx, req)
-			return ChangeNone, s.failed(ctx, a, g, err)
-		}
+		s.restoreRequest(ctx, req)
+		return ChangeNone, s.failed(ctx, a, g, err)
 	}
 	grant.State = GrantActive
 	c.grants[g.ID] = grant

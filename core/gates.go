@@ -69,6 +69,9 @@ type GateServiceDeps struct {
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
+	// Tally counts what the service does for the domain metrics; nil
+	// counts nothing.
+	Tally Tally
 }
 
 // DefaultGateInterval is how often gates are swept unless configured.
@@ -110,7 +113,7 @@ func NewGateService(d GateServiceDeps) (*GateService, error) {
 		return nil, err
 	}
 	s := &GateService{
-		runtime: newRuntime(d.Clock, d.Logger),
+		runtime: newRuntime(d.Clock, d.Logger, d.Tally),
 		members: d.Members, gates: d.Gates, issuer: d.Issuer, locks: d.Locks, audit: d.Audit, check: d.Check,
 		interval: d.Interval,
 		actions:  map[Platform]GateActions{},

@@ -48,6 +48,9 @@ type MomentServiceDeps struct {
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
+	// Tally counts what the service does for the domain metrics; nil
+	// counts nothing.
+	Tally Tally
 }
 
 // NewMomentService returns the service, or ErrMissingDependency.
@@ -56,7 +59,7 @@ func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
 		return nil, err
 	}
 	s := &MomentService{
-		runtime: newRuntime(d.Clock, d.Logger), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
+		runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
 		maxBytes: d.MaxBytes, rate: d.Rate, openers: map[Platform]MediaOpener{},
 	}
 	if s.maxBytes <= 0 {
@@ -97,7 +100,8 @@ func (s *MomentService) opener(p Platform) (MediaOpener, error) {
 // also written to the record as failed, or ErrMomentDelayed when the post
 // was interrupted or its creation went unanswered: it stays unfinished,
 // for Resume.
-func (s *MomentService) Post(ctx context.Context, p MomentPost, progress func(MomentProgress)) (MomentResult, error) {
+func (s *MomentService) Post(ctx context.Context, p MomentPost, progress func(MomentProgress)) (_ MomentResult, err error) {
+	defer func() { s.count(ActMoment, p.Member.Platform, momentOutcome(err)) }()
 	if progress == nil {
 		progress = func(MomentProgress) {}
 	}

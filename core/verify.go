@@ -86,7 +86,8 @@ func (s *WalletService) VerifyChallenge(ctx context.Context, nonce, signature st
 // prove checks the signature against challenge c and, if it holds, uses
 // the challenge; if it does not, it counts the wrong signature. others are
 // the member's other recent challenges.
-func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signature string) (Wallet, error) {
+func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signature string) (_ Wallet, err error) {
+	defer func() { s.count(ActVerification, c.Platform, verifyOutcome(err)) }()
 	if err := s.usable(c); err != nil {
 		return Wallet{}, err
 	}

@@ -37,6 +37,9 @@ type WalletServiceDeps struct {
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
+	// Tally counts what the service does for the domain metrics; nil
+	// counts nothing.
+	Tally Tally
 }
 
 // DefaultName is the bot name challenge messages carry unless
@@ -49,7 +52,7 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	if err := missing("wallet service", "Members", d.Members, "Wallets", d.Wallets); err != nil {
 		return nil, err
 	}
-	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger), members: d.Members, wallets: d.Wallets,
+	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, wallets: d.Wallets,
 		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults()}
 	if isNil(s.events) {
 		s.events = NopEvents{}
@@ -202,7 +205,8 @@ type LinkResult struct {
 // (ErrInvalidWallet) for bad input, *WalletLimitError (ErrTooManyWallets)
 // and *ChallengeLimitError (ErrTooManyChallenges) past the member's
 // limits, or the store's error.
-func (s *WalletService) Link(ctx context.Context, m Member, input string) (LinkResult, error) {
+func (s *WalletService) Link(ctx context.Context, m Member, input string) (res LinkResult, err error) {
+	defer func() { s.count(ActWalletLink, m.Platform, linkOutcome(res, err)) }()
 	kind, value, err := ParseWallet(input)
 	if err != nil {
 		return LinkResult{}, err
@@ -246,7 +250,12 @@ func (s *WalletService) Wallets(ctx context.Context, m Member) ([]Wallet, error)
 // removal (gating re-evaluates the member there). Errors: *WalletError for
 // a malformed wallet, ErrNotLinked when the member has no wallet,
 // ErrWalletNotLinked when they did not link that one.
-func (s *WalletService) Unlink(ctx context.Context, m Member, wallet string) (Unlinked, error) {
+func (s *WalletService) Unlink(ctx context.Context, m Member, wallet string) (_ Unlinked, err error) {
+	defer func() {
+		if err == nil {
+			s.count(ActWalletLink, m.Platform, OutcomeUnlinked)
+		}
+	}()
 	value := ""
 	if w := strings.TrimSpace(wallet); w != "" && !strings.EqualFold(w, "all") {
 		var err error

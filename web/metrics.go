@@ -31,6 +31,8 @@ type Metrics struct {
 	tgThrottled prometheus.Counter
 	tgDropped   *prometheus.CounterVec
 	tgBacklog   prometheus.Gauge
+
+	domain domainMetrics
 }
 
 // replyBuckets suit the time from a Telegram update to its reply: well
@@ -42,7 +44,8 @@ var replyBuckets = []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90
 // process collectors and the bot's own metrics.
 func NewMetrics() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		domain: newDomainMetrics(),
+		reg:    prometheus.NewRegistry(),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "poapbot_commands_total",
 			Help: "Chat commands handled, by platform, command and outcome (ok, user_error, forbidden, error).",
@@ -86,6 +89,7 @@ func NewMetrics() *Metrics {
 		m.duration,
 		m.tgQueue, m.tgReply, m.tgThrottled, m.tgDropped, m.tgBacklog,
 	)
+	m.reg.MustRegister(m.domain.collectors()...)
 	return m
 }
 

@@ -192,11 +192,11 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	gates, err := core.NewGateService(core.GateServiceDeps{
 		Members: m.DB, Gates: m.DB, Issuer: holdings, Locks: m.DB, Audit: m.DB,
-		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger,
+		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
-		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger,
+		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger, Tally: m.Metrics,
 		Limits: core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
 	})
 	must(err)
@@ -206,7 +206,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
-		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger,
+		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: m.DB, Logger: m.Logger})
@@ -224,7 +224,7 @@ func (m *Main) dropDeps(client *poap.Client, roster core.Roster, holdings *core.
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
 		Issuer: holdings.ForgetMinted(issuer), Distribution: issuer, DistributionStore: m.DB,
 		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: roster, DeliveryURL: m.Config.POAPDeliveryURL,
-		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger,
+		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger, Tally: m.Metrics,
 	}
 }
 
