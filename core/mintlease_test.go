@@ -106,8 +106,10 @@ func TestDropService_ReconcileMints_Replicas(t *testing.T) {
 		base := newDropIssuer()
 		pass := newPasses()
 		issuer := &heldIssuer{dropIssuer: base,
-			hold:      func(ctx context.Context, _ string) error { return pass.full(ctx) },
-			landFirst: func(hash string) bool { return strings.HasSuffix(hash, "1") || strings.HasSuffix(hash, "3") || strings.HasSuffix(hash, "5") },
+			hold: func(ctx context.Context, _ string) error { return pass.full(ctx) },
+			landFirst: func(hash string) bool {
+				return strings.HasSuffix(hash, "1") || strings.HasSuffix(hash, "3") || strings.HasSuffix(hash, "5")
+			},
 		}
 		minter := newReplica(t, first, issuer, coretest.NewClock(t0))
 		reconciler := newReplica(t, second, issuer, coretest.NewClock(t0.Add(core.MintLease)))
