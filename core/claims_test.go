@@ -268,7 +268,7 @@ func TestDropService_Claim_StaleMint(t *testing.T) {
 	dt.clock.Add(core.MintLease)
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
 	if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
-		t.Errorf("Claim() after the grace = %+v, %v, want the link read unclaimed, then minted", res, err)
+		t.Errorf("Claim() after the lease = %+v, %v, want the link read unclaimed, then minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
 }
