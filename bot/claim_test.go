@@ -73,6 +73,7 @@ func TestBot_ReconcileMints(t *testing.T) {
 		if _, err := e.poap.Mint(t.Context(), poap.MintInput{QRHash: begun[0].QRHash, Address: address(0)}); err != nil {
 			t.Fatalf("alice's mint before the crash: %v", err)
 		}
+		e.clock.Add(core.MintLease) // the crashed process's lease runs out
 		n, err := e.drops.ReconcileMints(t.Context())
 		if err != nil || n != 2 {
 			t.Fatalf("ReconcileMints() = %d, %v, want 2 settled", n, err)

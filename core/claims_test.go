@@ -265,10 +265,10 @@ func TestDropService_Claim_StaleMint(t *testing.T) {
 	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Pending {
 		t.Fatalf("Claim() = %+v, %v, want pending", res, err)
 	}
-	dt.clock.Add(core.MintGrace)
+	dt.clock.Add(core.MintLease)
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
 	if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
-		t.Errorf("Claim() after the grace = %+v, %v, want the link read unclaimed, then minted", res, err)
+		t.Errorf("Claim() after the lease = %+v, %v, want the link read unclaimed, then minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
 }

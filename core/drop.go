@@ -95,6 +95,13 @@ type MintLink struct {
 	TransactionID string
 	ClaimedAt     *time.Time
 	UpdatedAt     time.Time
+	// Attempt numbers the mints begun on the link, the latest one's
+	// included (0 when none was): each BeginMint adds one.
+	Attempt int
+	// LeaseUntil is, while the link is minting, until when the process
+	// that began the attempt may still be sending it or reading its
+	// outcome (see MintLease); zero when no process holds it.
+	LeaseUntil time.Time
 }
 
 // ImportedMintLink is a mint link as the issuing service lists it.
@@ -175,16 +182,34 @@ type MintLinkStore interface {
 	// available. No link is ever given to two users.
 	ClaimMintLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (link MintLink, again bool, err error)
 	// BeginMint records, before the request is sent, that the link is
-	// being minted to wallet (state minting). ErrConflict when the link is
-	// not the user's or not in a state that can be minted.
+	// being minted to wallet (state minting), as a new attempt (Attempt
+	// one more) held by the caller until at plus MintLease. ErrConflict
+	// when the link is not the user's or not in a state that can be
+	// minted.
 	BeginMint(ctx context.Context, linkID int64, wallet string, at time.Time) (MintLink, error)
-	// FinishMint records the outcome of a mint: MintLinkMinted (with the
-	// transaction id), MintLinkHandedOut (the mint failed before reaching the
-	// service; the member may retry) or MintLinkClaimedElsewhere.
-	FinishMint(ctx context.Context, linkID int64, state MintLinkState, transactionID string, at time.Time) error
-	// PendingMints lists links left in state minting (a crash or a lost
-	// answer), for reconciliation.
-	PendingMints(ctx context.Context) ([]MintLink, error)
+	// FinishMint records the outcome of the caller's own mint attempt:
+	// MintLinkMinted (with the transaction id), MintLinkHandedOut (the
+	// mint did not go through; the member may retry) or
+	// MintLinkClaimedElsewhere. The sender's word wins: minted or claimed
+	// elsewhere is accepted also after a reconciler recorded the attempt
+	// handed out, unless a later attempt was begun. It reports whether the
+	// state changed (false when the link is in that state already);
+	// ErrConflict when the link is elsewhere.
+	FinishMint(ctx context.Context, linkID int64, attempt int, state MintLinkState, transactionID string, at time.Time) (bool, error)
+	// SettleMint records the outcome read from the link's status for an
+	// attempt the caller did not send: only while the link is still
+	// minting that attempt and its lease ran out by at, except minted,
+	// which the status proves whoever reads it. It reports whether the
+	// state changed; ErrConflict when the link moved on.
+	SettleMint(ctx context.Context, linkID int64, attempt int, state MintLinkState, at time.Time) (bool, error)
+	// ReleaseMint ends the caller's lease on its attempt at at, the
+	// outcome unknown: the link stays minting, for the reconciler.
+	// ErrConflict when the link is no longer minting that attempt.
+	ReleaseMint(ctx context.Context, linkID int64, attempt int, at time.Time) error
+	// PendingMints lists links left minting whose lease ran out by now
+	// (a crash, or an outcome the sender could not tell), for
+	// reconciliation.
+	PendingMints(ctx context.Context, now time.Time) ([]MintLink, error)
 	// ExportMintLinks lists the drop's links that left the pool, with the
 	// member as a pseudonymous id.
 	ExportMintLinks(ctx context.Context, dropID int64) ([]ExportRow, error)

@@ -12,12 +12,6 @@ import (
 // out claimed elsewhere (or another press of the member's got there first).
 const maxMintLinks = 5
 
-// MintGrace is how long a mint recorded as under way is left alone by a
-// member's next claim: long enough for the mint request and the status read
-// that follows a failure. After it, the next claim reads the link's status
-// and settles the mint.
-const MintGrace = 2 * time.Minute
-
 // settleTimeout bounds the bookkeeping after a mint was sent, which goes on
 // even when the member's command runs out of time: the outcome must be
 // recorded or reconciled, never lost.
@@ -39,6 +33,19 @@ const (
 	mintRetry
 	// mintExpired: the link is unclaimed and can no longer be minted.
 	mintExpired
+)
+
+// recorder is on whose behalf a mint's outcome is recorded.
+type recorder int
+
+const (
+	// bySender: the claim that began the link's mint attempt. Its word
+	// wins, even over a reconciler that settled the attempt first.
+	bySender recorder = iota
+	// bySettler: anyone else, the reconciler or the member's next claim,
+	// reading the link's status. It settles an attempt only once its
+	// lease ran out, but for a mint the status proves.
+	bySettler
 )
 
 // claimMint mints the drop to wallet through the member's link.
@@ -131,7 +138,7 @@ func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink
 		if out == mintElsewhere {
 			state = MintLinkClaimedElsewhere
 		}
-		s.finish(ctx, d, link, state, "")
+		s.finish(ctx, d, link, state, "", bySender)
 		return out, nil
 	case mintExpired:
 		return 0, dropError(d, ErrDropExpired)
@@ -194,55 +201,64 @@ func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wall
 		return 0, wrap("claim", err)
 	}
 	*link = begun
-	tx, err := s.issuer.Mint(ctx, link.QRHash, wallet)
+	tx, err := s.mint(ctx, link.QRHash, wallet)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	switch {
 	case err == nil:
-		s.finish(ctx, d, link, MintLinkMinted, tx)
+		s.finish(ctx, d, link, MintLinkMinted, tx, bySender)
 		return mintDone, nil
 	case errors.Is(err, ErrNotSent):
 		// Nothing reached the service, so nothing was minted: the link
 		// goes back to the member now rather than stay minting until a
 		// status read gets through, which needs what was missing (an
 		// access token, say).
-		s.finish(ctx, d, link, MintLinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "", bySender)
 		return 0, dropError(d, fmt.Errorf("the mint was not sent: %w", err))
 	case errors.Is(err, ErrWalletHoldsDrop):
-		s.finish(ctx, d, link, MintLinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "", bySender)
 		return 0, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletHoldsDrop}
 	case errors.Is(err, ErrMintLinkExpired):
-		s.finish(ctx, d, link, MintLinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "", bySender)
 		return 0, dropError(d, ErrDropExpired)
 	case errors.Is(err, ErrInvalidWallet), errors.Is(err, ErrIssuerRejected):
-		s.finish(ctx, d, link, MintLinkHandedOut, "")
+		s.finish(ctx, d, link, MintLinkHandedOut, "", bySender)
 		return 0, wrap("claim", err)
 	}
 	// A timeout, a lost answer, a 5xx, "already claimed": the mint may
 	// have happened; only the link's status tells.
 	s.log.Warn("mint outcome unknown, reading the link's status", "event", d.EventID, "link", link.ID, "err", err)
-	out, err2 := s.settle(ctx, d, link, wallet, earlier)
+	out, err2 := s.settle(ctx, d, link, bySender, wallet, earlier)
 	if out == mintNotDone && err2 == nil {
 		err2 = dropError(d, fmt.Errorf("the mint did not go through (%w): %w", err, ErrIssuerUnavailable))
 	}
 	return out, err2
 }
 
+// mint sends the mint, bounded by mintTimeout so that it never outlasts
+// the lease BeginMint recorded.
+func (s *DropService) mint(ctx context.Context, qrHash, wallet string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, mintTimeout)
+	defer cancel()
+	return s.issuer.Mint(ctx, qrHash, wallet)
+}
+
 // settleUnderWay handles a link the member's earlier claim left minting.
-// Within MintGrace that claim may still be running, so nothing is sent: the
-// status may only confirm the mint. After it, the mint is settled from the
-// status, and sent afresh when the link is still unclaimed.
+// While that claim's lease lasts it may still be running, so nothing is
+// sent: the status may only confirm the mint. Once the lease ran out (or
+// the sender gave it up, the outcome unknown), the mint is settled from
+// the status, and sent afresh when the link is still unclaimed.
 func (s *DropService) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
-	if s.clock.Now().Sub(link.UpdatedAt) < MintGrace {
+	if held(*link, s.clock.Now()) {
 		st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 		if err == nil && judge(st, s.mine(ctx, *link, mintWallet(*link, wallet))...) == mintDone {
-			s.finish(ctx, d, link, MintLinkMinted, "")
+			s.finish(ctx, d, link, MintLinkMinted, "", bySettler)
 			return mintDone, nil
 		}
 		return mintPending, nil
 	}
 	earlier := mintWallet(*link, wallet)
-	out, err := s.settle(ctx, d, link, earlier)
+	out, err := s.settle(ctx, d, link, bySettler, earlier)
 	if out == mintNotDone && err == nil {
 		return s.sendMint(ctx, d, link, wallet, earlier)
 	}
@@ -256,85 +272,6 @@ func mintWallet(link MintLink, wallet string) string {
 		return link.Wallet
 	}
 	return wallet
-}
-
-// settle reads the link's claim status and records what it says: a claim
-// by any of wallets is the member's. When the status cannot be read, the
-// link stays minting (mintPending).
-func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, wallets ...string) (mintOutcome, error) {
-	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
-	if err != nil {
-		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
-		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
-		return mintPending, nil
-	}
-	switch judge(st, s.mine(ctx, *link, wallets...)...) {
-	case mintDone:
-		s.finish(ctx, d, link, MintLinkMinted, "")
-		return mintDone, nil
-	case mintElsewhere:
-		s.finish(ctx, d, link, MintLinkClaimedElsewhere, "")
-		return mintElsewhere, nil
-	case mintExpired:
-		s.finish(ctx, d, link, MintLinkHandedOut, "")
-		return mintNotDone, dropError(d, ErrDropExpired)
-	}
-	s.finish(ctx, d, link, MintLinkHandedOut, "")
-	return mintNotDone, nil
-}
-
-// finish records the outcome of the link's mint, on link too, and audits
-// it. A failure to record is logged: the link stays minting, and
-// ReconcileMints or the member's next claim settles it from the status.
-func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string) {
-	if err := s.mintLinks.FinishMint(ctx, link.ID, state, tx, s.clock.Now()); err != nil {
-		s.log.Error("mint outcome not recorded", "event", d.EventID, "link", link.ID, "state", state, "err", err)
-		return
-	}
-	link.State = state
-	if tx != "" {
-		link.TransactionID = tx
-	}
-	action := map[MintLinkState]string{MintLinkMinted: AuditMinted, MintLinkClaimedElsewhere: AuditClaimedElsewhere}[state]
-	if action == "" {
-		action = AuditMintFailed
-	}
-	detail := linkRef(d, *link)
-	if tx != "" {
-		detail += ", transaction " + tx
-	}
-	s.record(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
-}
-
-// ReconcileMints settles the mints left under way by a crash or a lost
-// answer: for each link still minting it reads the claim status and records
-// minted, claimed elsewhere, or back with the member (who may claim again;
-// nothing is sent here). Call it at start-up and on a schedule. It returns
-// how many links it settled, and the failures joined; links whose status
-// cannot be read stay minting for the next run.
-func (s *DropService) ReconcileMints(ctx context.Context) (int, error) {
-	links, err := s.mintLinks.PendingMints(ctx)
-	if err != nil {
-		return 0, wrap("reconcile mints", err)
-	}
-	settled := 0
-	var errs []error
-	for _, link := range links {
-		if ctx.Err() != nil {
-			return settled, errors.Join(append(errs, ctx.Err())...)
-		}
-		out, err := s.settle(ctx, Drop{ID: link.DropID}, &link, link.Wallet)
-		if err != nil && !errors.Is(err, ErrClaimEnded) {
-			errs = append(errs, err)
-		}
-		if out != mintPending {
-			settled++
-		}
-	}
-	if settled > 0 {
-		s.log.Info("interrupted mints reconciled", "settled", settled, "left", len(links)-settled)
-	}
-	return settled, errors.Join(errs...)
 }
 
 // linkRef names a link in the audit log: by the drop's event id (or its

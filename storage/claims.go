@@ -219,7 +219,7 @@ func (db *DB) memberMintLink(ctx context.Context, dropID, userID int64) (mintLin
 
 // dest returns the scan destinations of linkColumns in r, then more.
 func (r *mintLinkRow) dest(more ...any) []any {
-	return append([]any{&r.ID, &r.DropID, &r.QRHash, &r.State, &r.UserID, &r.Wallet, &r.TransactionID, &r.ClaimedAt, &r.UpdatedAt}, more...)
+	return append([]any{&r.ID, &r.DropID, &r.QRHash, &r.State, &r.UserID, &r.Wallet, &r.TransactionID, &r.ClaimedAt, &r.UpdatedAt, &r.MintAttempt, &r.MintLeaseUntil}, more...)
 }
 
 // soldOut says why the drop had no link to give: core.ErrNoMintLinksLeft,

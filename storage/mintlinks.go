@@ -22,6 +22,9 @@ type mintLinkRow struct {
 	TransactionID *string
 	ClaimedAt     *time.Time
 	UpdatedAt     time.Time
+	MintAttempt   int
+	// MintLeaseUntil is NULL but while a sender holds the link's mint.
+	MintLeaseUntil *time.Time
 }
 
 func (mintLinkRow) TableName() string { return "mint_links" }
@@ -35,6 +38,10 @@ func (r mintLinkRow) mintLink() core.MintLink {
 		UserID:    r.UserID,
 		ClaimedAt: utcPtr(r.ClaimedAt),
 		UpdatedAt: r.UpdatedAt.UTC(),
+		Attempt:   r.MintAttempt,
+	}
+	if r.MintLeaseUntil != nil {
+		l.LeaseUntil = r.MintLeaseUntil.UTC()
 	}
 	if r.Wallet != nil {
 		l.Wallet = *r.Wallet
@@ -46,7 +53,7 @@ func (r mintLinkRow) mintLink() core.MintLink {
 }
 
 // linkColumns are the columns a query gives back for a mintLinkRow.
-const linkColumns = "id, drop_id, qr_hash, state, user_id, wallet, transaction_id, claimed_at, updated_at"
+const linkColumns = "id, drop_id, qr_hash, state, user_id, wallet, transaction_id, claimed_at, updated_at, mint_attempt, mint_lease_until"
 
 // linkBatch is how many links one INSERT writes: 5 parameters each, well
 // under the limits of both dialects (32766 on SQLite, 65535 on Postgres).

@@ -46,10 +46,10 @@ func TestDB_Mint(t *testing.T) {
 			if _, err := db.BeginMint(t.Context(), l.ID, addr(2), at); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("BeginMint(minting, other wallet) = %v, want %v", err, core.ErrConflict)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkMinted, "tx-1", at); err != nil {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkMinted, "tx-1", at); err != nil {
 				t.Fatalf("FinishMint(minted) = %v", err)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkMinted, "", at); err != nil {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkMinted, "", at); err != nil {
 				t.Errorf("FinishMint(minted again) = %v", err)
 			}
 			if s, w, tx := state(l.ID); s != core.MintLinkMinted || w != addr(1) || tx != "tx-1" {
@@ -58,7 +58,7 @@ func TestDB_Mint(t *testing.T) {
 			if _, err := db.BeginMint(t.Context(), l.ID, addr(1), at); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("BeginMint(minted) = %v, want %v", err, core.ErrConflict)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkHandedOut, "", at); !errors.Is(err, core.ErrConflict) {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkHandedOut, "", at); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("FinishMint(minted -> handed out) = %v, want %v", err, core.ErrConflict)
 			}
 		})
@@ -67,7 +67,7 @@ func TestDB_Mint(t *testing.T) {
 			if _, err := db.BeginMint(t.Context(), l.ID, addr(3), at); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkHandedOut, "", at); err != nil {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkHandedOut, "", at); err != nil {
 				t.Fatalf("FinishMint(handed out) = %v", err)
 			}
 			if s, w, _ := state(l.ID); s != core.MintLinkHandedOut || w != addr(3) {
@@ -82,7 +82,7 @@ func TestDB_Mint(t *testing.T) {
 			if _, err := db.BeginMint(t.Context(), l.ID, addr(5), at); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkClaimedElsewhere, "", at); err != nil {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkClaimedElsewhere, "", at); err != nil {
 				t.Fatalf("FinishMint(claimed elsewhere) = %v", err)
 			}
 			var r mintLinkRow
@@ -113,13 +113,13 @@ func TestDB_Mint(t *testing.T) {
 			if _, err := db.BeginMint(t.Context(), l.ID, "", at); err == nil {
 				t.Error("BeginMint(no wallet) = nil, want an error")
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkMinted, "", at); !errors.Is(err, core.ErrConflict) {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkMinted, "", at); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("FinishMint(handed out) = %v, want %v", err, core.ErrConflict)
 			}
-			if err := db.FinishMint(t.Context(), l.ID, core.MintLinkAvailable, "", at); err == nil || errors.Is(err, core.ErrConflict) {
+			if _, err := db.FinishMint(t.Context(), l.ID, 1, core.MintLinkAvailable, "", at); err == nil || errors.Is(err, core.ErrConflict) {
 				t.Errorf("FinishMint(available) = %v, want an error for the state", err)
 			}
-			if err := db.FinishMint(t.Context(), 999999, core.MintLinkMinted, "", at); !errors.Is(err, core.ErrNotFound) {
+			if _, err := db.FinishMint(t.Context(), 999999, 1, core.MintLinkMinted, "", at); !errors.Is(err, core.ErrNotFound) {
 				t.Errorf("FinishMint(unknown link) = %v, want %v", err, core.ErrNotFound)
 			}
 		})
@@ -148,10 +148,10 @@ func TestDB_PendingMints(t *testing.T) {
 		late := begin(d1.ID, users[0], addr(1), at.Add(time.Hour))
 		early := begin(d2.ID, users[1], addr(2), at)
 		done := begin(d1.ID, users[2], addr(3), at)
-		if err := db.FinishMint(t.Context(), done.ID, core.MintLinkMinted, "tx", at); err != nil {
+		if _, err := db.FinishMint(t.Context(), done.ID, 1, core.MintLinkMinted, "tx", at); err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.PendingMints(t.Context())
+		got, err := db.PendingMints(t.Context(), at.Add(time.Hour+core.MintLease))
 		if diff := cmp.Diff([]core.MintLink{early, late}, got); err != nil || diff != "" {
 			t.Errorf("PendingMints() = %v, mismatch (-want +got):\n%s", err, diff)
 		}

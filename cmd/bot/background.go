@@ -153,7 +153,10 @@ func (m *Main) refreshTurn(ctx context.Context, refresh bool) {
 	}
 }
 
-// reconcile settles the mints left in doubt and logs how many.
+// reconcile settles the mints left in doubt and logs how many. Only mints
+// no live process holds are touched (their lease ran out, see
+// core.MintLease), so running it at start-up while another replica mints,
+// or right after this one sent a mint, changes nothing of theirs.
 func (m *Main) reconcile(ctx context.Context) {
 	n, err := m.drops.ReconcileMints(ctx)
 	switch {

@@ -118,7 +118,7 @@ func TestMain_MintWithoutToken(t *testing.T) {
 			if n := s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
 				t.Errorf("%d mints reached the sandbox, want 0", n)
 			}
-			pending, err := s.m.DB.PendingMints(t.Context())
+			pending, err := s.m.DB.PendingMints(t.Context(), time.Now().Add(core.MintLease))
 			if err != nil || len(pending) != 0 {
 				t.Errorf("PendingMints() = %d links, %v; want none minting", len(pending), err)
 			}

@@ -93,7 +93,8 @@ func (s *MemStore) ClaimMintLink(_ context.Context, dropID, userID int64, wallet
 	return *l, false, nil
 }
 
-// BeginMint sets the user's handed-out link minting to wallet.
+// BeginMint sets the user's handed-out link minting to wallet, as a new
+// attempt held until at plus core.MintLease.
 func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at time.Time) (core.MintLink, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -107,38 +108,83 @@ func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at 
 		return core.MintLink{}, core.ErrWalletClaimed
 	}
 	l.State, l.Wallet, l.UpdatedAt = core.MintLinkMinting, wallet, at
+	l.Attempt++
+	l.LeaseUntil = at.Add(core.MintLease)
 	return *l, nil
 }
 
-// FinishMint records the mint's outcome. A link claimed elsewhere leaves
-// its member and wallet: neither got anything through it.
-func (s *MemStore) FinishMint(_ context.Context, linkID int64, state core.MintLinkState, tx string, at time.Time) error {
+// FinishMint records the outcome of the sender's attempt: from minting,
+// or from handed_out for minted or claimed elsewhere, that attempt still.
+func (s *MemStore) FinishMint(_ context.Context, linkID int64, attempt int, state core.MintLinkState, tx string, at time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.link(linkID)
 	switch {
 	case l == nil:
-		return core.ErrNotFound
-	case l.State != core.MintLinkMinting && l.State != state:
-		return core.ErrConflict
+		return false, core.ErrNotFound
+	case l.Attempt == attempt && attempt > 0 && (l.State == core.MintLinkMinting || l.State == core.MintLinkHandedOut && state != core.MintLinkHandedOut):
+		s.endLocked(l, state, tx, at)
+		return true, nil
+	case l.State == state:
+		if l.TransactionID == "" {
+			l.TransactionID = tx
+		}
+		return false, nil
 	}
-	l.State, l.UpdatedAt = state, at
+	return false, core.ErrConflict
+}
+
+// SettleMint records the outcome of an attempt whose lease ran out, or a
+// mint at any time.
+func (s *MemStore) SettleMint(_ context.Context, linkID int64, attempt int, state core.MintLinkState, at time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.link(linkID)
+	switch {
+	case l == nil:
+		return false, core.ErrNotFound
+	case l.Attempt != attempt:
+		return false, core.ErrConflict
+	case l.State == core.MintLinkMinting && (state == core.MintLinkMinted || !at.Before(l.LeaseUntil)):
+		s.endLocked(l, state, "", at)
+		return true, nil
+	case l.State == state:
+		return false, nil
+	}
+	return false, core.ErrConflict
+}
+
+// endLocked records a mint's outcome. A link claimed elsewhere leaves its
+// member and wallet: neither got anything through it.
+func (s *MemStore) endLocked(l *core.MintLink, state core.MintLinkState, tx string, at time.Time) {
+	l.State, l.UpdatedAt, l.LeaseUntil = state, at, time.Time{}
 	if state == core.MintLinkClaimedElsewhere {
 		l.UserID, l.Wallet = nil, ""
 	}
 	if tx != "" {
 		l.TransactionID = tx
 	}
+}
+
+// ReleaseMint ends the lease of the link's minting attempt at at.
+func (s *MemStore) ReleaseMint(_ context.Context, linkID int64, attempt int, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.link(linkID)
+	if l == nil || l.State != core.MintLinkMinting || l.Attempt != attempt {
+		return core.ErrConflict
+	}
+	l.LeaseUntil = at
 	return nil
 }
 
-// PendingMints lists the links left minting.
-func (s *MemStore) PendingMints(context.Context) ([]core.MintLink, error) {
+// PendingMints lists the links left minting whose lease ran out by now.
+func (s *MemStore) PendingMints(_ context.Context, now time.Time) ([]core.MintLink, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []core.MintLink
 	for _, l := range s.links {
-		if l.State == core.MintLinkMinting {
+		if l.State == core.MintLinkMinting && !now.Before(l.LeaseUntil) {
 			out = append(out, l)
 		}
 	}
