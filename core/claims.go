@@ -65,6 +65,7 @@ type ClaimResult struct {
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (claimed ClaimResult, err error) {
 	defer func() { s.countClaim(m.Platform, claimed, err) }()
+	ctx = withPlatform(ctx, m.Platform)
 	tenant, user, err := s.upsertPlace(ctx, p, m)
 	if err != nil {
 		return ClaimResult{}, wrap("claim", err)

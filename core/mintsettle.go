@@ -29,6 +29,7 @@ func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, by rec
 		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
 		if by == bySender {
 			s.release(ctx, d, *link)
+			s.count(ActMint, platformOf(ctx), OutcomePending)
 		}
 		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
@@ -88,9 +89,11 @@ func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state 
 		return false
 	}
 	action := map[MintLinkState]string{MintLinkMinted: AuditMinted, MintLinkClaimedElsewhere: AuditClaimedElsewhere}[state]
+	outcome := map[MintLinkState]string{MintLinkMinted: OutcomeMinted, MintLinkClaimedElsewhere: OutcomeClaimedElsewhere}[state]
 	if action == "" {
-		action = AuditMintFailed
+		action, outcome = AuditMintFailed, OutcomeFailed
 	}
+	s.count(ActMint, platformOf(ctx), outcome)
 	detail := linkRef(d, *link)
 	if tx != "" {
 		detail += ", transaction " + tx

@@ -19,8 +19,10 @@ const (
 	ActClaim Act = "claim"
 	// ActMint: the recorded end of a direct mint, once per mint:
 	// OutcomeMinted, OutcomeFailed (the link is back with the member),
-	// OutcomeClaimedElsewhere, OutcomePending (left in doubt, to be
-	// settled).
+	// OutcomeClaimedElsewhere; and OutcomePending when its sender could not
+	// learn the end (it is settled, and counted, later). Counted with the
+	// platform of the member whose claim recorded it, none when the
+	// reconciler did.
 	ActMint Act = "mint"
 	// ActVerification: a signature offered for a challenge (by /verify or
 	// the verification page): OutcomeVerified, OutcomeRefused,
@@ -212,3 +214,20 @@ func ClaimMethods() []Delivery {
 
 // Platforms lists the platforms the bot serves.
 func Platforms() []Platform { return []Platform{Discord, Telegram, Console} }
+
+// platformKey is the context key of the platform whose member the work is
+// for.
+type platformKey struct{}
+
+// withPlatform returns ctx carrying the platform of the member the work
+// done under it is for, for the counts of what that work records.
+func withPlatform(ctx context.Context, p Platform) context.Context {
+	return context.WithValue(ctx, platformKey{}, p)
+}
+
+// platformOf is the platform ctx carries, or "" for work done for no
+// member (a reconciliation).
+func platformOf(ctx context.Context) Platform {
+	p, _ := ctx.Value(platformKey{}).(Platform)
+	return p
+}

@@ -12,19 +12,19 @@ import (
 )
 
 // TestMetrics_Domain: what members did shows in /metrics by platform and
-// outcome: a wallet linked and verified, the gated role it earned, a claim
-// of a mint link and the same claim again, a refused claim.
+// outcome: a wallet linked and verified, the gated role it earned, a
+// direct mint and the same claim again, a refused claim.
 func TestMetrics_Domain(t *testing.T) {
 	s := startMain(t, "")
 	drop := gatedDrop(t, s, "Metrics Gate", coretest.TestAddress)
 	consoleAnswer(t, s, fmt.Sprintf("/gate add role:holders drops:%d", drop), "Gate added")
-	consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:link", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
+	consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:mint", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
 	fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", coretest.TestAddress)
 	waitOutput(t, s, "Signing is free")
 	msg := challengeIn(t, s.out.String())
 	consoleAnswer(t, s, "/verify "+coretest.Sign(coretest.TestKey, msg), "[roles] alice gained the role holders")
-	consoleAnswer(t, s, claimLine, "/mint/")
-	consoleAnswer(t, s, claimLine, "/mint/")
+	consoleAnswer(t, s, claimLine, "Minted")
+	consoleAnswer(t, s, claimLine, "already")
 	consoleAnswer(t, s, "/claim 424242", "/drop list")
 
 	metrics := get(t, "http://"+s.m.Web.Addr()+"/metrics")
@@ -32,8 +32,9 @@ func TestMetrics_Domain(t *testing.T) {
 		`poapbot_wallet_links_total{outcome="linked",platform="console"} 1`,
 		`poapbot_verifications_total{outcome="verified",platform="console"} 1`,
 		`poapbot_role_grants_total{outcome="done",platform="console"} 1`,
-		`poapbot_claims_total{method="link",outcome="link",platform="console"} 1`,
-		`poapbot_claims_total{method="link",outcome="again",platform="console"} 1`,
+		`poapbot_claims_total{method="mint",outcome="minted",platform="console"} 1`,
+		`poapbot_claims_total{method="mint",outcome="again",platform="console"} 1`,
+		`poapbot_mints_total{outcome="minted",platform="console"} 1`,
 		`poapbot_claims_total{method="none",outcome="refused",platform="console"} 1`,
 		// Every series is there from the start, at zero.
 		`poapbot_join_requests_total{outcome="declined",platform="telegram"} 0`,
