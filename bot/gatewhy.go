@@ -27,7 +27,7 @@ func (b *Bot) why(ctx context.Context, req *Request) (Reply, error) {
 // change it, and the checks.
 func whyEntryText(e core.WhyEntry) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "**%s** needs %s.\n", gateTargetText(e.Gate), gateRuleText(e.Gate))
+	fmt.Fprintf(&s, "%s needs %s.\n", gateTargetText(e.Gate), gateRuleText(e.Gate))
 	if len(e.Wallets) == 0 {
 		s.WriteString("You have no wallet linked: link one with " + codeSpan("/link <wallet>") + ", then " + codeSpan("/verify") + " it.\n")
 	}
