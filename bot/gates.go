@@ -186,63 +186,6 @@ func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
 	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil
 }
 
-func (b *Bot) why(ctx context.Context, req *Request) (Reply, error) {
-	entries, err := b.gates.Why(ctx, member(req), place(req), core.WhyQuery{
-		Target: strings.TrimSpace(req.Text("role")), Private: req.Place.Private && req.Platform == core.Telegram,
-	})
-	if err != nil {
-		return Reply{}, err
-	}
-	var s strings.Builder
-	for i, e := range entries {
-		if i > 0 {
-			s.WriteString("\n\n")
-		}
-		fmt.Fprintf(&s, "**%s** needs %s.\n", gateTargetText(e.Gate), gateRuleText(e.Gate))
-		if len(e.Wallets) == 0 {
-			s.WriteString("You have no wallet linked: link one with " + codeSpan("/link <wallet>") + ", then " + codeSpan("/verify") + " it.\n")
-		}
-		for _, w := range e.Wallets {
-			s.WriteString("• " + codeSpan(w.Wallet.Value) + ": ")
-			switch {
-			case !w.Counted && w.Wallet.Kind == core.KindEmail:
-				s.WriteString("an e-mail, not counted (it cannot prove ownership)")
-			case !w.Counted:
-				s.WriteString("not verified, not counted: verify it with " + codeSpan("/link "+w.Wallet.Value) + " then " + codeSpan("/verify"))
-			case w.Failed:
-				s.WriteString("verified, but the POAP service did not answer for it just now")
-			case len(w.Held) == 0:
-				s.WriteString("verified, holds none of the drops")
-			default:
-				s.WriteString("verified, holds " + gateDropsText(w.Held))
-			}
-			s.WriteString("\n")
-		}
-		switch {
-		case e.Verdict.Qualifies:
-			s.WriteString("✅ You qualify.")
-		default:
-			fmt.Fprintf(&s, "❌ You don't qualify: it needs %d of the drops, your verified wallets hold %d. Missing: %s.",
-				e.Verdict.Needed, len(e.Verdict.Held), gateDropsText(e.Gate.Missing(e.Verdict)))
-		}
-		switch {
-		case e.Pending:
-			s.WriteString(" Your join request is waiting: it is approved the moment you qualify.")
-		case e.Granted:
-			s.WriteString(" The bot gave you this.")
-		}
-		s.WriteString("\n")
-		if e.LastCheck != nil {
-			fmt.Fprintf(&s, "Last check of everyone: %s. ", when(*e.LastCheck))
-		}
-		fmt.Fprintf(&s, "Next: %s (and at once when you verify or unlink a wallet).", when(e.NextCheck))
-		if e.Gate.Paused != "" {
-			s.WriteString("\n⏸ This gate is paused until the moderators fix a permission.")
-		}
-	}
-	return Reply{Text: s.String(), Personal: true}, nil
-}
-
 func (b *Bot) setupCheck(ctx context.Context, req *Request) (Reply, error) {
 	lines := b.gates.SetupCheck(ctx, place(req))
 	var s strings.Builder
@@ -339,7 +282,7 @@ func gateText(req *Request, err error) (string, bool) {
 		return "That is gated already. " + codeSpan("/gate list") + " shows the gates here; remove one with " + codeSpan("/gate remove") + " to change it.", true
 	case errors.Is(err, core.ErrNoGate):
 		if req.Command == "why" {
-			return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
+			return whyNoGateText(req), true
 		}
 		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
 	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":

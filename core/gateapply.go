@@ -263,6 +263,7 @@ func (s *GateService) settleRequest(ctx context.Context, a GateActions, g Gate, 
 	if len(c.addresses) == 0 {
 		n = GateNotice{Kind: NoticeJoinExpired, Gate: g}
 	}
+	s.recordDecline(ctx, g, c, req, v)
 	s.tell(ctx, a, c.user.ExternalID, n)
 	return ChangeDeclined, nil
 }

@@ -175,6 +175,33 @@ func (s *GateService) decideJoinRequest(ctx context.Context, a GateActions, g Ga
 	return err
 }
 
+// recordDecline keeps the join request the bot just declined, for /why:
+// a failure is logged, it only leaves /why without the request.
+func (s *GateService) recordDecline(ctx context.Context, g Gate, c *candidate, req JoinRequest, v GateVerdict) {
+	d := JoinDecline{GateID: g.ID, UserID: c.user.ID, Member: c.user.ExternalID, Reason: DeclineMissing,
+		Missing: g.Missing(v), RequestedAt: req.RequestedAt, DeclinedAt: s.clock.Now()}
+	if len(c.addresses) == 0 {
+		d.Reason = DeclineExpired
+	}
+	s.settle(ctx, "recording a declined join request", func(ctx context.Context) error {
+		return s.gates.AddJoinDecline(ctx, d)
+	})
+}
+
+// pruneDeclines deletes the declined join requests older than
+// JoinDeclineTTL; the schedule's sweep calls it. A failure is logged: it
+// only delays the deletion (/why never shows them).
+func (s *GateService) pruneDeclines(ctx context.Context) {
+	n, err := s.gates.PruneJoinDeclines(ctx, s.clock.Now().Add(-JoinDeclineTTL))
+	if err != nil {
+		s.log.Warn("deleting old declined join requests failed", "err", err)
+		return
+	}
+	if n > 0 {
+		s.log.Info("deleted old declined join requests", "count", n)
+	}
+}
+
 // memberChanged re-evaluates one member in every gate of their platform
 // (of one place when place is set), from one read of each of their
 // verified addresses (see readMember; fresh names those read from the

@@ -113,7 +113,8 @@ func placeLock(g Gate) string { return "gate sweep " + string(g.Platform) + ":" 
 // Sweep applies every gate to every member, unless another replica runs
 // the scheduled sweep: the holders of every gated drop are read once for
 // all places, then each place is applied under its own lock. Places whose
-// lock another replica holds (a /gate sync) are left to it.
+// lock another replica holds (a /gate sync) are left to it. The declined
+// join requests older than JoinDeclineTTL are deleted then.
 func (s *GateService) Sweep(ctx context.Context) (SyncReport, error) {
 	var (
 		report SyncReport
@@ -129,6 +130,7 @@ func (s *GateService) Sweep(ctx context.Context) (SyncReport, error) {
 	}
 	ran, lockErr := s.locks.TryExclusive(ctx, sweepLock, func(ctx context.Context) error {
 		report, err = s.sweepAll(ctx, t)
+		s.pruneDeclines(ctx)
 		return nil
 	})
 	if lockErr != nil {

@@ -130,6 +130,32 @@ type JoinRequest struct {
 	RequestedAt time.Time
 }
 
+// DeclineReason says why the bot declined a join request.
+type DeclineReason string
+
+// The reasons of a declined join request.
+const (
+	// DeclineMissing: the member's verified wallets lacked the drops.
+	DeclineMissing DeclineReason = "missing"
+	// DeclineExpired: the member verified no wallet within
+	// JoinRequestTTL.
+	DeclineExpired DeclineReason = "expired"
+)
+
+// JoinDecline records that the bot declined a member's request to join a
+// gated group, kept JoinDeclineTTL so that /why can explain it: the
+// member asks when they are declined, not when they are in.
+type JoinDecline struct {
+	GateID int64
+	UserID int64
+	Member string
+	Reason DeclineReason
+	// Missing are the gate's drops the member lacked then.
+	Missing     []GateDrop
+	RequestedAt time.Time
+	DeclinedAt  time.Time
+}
+
 // VerifiedMember is a user of a platform with the addresses of their
 // verified wallets (lower-case 0x addresses).
 type VerifiedMember struct {
@@ -137,8 +163,8 @@ type VerifiedMember struct {
 	Addresses []string
 }
 
-// GateStore keeps gates, the grants the bot made and pending join
-// requests. Methods return ErrNotFound for a missing row.
+// GateStore keeps gates, the grants the bot made, pending join requests
+// and the recently declined ones. Methods return ErrNotFound for a missing row.
 type GateStore interface {
 	// AddGate stores g (its TenantID set) and returns it with its ID,
 	// Platform and Place. ErrGateExists when the tenant already gates
@@ -189,6 +215,17 @@ type GateStore interface {
 	// DropJoinRequest deletes a pending join request; dropped is false
 	// when there was none.
 	DropJoinRequest(ctx context.Context, gateID, userID int64) (dropped bool, err error)
+
+	// AddJoinDecline stores a declined join request, replacing an earlier
+	// one of the member to the gate. ErrNotFound when the gate or the
+	// user does not exist.
+	AddJoinDecline(ctx context.Context, d JoinDecline) error
+	// UserJoinDeclines lists the user's declined join requests declined
+	// at or after since, oldest first.
+	UserJoinDeclines(ctx context.Context, userID int64, since time.Time) ([]JoinDecline, error)
+	// PruneJoinDeclines deletes the declined join requests declined
+	// before before, and says how many.
+	PruneJoinDeclines(ctx context.Context, before time.Time) (int, error)
 
 	// VerifiedMembers lists the platform's users that have at least one
 	// verified wallet with an address, with those addresses.
@@ -341,3 +378,7 @@ type IssuerCheck interface {
 // JoinRequestTTL is how long a join request waits for its member to
 // verify a wallet before it is declined.
 const JoinRequestTTL = 24 * time.Hour
+
+// JoinDeclineTTL is how long a declined join request is kept for /why;
+// the schedule deletes older ones.
+const JoinDeclineTTL = 30 * 24 * time.Hour

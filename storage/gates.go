@@ -217,7 +217,7 @@ func (db *DB) gates(ctx context.Context, op, rest string, args ...any) ([]core.G
 }
 
 // RemoveGate deletes the gate; the database deletes its grants and join
-// requests with it. It returns core.ErrNotFound when there is no such
+// requests (waiting and declined) with it. It returns core.ErrNotFound when there is no such
 // gate.
 func (db *DB) RemoveGate(ctx context.Context, id int64) error {
 	res := db.gorm.WithContext(ctx).Exec(`DELETE FROM gates WHERE id = ?`, id)

@@ -106,10 +106,11 @@ func promoteOldest(tx *gorm.DB, userID int64) (*core.Wallet, error) {
 }
 
 // ForgetUser, in one transaction, deletes the user with that platform id;
-// the database deletes their wallets and challenges with them, and sets
-// the user of their audit entries to NULL. An entry "member forgotten"
-// notes it, naming only the platform and the counts. It returns what was
-// deleted, or core.ErrNotFound when no such user is stored.
+// the database deletes their wallets, challenges, grants and join
+// requests (waiting and declined) with them, and sets the user of their
+// audit entries to NULL. An entry "member forgotten" notes it, naming
+// only the platform and the counts. It returns what was deleted, or
+// core.ErrNotFound when no such user is stored.
 func (db *DB) ForgetUser(ctx context.Context, p core.Platform, externalID string) (core.Forgotten, error) {
 	const op = "forget user"
 	var out core.Forgotten

@@ -20,6 +20,7 @@ type memGates struct {
 	lastID   int64
 	grants   map[gateUser]core.Grant
 	requests map[gateUser]core.JoinRequest
+	declines map[gateUser]core.JoinDecline
 	// seen are the members seen in a place: tenant and user.
 	seen map[[2]int64]bool
 }
@@ -29,7 +30,7 @@ type gateUser struct{ gate, user int64 }
 
 func newMemGates() memGates {
 	return memGates{byID: map[int64]core.Gate{}, grants: map[gateUser]core.Grant{}, requests: map[gateUser]core.JoinRequest{},
-		seen: map[[2]int64]bool{}}
+		declines: map[gateUser]core.JoinDecline{}, seen: map[[2]int64]bool{}}
 }
 
 // AddGate stores g with the next id and its tenant's platform and place,
@@ -112,8 +113,8 @@ func (s *MemStore) gatesLocked(match func(core.Gate) bool) []core.Gate {
 	return out
 }
 
-// RemoveGate deletes the gate with its grants and join requests, or
-// returns core.ErrNotFound.
+// RemoveGate deletes the gate with its grants and join requests (waiting
+// and declined), or returns core.ErrNotFound.
 func (s *MemStore) RemoveGate(_ context.Context, id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,6 +130,11 @@ func (s *MemStore) RemoveGate(_ context.Context, id int64) error {
 	for k := range s.gates.requests {
 		if k.gate == id {
 			delete(s.gates.requests, k)
+		}
+	}
+	for k := range s.gates.declines {
+		if k.gate == id {
+			delete(s.gates.declines, k)
 		}
 	}
 	return nil
