@@ -1,4 +1,4 @@
--- 0016_gate_join_declines (SQLite): the join requests the bot declined,
+-- 0015_gate_join_declines (SQLite): the join requests the bot declined,
 -- kept 30 days so that /why can explain them to the member, who asks
 -- exactly then. The schedule deletes older ones; forgetting the member or
 -- removing the gate deletes theirs.
