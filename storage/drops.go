@@ -274,8 +274,9 @@ func (db *DB) drops(op string, rows []dropRow) ([]core.Drop, error) {
 
 // RemoveDrop, in one transaction, marks the drop removed at at and deletes
 // its available links: no claim can take one afterwards, and the links are
-// free for the event to be added again. Links that left the pool stay, for
-// the export and so that they are never handed out again. Removing a
+// free for another place's drop of the event. Links that left the pool
+// stay with their members, for the export, so that they are never handed
+// out again, and for AddDrop to bring the drop back with them. Removing a
 // removed drop changes nothing. It returns core.ErrNotFound when the drop
 // does not exist.
 func (db *DB) RemoveDrop(ctx context.Context, dropID int64, at time.Time) error {
