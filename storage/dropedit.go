@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/poapbot/poapbot/core"
 	"gorm.io/gorm"
@@ -142,7 +141,7 @@ func editedDelivery(row dropRow, e core.DropEdit) (dropRow, error) {
 		return dropRow{}, fmt.Errorf("drop #%d: a website delivery without a website", row.ID)
 	case d == core.DeliveryWebsite:
 		if row.Method != methodWebsite || row.Website != e.Website {
-			row.Website, row.WebsiteRequestedAt = e.Website, (*time.Time)(nil)
+			row.Website, row.WebsiteRequestedAt = e.Website, nil
 		}
 	case !d.UsesLinks():
 		return dropRow{}, fmt.Errorf("drop #%d: unknown delivery %q", row.ID, d)

@@ -2,7 +2,6 @@ package coretest
 
 import (
 	"context"
-	"time"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -34,7 +33,7 @@ func (s *MemStore) EditDrop(_ context.Context, dropID int64, e core.DropEdit) (b
 	}
 	if e.Delivery.Set {
 		if e.Delivery.To == core.DeliveryWebsite && (d.Delivery != core.DeliveryWebsite || d.Website != e.Website) {
-			next.Website, next.WebsiteRequestedAt = e.Website, (*time.Time)(nil)
+			next.Website, next.WebsiteRequestedAt = e.Website, nil
 		}
 		next.Delivery = e.Delivery.To
 	}
