@@ -2,8 +2,10 @@ package bot
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/sandbox"
 )
 
@@ -84,4 +86,23 @@ func TestBot_Drop_AddAgain(t *testing.T) {
 			t.Errorf("bob's claim buttons = %+v, want a link of his own", l)
 		}
 	})
+}
+
+// TestChangeText_Public: an answer the whole group reads leaves the
+// codeword and the website claim's name out.
+func TestChangeText_Public(t *testing.T) {
+	before := core.Drop{EventID: 7, Name: "Meetup", Codeword: "moon", Delivery: core.DeliveryLink}
+	after := before
+	after.Codeword, after.Delivery, after.Website = "sun", core.DeliveryWebsite, "secret-site"
+	got := changeText(core.DropChange{Before: before, After: after}, true)
+	for _, leak := range []string{"moon", "sun", "secret-site"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("changeText(public) = %q, shows %q", got, leak)
+		}
+	}
+	for _, want := range []string{"• codeword: changed (not shown in the group)", "• delivery: link → website"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("changeText(public) = %q, want %q", got, want)
+		}
+	}
 }
