@@ -50,7 +50,9 @@ func (b *Bot) dropCommands() []*Command {
 			Handler: b.dropTopUp},
 		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
 			Options: []Option{dropOption}, Handler: b.dropExport},
-		{Name: "drop remove", Description: "Stop handing out a drop's links", Access: ManageDrops, AnswerInGroup: true, Options: []Option{dropOption}, Handler: b.dropRemove},
+		b.dropEditCommand(),
+		{Name: "drop remove", Description: "Stop handing out a drop's links; adding it again keeps who got which link", Access: ManageDrops, AnswerInGroup: true,
+			Options: []Option{dropOption}, Handler: b.dropRemove},
 		b.websiteCommand(),
 		b.networkCommand(),
 		b.deliverCommand(),
@@ -75,7 +77,11 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	}
 	d := st.Drop
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
+	if st.Again {
+		fmt.Fprintf(&s, "%s is set up here again: members who were given a link before get the same one back.\n", dropTitle(d))
+	} else {
+		fmt.Fprintf(&s, "%s is set up here.\n", dropTitle(d))
+	}
 	s.WriteString(stockLine(st.Stock) + "\n")
 	// An anonymous administrator's answer is read by the whole group.
 	s.WriteString(settingsText(d, req.Caller.Anonymous))
@@ -100,23 +106,9 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 	if code == "" {
 		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
 	}
-	opts := core.AddDropOptions{
-		EventID: event, EditCode: core.Secret(code), Codeword: req.Text("codeword"),
-		RequiredRole: roleID(req.Text("required_role")),
-	}
-	switch d := strings.ToLower(strings.TrimSpace(req.Text("delivery"))); d {
-	case "", "auto", "link", "mint", "website":
-		opts.Delivery = core.Delivery(d)
-	default:
-		return core.AddDropOptions{}, &OptionError{Option: "delivery", Reason: "must be auto, link, mint or website"}
-	}
-	opts.Website = strings.TrimSpace(req.Text("website"))
-	switch {
-	case opts.Delivery == core.DeliveryWebsite && opts.Website == "":
-		return core.AddDropOptions{}, &OptionError{Option: "website", Reason: "is required with delivery:website: the drop's website claim name. " +
-			"A drop without one can ask POAP for it with /drop website once it is set up here"}
-	case opts.Delivery != core.DeliveryWebsite && opts.Website != "":
-		return core.AddDropOptions{}, &OptionError{Option: "website", Reason: "goes with delivery:website only"}
+	opts := core.AddDropOptions{EventID: event, EditCode: core.Secret(code), Codeword: codewordOption(req), RequiredRole: requiredRole(req)}
+	if opts.Delivery, opts.Website, err = deliveryOptions(req); err != nil {
+		return core.AddDropOptions{}, err
 	}
 	if opts.Starts, err = timeOption(req, "starts"); err != nil {
 		return core.AddDropOptions{}, err
@@ -128,6 +120,49 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 		return core.AddDropOptions{}, err
 	}
 	return opts, nil
+}
+
+// deliveryOptions reads delivery and website as /drop add and /drop edit
+// take them: a website claim's name goes with delivery:website, and only
+// with it.
+func deliveryOptions(req *Request) (core.Delivery, string, error) {
+	d := core.Delivery(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
+	switch d {
+	case "", core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint, core.DeliveryWebsite:
+	default:
+		return "", "", &OptionError{Option: "delivery", Reason: "must be auto, link, mint or website"}
+	}
+	website := strings.TrimSpace(req.Text("website"))
+	switch {
+	case d == core.DeliveryWebsite && website == "":
+		return "", "", &OptionError{Option: "website", Reason: "is required with delivery:website: the drop's website claim name. " +
+			"A drop without one can ask POAP for it with /drop website once it is set up here"}
+	case d != core.DeliveryWebsite && website != "":
+		return "", "", &OptionError{Option: "website", Reason: "goes with delivery:website only"}
+	}
+	return d, website, nil
+}
+
+// codewordOption reads codeword: none is no codeword.
+func codewordOption(req *Request) string {
+	if s := req.Text("codeword"); !isNone(s) {
+		return s
+	}
+	return ""
+}
+
+// requiredRole reads required_role: none, or on Discord the @everyone role
+// (whose id is the server's), is no role.
+func requiredRole(req *Request) string {
+	s := req.Text("required_role")
+	if isNone(s) {
+		return ""
+	}
+	id := roleID(s)
+	if req.Platform == core.Discord && id == req.Place.ExternalID {
+		return ""
+	}
+	return id
 }
 
 // lowStockOption reads low_stock as AddDropOptions.LowStock takes it: not
@@ -160,10 +195,10 @@ func roleID(s string) string {
 // zone are UTC.
 var timeLayouts = []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"}
 
-// timeOption reads a time option, or nil when it was not given.
+// timeOption reads a time option, or nil when it was not given or is none.
 func timeOption(req *Request, name string) (*time.Time, error) {
 	s := strings.TrimSpace(req.Text(name))
-	if s == "" {
+	if s == "" || isNone(s) {
 		return nil, nil
 	}
 	for _, layout := range timeLayouts {
@@ -329,5 +364,8 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Personal: true, Text: fmt.Sprintf("Stopped %s: no more links are handed out. Links already given out stay valid at POAP.", dropTitle(d))}, nil
+	return Reply{Personal: true, Text: fmt.Sprintf("Stopped %s: no more links are handed out. Links already given out stay valid at POAP, "+
+		"and stay with their members: adding the drop here again with %s gives each member the same link back, never a second one. "+
+		"To change its window, codeword, role or delivery, %s does it in place.",
+		dropTitle(d), codeSpan(fmt.Sprintf("/drop add %d <edit_code>", d.EventID)), codeSpan(fmt.Sprintf("/drop edit %d", d.EventID)))}, nil
 }

@@ -195,8 +195,8 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrUnknownEvent):
 		return "POAP knows no drop " + codeSpan(id) + ". The drop id is the number in the drop's address on POAP; check it and try again.", true
 	case errors.Is(err, core.ErrDropExists):
-		return "Drop " + codeSpan(id) + " is set up here already. " + codeSpan("/drop info "+id) + " shows it, and " +
-			codeSpan("/drop refresh "+id) + " imports new mint links.", true
+		return "Drop " + codeSpan(id) + " is set up here already. " + codeSpan("/drop info "+id) + " shows it, " +
+			codeSpan("/drop edit "+id) + " changes its settings, and " + codeSpan("/drop refresh "+id) + " imports new mint links.", true
 	case errors.Is(err, core.ErrInvalidWindow):
 		return "That claim window can't work: " + codeSpan("ends") + " must be in the future and after " + codeSpan("starts") +
 			". Times are in UTC, like 2026-12-01 18:00.", true

@@ -61,6 +61,35 @@ type Drop struct {
 	CreatedAt time.Time
 }
 
+// Change is one setting of a drop edit: Set says it was given, To is its
+// new value, the zero value clearing it (no bound, no codeword, no role).
+type Change[T any] struct {
+	Set bool
+	To  T
+}
+
+// DropEdit are the settings /drop edit changes; those not Set stay.
+type DropEdit struct {
+	EventID int64
+	Starts  Change[*time.Time]
+	Ends    Change[*time.Time]
+	// Codeword and RequiredRole: an empty To removes them.
+	Codeword     Change[string]
+	RequiredRole Change[string]
+	// Delivery is auto, link, mint or website; Website names the website
+	// claim of DeliveryWebsite.
+	Delivery Change[Delivery]
+	Website  string
+	// LowStock: as AddDropOptions.LowStock, zero is DefaultLowStock and
+	// negative never (stored as 0).
+	LowStock Change[int]
+}
+
+// Empty reports whether e changes nothing.
+func (e DropEdit) Empty() bool {
+	return !e.Starts.Set && !e.Ends.Set && !e.Codeword.Set && !e.RequiredRole.Set && !e.Delivery.Set && !e.LowStock.Set
+}
+
 // MintLinkState is where a mint link is in its life.
 type MintLinkState string
 
@@ -140,6 +169,9 @@ type DropStatus struct {
 	// Delivery is where the drop's delivery stands (DropInfo of a drop
 	// minted through one only).
 	Delivery *DeliveryInfo
+	// Again: AddDrop brought back the drop removed here before, with the
+	// links its members were given.
+	Again bool
 }
 
 // DropStore is what the drop service needs from stored state about drops.
@@ -147,9 +179,18 @@ type DropStatus struct {
 // drop.
 type DropStore interface {
 	// AddDrop registers a drop in its tenant with its mint links (those
-	// already claimed are stored as claimed elsewhere). ErrConflict when
-	// the tenant has the event already (and it is not removed).
-	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (Drop, error)
+	// already claimed are stored as claimed elsewhere). When the tenant's
+	// latest drop of the event was removed, that drop is brought back
+	// (again true) with d's settings and its links, so that each member
+	// keeps the link they were given. ErrConflict when the tenant has the
+	// event already (and it is not removed).
+	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (added Drop, again bool, err error)
+	// EditDrop changes the settings e gives of the drop, atomically, and
+	// returns the drop before and after. ErrNotFound, ErrDropRemoved,
+	// ErrInvalidWindow (the window it would leave ends before it starts),
+	// ErrDeliveryExists (a delivery set for a drop minted through its
+	// delivery).
+	EditDrop(ctx context.Context, dropID int64, e DropEdit) (before, after Drop, err error)
 	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
 	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
 	// DropByID returns the drop, removed or not, or ErrNotFound.

@@ -132,6 +132,8 @@ func (s *DropService) MintURL(qrHash string) string {
 // or a member's name.
 const (
 	AuditDropAdded         = "drop added"
+	AuditDropAddedAgain    = "drop added again"
+	AuditDropEdited        = "drop edited"
 	AuditDropRemoved       = "drop removed"
 	AuditDropRefreshed     = "drop links imported"
 	AuditTopUpRequested    = "drop top-up requested"
@@ -147,67 +149,16 @@ const (
 	AuditDeliveryCreated   = "delivery created"
 )
 
-// DefaultLowStock is the number of available links under which moderators
-// are told, when AddDropOptions leaves it zero.
-const DefaultLowStock = 10
-
-// AddDropOptions are the settings of /drop add.
-type AddDropOptions struct {
-	EventID  int64
-	EditCode Secret
-	// Delivery is how members get the POAP; empty means DeliveryAuto.
-	Delivery Delivery
-	// Starts and Ends bound the claim window; nil leaves it open.
-	Starts *time.Time
-	Ends   *time.Time
-	// Codeword, when set, must be given with /claim.
-	Codeword string
-	// RequiredRole is the Discord role id (or Telegram chat id) members
-	// need; empty means none.
-	RequiredRole string
-	// LowStock is the number of available links under which moderators
-	// are told; zero means DefaultLowStock, negative never.
-	LowStock int
-	// Website names the drop's website claim, for DeliveryWebsite.
-	Website string
-}
-
-// validate checks the options that need no service, at now.
-func (o *AddDropOptions) validate(now time.Time) error {
-	switch o.Delivery {
-	case "":
-		o.Delivery = DeliveryAuto
-	case DeliveryAuto, DeliveryLink, DeliveryMint:
-	case DeliveryWebsite:
-		if o.Website = strings.TrimSpace(o.Website); o.Website == "" {
-			return ErrNoWebsite
-		}
-		if !validWebsiteName(o.Website) {
-			return ErrInvalidWebsiteName
-		}
-	default:
-		return ErrInvalidDelivery
-	}
-	if o.Ends != nil && (!o.Ends.After(now) || o.Starts != nil && !o.Ends.After(*o.Starts)) {
-		return ErrInvalidWindow
-	}
-	switch {
-	case o.LowStock == 0:
-		o.LowStock = DefaultLowStock
-	case o.LowStock < 0:
-		o.LowStock = 0
-	}
-	o.Codeword = strings.TrimSpace(o.Codeword)
-	o.RequiredRole = strings.TrimSpace(o.RequiredRole)
-	return nil
-}
-
 // AddDrop registers drop opts.EventID in the place, for the moderator: it
 // checks the edit code with the issuing service first (nothing is stored
 // when it is wrong), reads the drop's name, artwork and expiry, imports its
 // mint links (those already claimed are kept aside) and stores it all with
 // the edit code, which storage encrypts; then it reads the network the drop
-// mints on, when it can (a failure to read it fails nothing). Errors,
+// mints on, when it can (a failure to read it fails nothing). A drop
+// removed here before comes back with the new settings and who got which
+// link (DropStatus.Again): a member who had a link gets the same one, a
+// member minted to is told they have it, so removing and adding a drop
+// again never gives anyone a second link. Errors,
 // inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
 // ErrInvalidWebsiteName (checked before any request), ErrNoWebsite,
 // ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
@@ -247,7 +198,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
 		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(), Website: opts.Website,
 	}
-	added, err := s.drops.AddDrop(ctx, d, links)
+	added, again, err := s.drops.AddDrop(ctx, d, links)
 	if errors.Is(err, ErrConflict) {
 		return DropStatus{}, dropError(d, ErrDropExists)
 	}
@@ -259,9 +210,13 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
-	s.record(ctx, d.TenantID, user.ID, AuditDropAdded, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
+	action := AuditDropAdded
+	if again {
+		action = AuditDropAddedAgain
+	}
+	s.record(ctx, d.TenantID, user.ID, action, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
 		d.EventID, d.Delivery, stock.Total, stock.ClaimedElsewhere))
-	return DropStatus{Drop: d, Stock: stock}, nil
+	return DropStatus{Drop: d, Stock: stock, Again: again}, nil
 }
 
 // ListDrops lists the place's drops that are not removed, with their stock.
@@ -309,7 +264,8 @@ func (s *DropService) DropInfo(ctx context.Context, p Place, eventID int64) (Dro
 }
 
 // RemoveDrop stops handing out the place's drop eventID; links handed out
-// stay valid at the issuing service. Errors: a *DropError with
+// stay valid at the issuing service and stay with their members: adding
+// the drop here again (AddDrop) brings it back with them. Errors: a *DropError with
 // ErrNoSuchDrop or ErrDropRemoved, or the store's error.
 func (s *DropService) RemoveDrop(ctx context.Context, moderator Member, p Place, eventID int64) (Drop, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)

@@ -76,8 +76,12 @@ func TestDropService_AddDrop(t *testing.T) {
 		if _, err := dt.svc.RemoveDrop(t.Context(), dt.mod, dt.place, eventID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dt.svc.AddDrop(t.Context(), dt.mod, dt.place, core.AddDropOptions{EventID: eventID, EditCode: editCode}); err != nil {
-			t.Errorf("AddDrop() after RemoveDrop = %v, want it added again", err)
+		again, err := dt.svc.AddDrop(t.Context(), dt.mod, dt.place, core.AddDropOptions{EventID: eventID, EditCode: editCode})
+		if err != nil || !again.Again || again.Drop.ID != 1 {
+			t.Errorf("AddDrop() after RemoveDrop = %+v, %v, want drop #1 added again", again, err)
+		}
+		if log := dt.store.AuditLog(); log[len(log)-1].Action != core.AuditDropAddedAgain {
+			t.Errorf("audit log = %+v, want the drop added again last", log)
 		}
 	})
 }

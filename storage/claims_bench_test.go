@@ -110,7 +110,7 @@ func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
 		links[i] = core.ImportedMintLink{QRHash: fmt.Sprintf("bench-%d", i)}
 	}
 	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Delivery: core.DeliveryLink}
-	drop, err := db.AddDrop(ctx, d, links)
+	drop, _, err := db.AddDrop(ctx, d, links)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -261,7 +261,7 @@ func TestDB_MarkDeliveryCreated(t *testing.T) {
 		users := mustUsers(t, db, "dc", 2)
 		w := newDrop(tn.ID, 1631)
 		w.Delivery, w.Website = core.DeliveryWebsite, "my-website"
-		d, err := db.AddDrop(ctx, w, nil)
+		d, _, err := db.AddDrop(ctx, w, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -119,40 +120,64 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 // links, and returns the stored drop. The edit code is stored encrypted.
 // Links the service lists as claimed are stored as claimed elsewhere, and
 // so is a link live in another drop (another tenant's drop of the same
-// event, or a removed drop of this one): a mint link is handed out by one
-// drop only. A zero ExpiresAt is stored as none, a zero CreatedBy as
-// nobody, a zero CreatedAt as now. It returns ErrNoKey without a key, an
-// error for an invalid drop, and core.ErrConflict when the tenant has the
-// event already (and it is not removed) or the tenant or creator does not
-// exist.
-func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMintLink) (core.Drop, error) {
+// event): a mint link is handed out by one drop only.
+//
+// When the tenant's latest drop of the event was removed, that row is
+// brought back (again true) rather than a new one added: removed_at is
+// cleared, d's settings replace the old ones (a drop minted through its
+// delivery keeps that method, its list being fixed at the service), and
+// d's links are imported into it, so the available ones come back. Its
+// handed-out and minted links never left it: each member keeps the link
+// they had (one link per member per drop holds across remove and add),
+// the export lists the drop's whole history, and its claim messages,
+// website claims and deliveries stay attached. Its CreatedAt and
+// CreatedBy stay those of the first add; the audit log records the
+// second.
+//
+// A zero ExpiresAt is stored as none, a zero CreatedBy as nobody, a zero
+// CreatedAt as now. It returns ErrNoKey without a key, an error for an
+// invalid drop, and core.ErrConflict when the tenant has the event already
+// (and it is not removed) or the tenant or creator does not exist.
+func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMintLink) (added core.Drop, again bool, err error) {
 	const op = "add drop"
 	if db.cipher == nil {
-		return core.Drop{}, fmt.Errorf("%s: %w", op, ErrNoKey)
+		return core.Drop{}, false, fmt.Errorf("%s: %w", op, ErrNoKey)
 	}
 	if err := checkDrop(d); err != nil {
-		return core.Drop{}, fmt.Errorf("%s: %w", op, err)
+		return core.Drop{}, false, fmt.Errorf("%s: %w", op, err)
 	}
 	hashes, err := splitMintLinks(links)
 	if err != nil {
-		return core.Drop{}, fmt.Errorf("%s: %w", op, err)
+		return core.Drop{}, false, fmt.Errorf("%s: %w", op, err)
 	}
 	row := db.newDropRow(d)
 	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		prev, err := latestDrop(tx, d.TenantID, d.EventID)
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+		case err != nil:
+			return err
+		case prev.RemovedAt == nil:
+			return fmt.Errorf("event %d: %w", d.EventID, core.ErrConflict)
+		default:
+			again = true
+			row, err = reviveDrop(tx, prev, row, hashes)
+			return err
+		}
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		_, err := insertMintLinks(tx, row.ID, hashes, row.CreatedAt)
+		_, err = insertMintLinks(tx, row.ID, hashes, row.CreatedAt)
 		return err
 	})
 	if err != nil {
-		return core.Drop{}, translate(op, err)
+		return core.Drop{}, false, translate(op, err)
 	}
 	out, err := db.drop(row)
 	if err != nil {
-		return core.Drop{}, fmt.Errorf("%s: %w", op, err)
+		return core.Drop{}, false, fmt.Errorf("%s: %w", op, err)
 	}
-	return out, nil
+	return out, again, nil
 }
 
 // newDropRow maps d to the row AddDrop inserts, sealing the edit code.
@@ -249,8 +274,9 @@ func (db *DB) drops(op string, rows []dropRow) ([]core.Drop, error) {
 
 // RemoveDrop, in one transaction, marks the drop removed at at and deletes
 // its available links: no claim can take one afterwards, and the links are
-// free for the event to be added again. Links that left the pool stay, for
-// the export and so that they are never handed out again. Removing a
+// free for another place's drop of the event. Links that left the pool
+// stay with their members, for the export, so that they are never handed
+// out again, and for AddDrop to bring the drop back with them. Removing a
 // removed drop changes nothing. It returns core.ErrNotFound when the drop
 // does not exist.
 func (db *DB) RemoveDrop(ctx context.Context, dropID int64, at time.Time) error {

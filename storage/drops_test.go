@@ -72,7 +72,7 @@ func newDrop(tenantID, eventID int64) core.Drop {
 // test.
 func mustAddDrop(t *testing.T, db *DB, tenantID, eventID int64, links []core.ImportedMintLink) core.Drop {
 	t.Helper()
-	d, err := db.AddDrop(t.Context(), newDrop(tenantID, eventID), links)
+	d, _, err := db.AddDrop(t.Context(), newDrop(tenantID, eventID), links)
 	if err != nil {
 		t.Fatalf("AddDrop(event %d) = %v", eventID, err)
 	}
@@ -107,7 +107,7 @@ func TestDB_AddDrop(t *testing.T) {
 				LowStock: 5, CreatedBy: creator.ID, CreatedAt: starts.Add(-time.Hour),
 			}
 			links := []core.ImportedMintLink{{QRHash: "ok1"}, {QRHash: "ok2", Claimed: true}, {QRHash: "ok1"}}
-			got, err := db.AddDrop(t.Context(), in, links)
+			got, _, err := db.AddDrop(t.Context(), in, links)
 			if err != nil {
 				t.Fatalf("AddDrop() = %v", err)
 			}
@@ -147,27 +147,27 @@ func TestDB_AddDrop(t *testing.T) {
 		})
 		t.Run("ErrConflict", func(t *testing.T) {
 			mustAddDrop(t, db, tn.ID, 103, nil)
-			if _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 103), nil); !errors.Is(err, core.ErrConflict) {
+			if _, _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 103), nil); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("AddDrop(same event again) = %v, want %v", err, core.ErrConflict)
 			}
-			if _, err := db.AddDrop(t.Context(), newDrop(tn.ID+1000, 104), nil); !errors.Is(err, core.ErrConflict) {
+			if _, _, err := db.AddDrop(t.Context(), newDrop(tn.ID+1000, 104), nil); !errors.Is(err, core.ErrConflict) {
 				t.Errorf("AddDrop(unknown tenant) = %v, want %v", err, core.ErrConflict)
 			}
 		})
 		t.Run("Invalid", func(t *testing.T) {
 			bad := newDrop(tn.ID, 105)
 			bad.Delivery = "carrier pigeon"
-			if _, err := db.AddDrop(t.Context(), bad, nil); err == nil {
+			if _, _, err := db.AddDrop(t.Context(), bad, nil); err == nil {
 				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Delivery)
 			}
-			if _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedMintLink{{QRHash: " "}}); err == nil {
+			if _, _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedMintLink{{QRHash: " "}}); err == nil {
 				t.Error("AddDrop(empty qr_hash) = nil, want an error")
 			}
 		})
 		t.Run("ErrNoKey", func(t *testing.T) {
 			keyless := *db
 			keyless.cipher, keyless.lock = nil, nil
-			if _, err := keyless.AddDrop(t.Context(), newDrop(tn.ID, 106), nil); !errors.Is(err, ErrNoKey) {
+			if _, _, err := keyless.AddDrop(t.Context(), newDrop(tn.ID, 106), nil); !errors.Is(err, ErrNoKey) {
 				t.Errorf("AddDrop(no key) = %v, want %v", err, ErrNoKey)
 			}
 		})
@@ -206,10 +206,13 @@ func TestDB_RemoveDrop(t *testing.T) {
 		if _, _, err := db.ImportMintLinks(t.Context(), first.ID, importedLinks(201, 4)); !errors.Is(err, core.ErrDropRemoved) {
 			t.Errorf("ImportMintLinks(removed drop) = %v, want %v", err, core.ErrDropRemoved)
 		}
-		// The event can be added again; the link handed out by the removed
-		// drop is not handed out by the new one.
-		second := mustAddDrop(t, db, tn.ID, 201, importedLinks(201, 3))
-		want := core.Stock{Total: 3, Available: 2, ClaimedElsewhere: 1}
+		// Added again, the drop comes back: the link handed out stays its
+		// member's and no one else's.
+		second, again, err := db.AddDrop(t.Context(), newDrop(tn.ID, 201), importedLinks(201, 3))
+		if err != nil || !again || second.ID != first.ID {
+			t.Fatalf("AddDrop(added again) = #%d, %t, %v, want #%d again", second.ID, again, err, first.ID)
+		}
+		want := core.Stock{Total: 3, Available: 2, HandedOut: 1}
 		if s := mustStock(t, db, second.ID); s != want {
 			t.Errorf("Stock(added again) = %+v, want %+v", s, want)
 		}
@@ -274,7 +277,7 @@ func TestDB_NoteLowStock(t *testing.T) {
 		users := mustUsers(t, db, "low", 3)
 		in := newDrop(tn.ID, 701)
 		in.LowStock = 2
-		d, err := db.AddDrop(t.Context(), in, importedLinks(701, 3))
+		d, _, err := db.AddDrop(t.Context(), in, importedLinks(701, 3))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestDB_TakeLowStockPosts(t *testing.T) {
 		users := mustUsers(t, db, "low-notice", 3)
 		in := newDrop(tn.ID, 711)
 		in.LowStock = 2
-		d, err := db.AddDrop(t.Context(), in, importedLinks(711, 3))
+		d, _, err := db.AddDrop(t.Context(), in, importedLinks(711, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestDB_TakeLowStockPosts(t *testing.T) {
 		// A removed drop gets no notice.
 		in2 := newDrop(tn.ID, 712)
 		in2.LowStock = 5
-		d2, err := db.AddDrop(t.Context(), in2, importedLinks(712, 1))
+		d2, _, err := db.AddDrop(t.Context(), in2, importedLinks(712, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestDB_TakeLowStockPosts_PostedLater(t *testing.T) {
 		tn := mustTenant(t, db, "low-later")
 		in := newDrop(tn.ID, 721)
 		in.LowStock = 5
-		d, err := db.AddDrop(t.Context(), in, importedLinks(721, 2))
+		d, _, err := db.AddDrop(t.Context(), in, importedLinks(721, 2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestDB_TakeLowStockPosts_Concurrent(t *testing.T) {
 		tn := mustTenant(t, db, "low-race")
 		in := newDrop(tn.ID, 731)
 		in.LowStock = 5
-		d, err := db.AddDrop(t.Context(), in, importedLinks(731, 2))
+		d, _, err := db.AddDrop(t.Context(), in, importedLinks(731, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,13 +35,13 @@ func TestDB_SetDropWebsite(t *testing.T) {
 		// A drop added in website mode keeps its links' delivery apart.
 		w := newDrop(tn.ID, 1502)
 		w.Delivery, w.Website = core.DeliveryWebsite, "other"
-		added, err := db.AddDrop(t.Context(), w, nil)
+		added, _, err := db.AddDrop(t.Context(), w, nil)
 		if err != nil || added.Delivery != core.DeliveryWebsite || added.Website != "other" {
 			t.Fatalf("AddDrop(website) = %s %q, %v", added.Delivery, added.Website, err)
 		}
 		w2 := newDrop(tn.ID, 1503)
 		w2.Delivery = core.DeliveryWebsite
-		if _, err := db.AddDrop(t.Context(), w2, nil); err == nil {
+		if _, _, err := db.AddDrop(t.Context(), w2, nil); err == nil {
 			t.Error("AddDrop(website without a name) = nil, want an error")
 		}
 	})

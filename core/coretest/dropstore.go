@@ -190,19 +190,44 @@ func (s *MemStore) Links(dropID int64) []core.MintLink {
 }
 
 // AddDrop registers d with its links; core.ErrConflict when the tenant has
-// the event and it is not removed.
-func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.ImportedMintLink) (core.Drop, error) {
+// the event and it is not removed. When the tenant's latest drop of the
+// event was removed, it comes back with d's settings (again true), as
+// storage.DB does, keeping its links and, when it minted through its
+// delivery, that method.
+func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.ImportedMintLink) (core.Drop, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, old := range s.drops {
-		if old.TenantID == d.TenantID && old.EventID == d.EventID && old.RemovedAt == nil {
-			return core.Drop{}, core.ErrConflict
+	var prev *core.Drop
+	for i := range s.drops {
+		if s.drops[i].TenantID == d.TenantID && s.drops[i].EventID == d.EventID {
+			prev = &s.drops[i]
 		}
+	}
+	switch {
+	case prev != nil && prev.RemovedAt == nil:
+		return core.Drop{}, false, core.ErrConflict
+	case prev != nil:
+		d.ID, d.CreatedAt, d.CreatedBy, d.Chain = prev.ID, prev.CreatedAt, prev.CreatedBy, cmpOr(d.Chain, prev.Chain)
+		if prev.Delivery == core.DeliveryList {
+			d.Delivery, d.Website, d.WebsiteRequestedAt = prev.Delivery, prev.Website, prev.WebsiteRequestedAt
+		}
+		*prev = d
+		delete(s.lowTold, d.ID)
+		s.importLocked(d.ID, links, time.Now())
+		return d, true, nil
 	}
 	d.ID = int64(len(s.drops) + 1)
 	s.drops = append(s.drops, d)
 	s.importLocked(d.ID, links, d.CreatedAt)
-	return d, nil
+	return d, false, nil
+}
+
+// cmpOr returns a unless it is zero, else b.
+func cmpOr(a, b int64) int64 {
+	if a != 0 {
+		return a
+	}
+	return b
 }
 
 // DropByEvent returns the tenant's drop of eventID that is not removed.
