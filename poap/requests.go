@@ -69,6 +69,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 	r := request{
 		op: wire.OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
+		secrets: []string{in.EditCode.Reveal()},
 	}
 	if err := c.do(ctx, r, &id); err != nil {
 		return "", c.pendingRefusal(ctx, err, in.EventID, in.Type)
