@@ -88,7 +88,7 @@ func safeMessage(message string) string {
 	}
 	message = strings.Join(words, " ")
 	if utf8.RuneCountInString(message) > MaxRefusalMessage {
-		message = string([]rune(message)[:MaxRefusalMessage]) + "…"
+		message = strings.TrimRight(string([]rune(message)[:MaxRefusalMessage]), " ") + "…"
 	}
 	return message
 }

@@ -53,18 +53,19 @@ func quotedName(err error) string {
 	return ""
 }
 
-// refusal returns err, when it is a refusal of the service that no
-// sentinel of the client's names, as a *core.IssuerRefusal carrying its
-// status and words, or nil when err is not one: a 4xx answer but 401 and
-// 403 (the credentials), 404 (the callers' "not found") and 429 (slow
-// down), each of which has its own word.
+// refusal returns err, when it is a refusal of the service, as a
+// *core.IssuerRefusal carrying its status and words, or nil when err is
+// not one: a 4xx answer but 401 and 403 (the credentials) and 429 (slow
+// down), which have words of their own. Callers first translate the
+// refusals they know (a 404 that means an unknown drop, say); what is left
+// is a refusal all the same.
 func refusal(err error) *core.IssuerRefusal {
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status > 499 {
 		return nil
 	}
 	switch apiErr.Status {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return nil
 	}
 	return core.NewIssuerRefusal(apiErr.Status, apiErr.Message, momentsOperations[apiErr.Operation])

@@ -38,10 +38,15 @@ func (c *Console) Media() Files { return Files{c: c} }
 // core.ErrMediaNotFile for a directory, a device, a named pipe or a
 // socket, else the file system's.
 func (Files) OpenMedia(_ context.Context, ref string) (io.ReadCloser, int64, error) {
-	st, err := os.Stat(ref)
-	if err == nil && !st.Mode().IsRegular() {
+	if st, err := os.Stat(ref); err == nil && !st.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("%s is a %s: %w", ref, fileKind(st.Mode()), core.ErrMediaNotFile)
 	}
+	return openRegular(ref)
+}
+
+// openRegular opens ref without blocking and returns it with its size
+// when it is a regular file. Errors: those of OpenMedia.
+func openRegular(ref string) (io.ReadCloser, int64, error) {
 	f, err := os.OpenFile(ref, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, core.ErrMediaGone
@@ -49,7 +54,8 @@ func (Files) OpenMedia(_ context.Context, ref string) (io.ReadCloser, int64, err
 	if err != nil {
 		return nil, 0, err
 	}
-	if st, err = f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, 0, err
 	}
