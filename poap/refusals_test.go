@@ -151,3 +151,31 @@ func TestMomentIssuer_Refusal(t *testing.T) {
 		t.Errorf("CreateMoment(unknown drop) = %v, want an IssuerRefusal of Moments, 404", err)
 	}
 }
+
+// TestAPIError_SecretRefusals: the words of a secret request refused for
+// a claim the drop has, or a name taken, in 400 and 409 answers, match
+// their sentinels and no other.
+func TestAPIError_SecretRefusals(t *testing.T) {
+	tests := []struct {
+		op      string
+		status  int
+		message string
+		want    error
+	}{
+		{wire.OpCreateSecretRequest, 400, `the drop already has a website claim "x"; change it with PUT /secret-requests`, poap.ErrSecretExists},
+		{wire.OpCreateSecretRequest, 409, "Event already has a website", poap.ErrSecretExists},
+		{wire.OpCreateSecretRequest, 400, `claim_name "x" is already taken`, poap.ErrClaimNameTaken},
+		{wire.OpEditSecretRequest, 409, "Claim name already exists", poap.ErrClaimNameTaken},
+		{wire.OpCreateSecretRequest, 400, "Invalid edit code", poap.ErrInvalidEditCode},
+		{wire.OpCreateDelivery, 400, `slug "x" is already taken`, poap.ErrSlugTaken},
+		{wire.OpCreateSecretRequest, 422, "claim_name is already taken", nil},
+	}
+	for _, tc := range tests {
+		e := &poap.APIError{Operation: tc.op, Status: tc.status, Message: tc.message}
+		for _, s := range []error{poap.ErrSecretExists, poap.ErrClaimNameTaken, poap.ErrInvalidEditCode, poap.ErrSlugTaken} {
+			if got := errors.Is(e, s); got != (s == tc.want) {
+				t.Errorf("errors.Is(%s %d %q, %v) = %v, want %v", tc.op, tc.status, tc.message, s, got, s == tc.want)
+			}
+		}
+	}
+}
