@@ -52,6 +52,10 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 	if text, ok := buttonText(err); ok {
 		return personal(text, OutcomeForbidden)
 	}
+	if text, ok := refusalText(req, err); ok {
+		b.log.Info("refused by the issuing service", "command", req.Command, "err", err)
+		return personal(text, OutcomeUserError)
+	}
 	switch {
 	case errors.Is(err, ErrAnonymous):
 		return personal("You are posting as the group (an anonymous administrator), so I cannot tell who you are, "+

@@ -282,7 +282,10 @@ func mediaErrorText(e *core.MediaError) string {
 	case core.MediaTwice:
 		return fmt.Sprintf("%s is the same as file %d: attach each photo or video once.", name, e.Other+1)
 	case core.MediaChanged:
-		return name + " changed while it was being posted, so nothing was posted. Please post it again."
+		return name + " changed while it was uploading, so nothing was posted. Please post it again."
+	}
+	if errors.Is(e, core.ErrMediaNotFile) {
+		return name + " is not a file (a folder, a device, a named pipe or a socket), so nothing was uploaded. Give the path of a photo or a video."
 	}
 	if errors.Is(e, core.ErrMediaTooLargeToFetch) {
 		return name + " is larger than the chat lets bots download (Telegram's cloud Bot API: 20 MB; a self-hosted Bot API server lifts that). Nothing was uploaded."

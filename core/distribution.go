@@ -107,7 +107,9 @@ type DistributionIssuer interface {
 	// there is none.
 	Website(ctx context.Context, name string) (WebsiteStatus, error)
 	// RequestWebsite asks for a website claim, which the service reviews.
-	// ErrWebsitePending when one is pending already, ErrWrongEditCode.
+	// ErrWebsitePending when one is pending already, ErrWebsiteExists (a
+	// *WebsiteExistsError) when the drop has one, ErrClaimNameTaken,
+	// ErrWrongEditCode, an *IssuerRefusal for another refusal.
 	RequestWebsite(ctx context.Context, r WebsiteRequest) error
 	// PendingWebsiteRequests counts the drop's website requests under
 	// review.

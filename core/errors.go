@@ -42,7 +42,9 @@ var (
 	// Errors of the issuing service, as its adapters translate them.
 
 	// ErrIssuerUnavailable means the issuing service could not be reached,
-	// timed out or failed.
+	// timed out or failed (a 5xx, or its circuit is open). A refusal (a
+	// 4xx) is not this: see ErrIssuerRefused and the sentinels of each
+	// refusal.
 	ErrIssuerUnavailable = errors.New("issuing service unavailable")
 	// ErrIssuerRejected means the issuing service refused our credentials.
 	ErrIssuerRejected = errors.New("issuing service refused the credentials")

@@ -96,7 +96,8 @@ func (s *MomentService) opener(p Platform) (MediaOpener, error) {
 // *MomentRepeatError when the request was delivered before or a file was
 // posted by the member to the drop before (the store says which); after
 // the record, ErrMediaInvalid, ErrMediaTimeout, ErrIssuerUnavailable,
-// ErrIssuerRejected, a *MediaError (MediaChanged, MediaUnreadable), each
+// ErrIssuerRejected, an *IssuerRefusal, a *MediaError (MediaChanged,
+// MediaUnreadable), each
 // also written to the record as failed, or ErrMomentDelayed when the post
 // was interrupted or its creation went unanswered: it stays unfinished,
 // for Resume.
@@ -287,13 +288,17 @@ func refusal(err error) bool {
 	if errors.As(err, &me) {
 		return me.Problem != MediaUnreadable
 	}
-	return errors.Is(err, ErrMediaInvalid) || errors.Is(err, ErrMediaTimeout) || errors.Is(err, ErrIssuerRejected)
+	return errors.Is(err, ErrMediaInvalid) || errors.Is(err, ErrMediaTimeout) || errors.Is(err, ErrIssuerRejected) ||
+		errors.Is(err, ErrIssuerRefused)
 }
 
 // failureKind names a failure for the record.
 func failureKind(err error) string {
 	var me *MediaError
+	var refused *IssuerRefusal
 	switch {
+	case errors.As(err, &me) && me.Problem == MediaChanged:
+		return fmt.Sprintf("file %d changed while it was uploading", me.Index+1)
 	case errors.As(err, &me):
 		return fmt.Sprintf("file %d: problem %d", me.Index+1, me.Problem)
 	case errors.Is(err, ErrMediaInvalid):
@@ -302,6 +307,10 @@ func failureKind(err error) string {
 		return "media still processing at the deadline"
 	case errors.Is(err, ErrIssuerRejected):
 		return "credentials refused"
+	case errors.As(err, &refused) && refused.Moments:
+		return fmt.Sprintf("refused by Moments (status %d)", refused.Status)
+	case errors.As(err, &refused):
+		return fmt.Sprintf("refused by the issuing service (status %d)", refused.Status)
 	case errors.Is(err, ErrIssuerUnavailable):
 		return "issuing service unavailable"
 	}
@@ -326,10 +335,13 @@ func (s *MomentService) upload(ctx context.Context, o MediaOpener, f MomentFile,
 	r.head.Write(sizePrefix(f.Bytes))
 	r.report(0)
 	key, err := s.issuer.UploadMedia(ctx, r, f.Bytes, f.Sniffed)
-	if r.err != nil {
+	switch {
+	case r.err != nil:
 		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaUnreadable, Err: r.err}
-	}
-	if err != nil {
+	case errors.Is(err, ErrMediaChanged):
+		// The platform handed over more or fewer bytes than were checked.
+		return f, &MediaError{Index: i, Name: f.Name, Problem: MediaChanged, Err: err}
+	case err != nil:
 		return f, err
 	}
 	if hex.EncodeToString(r.head.Sum(nil)) != f.HeadHash {

@@ -163,7 +163,9 @@ type MomentIssuer interface {
 	DropName(ctx context.Context, dropID int64) (string, error)
 	// UploadMedia streams size bytes of r, of MIME type contentType, to a
 	// signed upload address, and returns the media key. Errors:
-	// ErrIssuerUnavailable, ErrIssuerRejected, or r's own error.
+	// ErrMediaChanged when r held more or fewer than size bytes,
+	// ErrIssuerRefused, ErrIssuerUnavailable, ErrIssuerRejected, or r's
+	// own error.
 	UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error)
 	// WaitForMedia waits until the uploaded file is processed and returns
 	// where it can be seen. Errors: ErrMediaInvalid when the service
@@ -172,7 +174,8 @@ type MomentIssuer interface {
 	WaitForMedia(ctx context.Context, key string, size int64) (MomentMediaView, error)
 	// CreateMoment publishes the Moment and returns its id. Errors:
 	// ErrMediaInvalid (the service's 409: a key attached already or not
-	// processed), ErrIssuerUnavailable, ErrIssuerRejected.
+	// processed), ErrIssuerRefused (another 4xx, an *IssuerRefusal),
+	// ErrIssuerUnavailable, ErrIssuerRejected.
 	CreateMoment(ctx context.Context, m NewMoment) (string, error)
 	// Moments lists published Moments, newest first.
 	Moments(ctx context.Context, q MomentQuery) ([]MomentView, error)

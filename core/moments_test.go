@@ -70,6 +70,8 @@ type momentIssuer struct {
 	onUpload func()
 	onWait   func()
 	refuse   bool
+	// createErr, when set, is CreateMoment's answer.
+	createErr error
 }
 
 func newMomentIssuer() *momentIssuer {
@@ -95,7 +97,7 @@ func (m *momentIssuer) UploadMedia(_ context.Context, r io.Reader, size int64, _
 		return "", err
 	}
 	if int64(len(b)) != size {
-		return "", fmt.Errorf("upload: %d bytes, want %d", len(b), size)
+		return "", fmt.Errorf("upload: %d bytes, want %d: %w", len(b), size, core.ErrMediaChanged)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -117,6 +119,9 @@ func (m *momentIssuer) WaitForMedia(_ context.Context, key string, _ int64) (cor
 func (m *momentIssuer) CreateMoment(_ context.Context, in core.NewMoment) (string, error) {
 	if m.refuse {
 		return "", core.ErrMediaInvalid
+	}
+	if m.createErr != nil {
+		return "", m.createErr
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

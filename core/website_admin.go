@@ -74,9 +74,9 @@ func validWebsiteName(name string) bool {
 // *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrDeliveryExists (the drop
 // mints through its delivery), ErrInvalidWebsiteName (a name that
 // cannot be a path segment), ErrInvalidTopUp (a count outside 1 to
-// MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWrongEditCode,
-// ErrMethodUnavailable, and the issuer's ErrIssuerUnavailable or
-// ErrIssuerRejected.
+// MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWebsiteExists,
+// ErrClaimNameTaken, ErrWrongEditCode, ErrMethodUnavailable, and the
+// issuer's ErrIssuerRefused, ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Place, r WebsiteRequest) (Drop, error) {
 	d, err := s.placeDrop(ctx, p, r.EventID, false)
 	if err != nil {

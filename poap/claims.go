@@ -249,6 +249,7 @@ func (c *Client) MintWithSecret(ctx context.Context, in MintInput, secret core.S
 		op: wire.OpMint, method: http.MethodPost, path: "/actions/claim-qr",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
 		idempotent: false, // a blind retry could mint twice; callers reconcile with ClaimStatus
+		secrets:    []string{payload.Secret},
 	}
 	if err := c.do(ctx, r, &res); err != nil {
 		return MintResult{}, err

@@ -164,7 +164,8 @@ func (c *Client) CreateDelivery(ctx context.Context, in DeliveryInput) (Delivery
 		return Delivery{}, err
 	}
 	var d Delivery
-	r := request{op: wire.OpCreateDelivery, method: http.MethodPost, path: "/deliveries", body: body, contentType: "application/json"}
+	r := request{op: wire.OpCreateDelivery, method: http.MethodPost, path: "/deliveries", body: body, contentType: "application/json",
+		secrets: codes}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Delivery{}, c.slugRefusal(ctx, err, in.Slug)
 	}

@@ -96,7 +96,8 @@ func (c *Client) EditDrop(ctx context.Context, fancyID string, in DropEdit) erro
 		return fieldError(op, "body", "%v", err)
 	}
 	r := request{op: op, method: http.MethodPut, path: "/events/" + pathSegment(fancyID),
-		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
+		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true,
+		secrets: []string{in.EditCode.Reveal()}}
 	return c.do(ctx, r, nil)
 }
 

@@ -94,7 +94,8 @@ func (c *Client) CreateDrop(ctx context.Context, in DropInput) (Drop, error) {
 	}
 	var d Drop
 	r := request{op: wire.OpCreateDrop, method: http.MethodPost, path: "/events",
-		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true}
+		body: body.reader, contentLength: body.size, contentType: contentType, emptyOK: true,
+		secrets: []string{in.EditCode.Reveal()}}
 	if err := c.do(ctx, r, &d); err != nil {
 		return Drop{}, err
 	}

@@ -125,9 +125,10 @@ func (d DropIssuer) PendingMintLinkRequests(ctx context.Context, eventID int64) 
 // sentinels, keeping the original reachable: the refusals each have their
 // own (a pending request is core.ErrTopUpPending), an unknown drop (or an
 // id below 1) is core.ErrUnknownEvent, a refused key is
-// core.ErrIssuerRejected, a cancelled ctx stays context.Canceled only, and
-// every other failure (rate limiting, 5xx, timeouts, lost answers, unknown
-// answers) is core.ErrIssuerUnavailable. A call that never reached the
+// core.ErrIssuerRejected, a cancelled ctx stays context.Canceled only, any
+// other 4xx refusal a *core.IssuerRefusal (core.ErrIssuerRefused), a 429
+// a *core.BusyError, and every other failure (rate limiting, 5xx,
+// timeouts, lost answers, unknown answers) is core.ErrIssuerUnavailable. A call that never reached the
 // service (ErrNotSent) also matches core.ErrNotSent.
 func coreError(err error) error {
 	translated := coreSentinel(err)
@@ -160,9 +161,23 @@ func coreSentinel(err error) error {
 	case (errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalidInput)) && !isClaimOp(err):
 		target = core.ErrUnknownEvent
 	default:
-		target = core.ErrIssuerUnavailable
+		return otherError(err)
 	}
 	return fmt.Errorf("%w: %w", target, err)
+}
+
+// otherError translates a failure no sentinel of the caller's names: a
+// refusal (see refusal) is a *core.IssuerRefusal, a 429 a *core.BusyError
+// that also matches core.ErrIssuerUnavailable (the service may take the
+// same request in a moment), and the rest core.ErrIssuerUnavailable.
+func otherError(err error) error {
+	if r := refusal(err); r != nil {
+		return fmt.Errorf("%w: %w", r, err)
+	}
+	if errors.Is(err, ErrRateLimited) {
+		return fmt.Errorf("%w: %w", core.ErrIssuerUnavailable, busyError(err))
+	}
+	return fmt.Errorf("%w: %w", core.ErrIssuerUnavailable, err)
 }
 
 // isClaimOp reports whether err comes from a mint link operation, whose

@@ -33,8 +33,11 @@ func (d DropIssuer) Website(ctx context.Context, name string) (core.WebsiteStatu
 
 // RequestWebsite asks for a website claim (POST /secret-requests, type
 // website). Errors: core.ErrWebsitePending when a website request of the
-// drop is pending review, core.ErrWrongEditCode, core.ErrInvalidWindow for
-// a window the client cannot send, and those of coreError.
+// drop is pending review, a *core.WebsiteExistsError when the drop has a
+// website claim (also when the name asked for is the drop's own claim),
+// core.ErrClaimNameTaken when another claim has the name,
+// core.ErrWrongEditCode, core.ErrInvalidWindow for a window the client
+// cannot send, and those of coreError.
 func (d DropIssuer) RequestWebsite(ctx context.Context, r core.WebsiteRequest) error {
 	_, err := d.c.CreateSecretRequest(ctx, SecretRequest{
 		EventID: r.EventID, EditCode: r.EditCode, ClaimName: r.Name, Type: SecretTypeWebsite,
@@ -48,8 +51,22 @@ func (d DropIssuer) RequestWebsite(ctx context.Context, r core.WebsiteRequest) e
 		return fmt.Errorf("%w: %w", core.ErrWebsitePending, err)
 	case errors.As(err, &field) && (field.Field == "from" || field.Field == "to"):
 		return fmt.Errorf("%w: %w", core.ErrInvalidWindow, err)
+	case errors.Is(err, ErrSecretExists):
+		return fmt.Errorf("%w: %w", &core.WebsiteExistsError{Name: quotedName(err)}, err)
+	case errors.Is(err, ErrClaimNameTaken):
+		return d.nameTaken(ctx, r, err)
 	}
 	return coreError(err)
+}
+
+// nameTaken is the refusal err of the website claim name r.Name: the
+// drop's own claim, as a *core.WebsiteExistsError, when GET /secret/{name}
+// says the claim is r.EventID's, else core.ErrClaimNameTaken.
+func (d DropIssuer) nameTaken(ctx context.Context, r core.WebsiteRequest, err error) error {
+	if s, serr := d.c.Secret(ctx, r.Name); serr == nil && s.EventID == r.EventID {
+		return fmt.Errorf("%w: %w", &core.WebsiteExistsError{Name: r.Name}, err)
+	}
+	return fmt.Errorf("%w: %w", core.ErrClaimNameTaken, err)
 }
 
 // PendingWebsiteRequests counts the drop's website requests under review

@@ -94,6 +94,20 @@ var (
 	// "already exists" or "in use", or one that means nothing else while
 	// GET /delivery/slug/{slug} finds a delivery (see CreateDelivery).
 	ErrSlugTaken = errors.New("delivery slug taken")
+	// ErrSecretExists means POST /secret-requests refused a request
+	// because the drop has a claim of that type (website, word) already:
+	// a 400 or 409 saying the drop "already has" one. The service
+	// documents neither the code nor the words; those are the sandbox's
+	// and their likely variants (see secretRefusal).
+	ErrSecretExists = errors.New("the drop has a claim of that type already")
+	// ErrClaimNameTaken means POST or PUT /secret-requests refused a
+	// claim name another claim has: a 400 or 409 whose message names the
+	// claim name and says it is "already taken", "already exists" or "in
+	// use".
+	ErrClaimNameTaken = errors.New("claim name taken")
+	// ErrMediaChanged means an upload's reader held fewer or more bytes
+	// than the size given: the file changed while it was uploading.
+	ErrMediaChanged = errors.New("media changed while uploading")
 )
 
 // addressOperations are the operations whose only input the service can
@@ -133,7 +147,8 @@ func (e *APIError) Error() string {
 // Is reports whether e matches target: ErrNotFound for 404, ErrUnauthorized
 // for 401 and 403, ErrRateLimited for 429, ErrUnavailable for 5xx, for a
 // 400 the one sentinel its message or code means (see badRequest), and
-// ErrSlugTaken for a 409 of POST /deliveries that says so.
+// ErrSlugTaken for a 409 of POST /deliveries, ErrSecretExists and
+// ErrClaimNameTaken for a 409 of /secret-requests, that say so.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
@@ -146,6 +161,8 @@ func (e *APIError) Is(target error) bool {
 		return e.Status >= 500
 	case ErrSlugTaken:
 		return e.badRequest() == target || e.Status == http.StatusConflict && e.slugTaken()
+	case ErrSecretExists, ErrClaimNameTaken:
+		return (e.Status == http.StatusBadRequest || e.Status == http.StatusConflict) && e.secretRefusal() == target
 	case ErrInvalidAddress, ErrInvalidEditCode, ErrQRClaimed, ErrQRExpired,
 		ErrAlreadyMinted, ErrLimitExceeded, ErrEventExpired, ErrNotListed:
 		return e.badRequest() == target
@@ -174,6 +191,8 @@ func (e *APIError) badRequest() error {
 		return ErrNotListed
 	case e.slugTaken():
 		return ErrSlugTaken
+	case e.secretRefusal() != nil:
+		return e.secretRefusal()
 	case e.mentions("INVALID_SECRET_CODE") || e.mentions("SECRET_CODE_MISSING") ||
 		strings.Contains(msg, "invalid edit code") || strings.Contains(msg, "invalid secret code"):
 		return ErrInvalidEditCode
@@ -265,9 +284,10 @@ func (b errorJSON) message() string {
 	return b.Errors[0].Message
 }
 
-// apiError builds the APIError for a non-2xx response. The key is blanked
-// out of the message first, in case a server echoes the request back.
-func (c *Client) apiError(op string, res transport.Response) *APIError {
+// apiError builds the APIError for a non-2xx response. The key and the
+// request's secrets are blanked out of the message first, in case a server
+// echoes the request back.
+func (c *Client) apiError(op string, res transport.Response, secrets []string) *APIError {
 	e := &APIError{
 		Operation:  op,
 		Status:     res.Status,
@@ -281,7 +301,13 @@ func (c *Client) apiError(op string, res transport.Response) *APIError {
 		e.Message = transport.BodyText(res.Body)
 	}
 	if !c.key.IsZero() {
-		e.Message = strings.ReplaceAll(e.Message, c.key.Reveal(), "[redacted]")
+		secrets = append(secrets, c.key.Reveal())
+	}
+	for _, s := range secrets {
+		if s = strings.TrimSpace(s); s != "" {
+			e.Message = strings.ReplaceAll(e.Message, s, "[redacted]")
+			e.Code = strings.ReplaceAll(e.Code, s, "[redacted]")
+		}
 	}
 	e.Code = transport.Truncate(e.Code, transport.MaxMessage)
 	e.Message = transport.Truncate(e.Message, transport.MaxMessage)

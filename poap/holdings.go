@@ -42,7 +42,8 @@ func holding(t Token) core.Holding {
 }
 
 // issuerError translates a client error into the core's sentinels, keeping
-// the original reachable.
+// the original reachable: a refused address is core.ErrInvalidWallet, a
+// refused key core.ErrIssuerRejected, the rest as otherError says.
 func issuerError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -52,5 +53,5 @@ func issuerError(err error) error {
 	case errors.Is(err, ErrUnauthorized):
 		return fmt.Errorf("%w: %w", core.ErrIssuerRejected, err)
 	}
-	return fmt.Errorf("%w: %w", core.ErrIssuerUnavailable, err)
+	return otherError(err)
 }

@@ -50,7 +50,7 @@ func TestClient_Holdings_Errors(t *testing.T) {
 		{"ErrInvalidWallet", 400, "error_400.json", core.ErrInvalidWallet, poap.ErrInvalidAddress},
 		{"RateLimited", 429, "error_429.json", core.ErrIssuerUnavailable, poap.ErrRateLimited},
 		{"ServerError", 502, "error_502.txt", core.ErrIssuerUnavailable, poap.ErrUnavailable},
-		{"Unexpected404", 404, "error_404.json", core.ErrIssuerUnavailable, poap.ErrNotFound},
+		{"Unexpected404", 404, "error_404.json", core.ErrIssuerRefused, poap.ErrNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,8 +104,9 @@ func (m mediaJSON) media() Media {
 //
 // Errors: ErrMediaInvalid for a size under one byte or no content type,
 // ErrUnauthorized when no token is configured or it is refused,
-// ErrRateLimited, ErrUnavailable for failures and timeouts, a plain error
-// when r holds fewer or more than size bytes or no MomentsURL is configured;
+// ErrRateLimited, ErrUnavailable for failures and timeouts, ErrMediaChanged
+// when r holds fewer or more than size bytes, a plain error when no
+// MomentsURL is configured;
 // answers from the service come as *APIError.
 func (c *Client) UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error) {
 	if size <= 0 {
@@ -173,9 +174,9 @@ func (c *Client) putMedia(ctx context.Context, target string, r io.Reader, size 
 	err := c.do(ctx, req, nil)
 	switch check.state.Load() {
 	case sizeShort:
-		return fmt.Errorf("poap: %s: the reader ended before %d bytes", wire.OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: %w: the reader ended before %d bytes", wire.OpMediaUpload, ErrMediaChanged, size)
 	case sizeLong:
-		return fmt.Errorf("poap: %s: the reader holds more than %d bytes", wire.OpMediaUpload, size)
+		return fmt.Errorf("poap: %s: %w: the reader holds more than %d bytes", wire.OpMediaUpload, ErrMediaChanged, size)
 	}
 	return err
 }

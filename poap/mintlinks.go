@@ -45,6 +45,7 @@ func (c *Client) MintLinks(ctx context.Context, eventID int64, editCode core.Sec
 		body:        body,
 		contentType: "application/json",
 		idempotent:  true, // a read sent as POST to keep the code out of the URL
+		secrets:     []string{editCode.Reveal()},
 	}
 	if err := c.do(ctx, r, &links); err != nil {
 		return nil, err
@@ -85,6 +86,7 @@ func (c *Client) ValidateEditCode(ctx context.Context, eventID int64, code core.
 		body:        body,
 		contentType: "application/json",
 		idempotent:  true, // a read sent as POST
+		secrets:     []string{code.Reveal()},
 	}
 	err = c.do(ctx, r, &out)
 	var apiErr *APIError

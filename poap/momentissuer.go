@@ -50,7 +50,8 @@ func (m MomentIssuer) DropName(ctx context.Context, dropID int64) (string, error
 }
 
 // UploadMedia is Client.UploadMedia: a signed address, then the file
-// streamed to it with PUT. Errors: core.ErrIssuerRejected,
+// streamed to it with PUT. Errors: core.ErrMediaChanged when r held more
+// or fewer than size bytes, core.ErrIssuerRejected, core.ErrIssuerRefused,
 // core.ErrIssuerUnavailable; r's own read error is kept reachable.
 func (m MomentIssuer) UploadMedia(ctx context.Context, r io.Reader, size int64, contentType string) (string, error) {
 	key, err := m.c.UploadMedia(ctx, r, size, contentType)
@@ -121,6 +122,8 @@ func momentError(err error) error {
 		return fmt.Errorf("%w: %w", core.ErrMediaInvalid, err)
 	case errors.Is(err, ErrMediaTimeout):
 		return fmt.Errorf("%w: %w", core.ErrMediaTimeout, err)
+	case errors.Is(err, ErrMediaChanged):
+		return fmt.Errorf("%w: %w", core.ErrMediaChanged, err)
 	}
 	return issuerError(err)
 }

@@ -75,6 +75,7 @@ func (c *Client) MintingConfig(ctx context.Context, dropID int64, editCode core.
 	r := request{
 		op: op, method: http.MethodPost, path: mintingConfigPath(dropID), body: body, contentType: "application/json",
 		idempotent: true, // a read sent as POST
+		secrets:    []string{editCode.Reveal()},
 	}
 	if err := c.do(ctx, r, &cfg); err != nil {
 		return MintingConfig{}, err
@@ -108,7 +109,7 @@ func (c *Client) SetMintingNetwork(ctx context.Context, dropID int64, editCode c
 	}
 	var cfg MintingConfig
 	r := request{op: op, method: http.MethodPatch, path: mintingConfigPath(dropID), body: body,
-		contentType: "application/json", emptyOK: true}
+		contentType: "application/json", emptyOK: true, secrets: []string{editCode.Reveal()}}
 	if err := c.do(ctx, r, &cfg); err != nil {
 		return MintingConfig{}, err
 	}

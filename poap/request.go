@@ -72,6 +72,10 @@ type request struct {
 	// is for the answers that grow with the data, and bounds what it
 	// keeps itself. It runs again on each attempt, so it starts afresh.
 	stream func(io.Reader) error
+	// secrets are the secrets the request carries in its body or query
+	// (edit codes): blanked out of the service's answer to it, in case
+	// the service quotes them back.
+	secrets []string
 }
 
 // jsonBody returns a request body that encodes v as JSON.
@@ -197,7 +201,7 @@ func (c *Client) send(ctx context.Context, r request, token core.Secret) outcome
 	}
 	c.observe(ctx, r.op, strconv.Itoa(res.Status), time.Since(start))
 	if res.Status < 200 || res.Status > 299 {
-		return outcome{res: res, err: c.apiError(r.op, res), transient: retryable(res.Status)}
+		return outcome{res: res, err: c.apiError(r.op, res, r.secrets), transient: retryable(res.Status)}
 	}
 	return outcome{res: res}
 }

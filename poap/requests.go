@@ -69,6 +69,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 	r := request{
 		op: wire.OpRequestMintLinks, method: http.MethodPost, path: "/redeem-requests",
 		access: keyAndBearer, audience: c.audience, body: body, contentType: "application/json",
+		secrets: []string{in.EditCode.Reveal()},
 	}
 	if err := c.do(ctx, r, &id); err != nil {
 		return "", c.pendingRefusal(ctx, err, in.EventID, in.Type)
@@ -83,7 +84,7 @@ func (c *Client) RequestMintLinks(ctx context.Context, in RedeemRequest) (string
 // it fails, err is returned as it is.
 func (c *Client) pendingRefusal(ctx context.Context, err error, eventID int64, redeemType string) error {
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.badRequest() != nil ||
+	if !errors.As(err, &apiErr) || apiErr.badRequest() != nil || apiErr.secretRefusal() != nil ||
 		apiErr.Status != http.StatusBadRequest && apiErr.Status != http.StatusConflict {
 		return err
 	}

@@ -82,7 +82,8 @@ func (c *Client) CreateSecretRequest(ctx context.Context, in SecretRequest) (str
 		return "", err
 	}
 	var id idJSON
-	r := request{op: op, method: http.MethodPost, path: "/secret-requests", body: body, contentType: "application/json"}
+	r := request{op: op, method: http.MethodPost, path: "/secret-requests", body: body, contentType: "application/json",
+		secrets: []string{in.EditCode.Reveal()}}
 	if err := c.do(ctx, r, &id); err != nil {
 		return "", c.pendingRefusal(ctx, err, in.EventID, in.redeemType())
 	}
@@ -120,7 +121,8 @@ func (c *Client) EditSecretRequest(ctx context.Context, in SecretRequest, active
 	if err != nil {
 		return err
 	}
-	r := request{op: op, method: http.MethodPut, path: "/secret-requests", body: body, contentType: "application/json", emptyOK: true}
+	r := request{op: op, method: http.MethodPut, path: "/secret-requests", body: body, contentType: "application/json", emptyOK: true,
+		secrets: []string{in.EditCode.Reveal()}}
 	return c.do(ctx, r, nil)
 }
 

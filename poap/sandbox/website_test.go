@@ -101,7 +101,7 @@ func TestSecretRequests(t *testing.T) {
 		{"BadType", map[string]any{"secret_type": "email"}, "secret_type must be website or word"},
 		{"WrongCode", map[string]any{"secret_code": "111111"}, "Invalid edit code"},
 		{"Timezone", map[string]any{"timezone": 13}, "timezone must be an offset in hours from -12 to 12"},
-		{"SecondWord", map[string]any{}, "the drop already has a word claim; change it with PUT /secret-requests"},
+		{"SecondWord", map[string]any{}, `the drop already has a word claim "hidden-word"; change it with PUT /secret-requests`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
