@@ -87,10 +87,11 @@ func mustMint(t *testing.T, db *DB, dropID, userID int64, wallet string, at time
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.BeginMint(t.Context(), l.ID, wallet, at); err != nil {
+	begun, err := db.BeginMint(t.Context(), l.ID, wallet, at)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishMint(t.Context(), l.ID, core.MintLinkMinted, "tx-1", at); err != nil {
+	if _, err := db.FinishMint(t.Context(), l.ID, begun.Attempt, core.MintLinkMinted, "tx-1", at); err != nil {
 		t.Fatal(err)
 	}
 	return l
