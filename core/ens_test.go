@@ -6,9 +6,13 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // ensVector is one of ENSIP-15's validation vectors: a name, and either
@@ -148,4 +152,49 @@ func TestParseWallet_ENSReasons(t *testing.T) {
 			t.Errorf("ParseWallet(%+q) error = %v, want a *WalletError with reason %q", tt.in, err, tt.want)
 		}
 	}
+}
+
+// TestWalletService_Unlink_EarlierRules: a name linked before ENSIP-15
+// (stored as the earlier rules left it) is unlinked by the name /wallet
+// shows, whether ENSIP-15 now refuses it or maps it to another name; a
+// name that is neither linked nor valid is still refused with its reason.
+func TestWalletService_Unlink_EarlierRules(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := core.NewWalletService(core.WalletServiceDeps{Members: db, Wallets: db, BotName: "Test bot",
+			Clock: coretest.NewClock(time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustLink(t, s, alice, "alice.eth")
+		user, err := db.FindUser(t.Context(), alice.Platform, alice.ExternalID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, old := range []string{"vıtalik.eth", "a–b.eth"} {
+			if _, err := db.AddWallet(t.Context(), core.Wallet{UserID: user.ID, Kind: core.KindENS, Value: old}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = s.Unlink(t.Context(), alice, "vıtalik2.eth")
+		var werr *core.WalletError
+		if !errors.As(err, &werr) {
+			t.Errorf("Unlink(vıtalik2.eth) = %v, want a *WalletError", err)
+		}
+		for _, old := range []string{"vıtalik.eth", " a–b.eth "} {
+			u, err := s.Unlink(t.Context(), alice, old)
+			if err != nil || len(u.Removed) != 1 || u.Removed[0].Value != strings.TrimSpace(old) {
+				t.Errorf("Unlink(%q) = %+v, %v, want it removed", old, u, err)
+			}
+		}
+		ws, err := s.Wallets(t.Context(), alice)
+		if err != nil || len(ws) != 1 || ws[0].Value != "alice.eth" {
+			t.Errorf("Wallets() = %+v, %v, want alice.eth alone", ws, err)
+		}
+	})
 }
