@@ -35,7 +35,7 @@ func TestBot_Link_Refusals(t *testing.T) {
 		{"BadChecksum", line("/link 0x29C76e6aD8f28BB1004902578Fb108c507Be341B"), "checksum (EIP-55) does not match"},
 		{"ShortAddress", line("/link 0x29c76e6ad8f28bb1004902578fb108c507be34"), "40 hex digits after 0x, this one has 38"},
 		{"NonHexAddress", line("/link 0x29c76e6ad8f28bb1004902578fb108c507be341g"), "only the hex digits 0-9 and a-f"},
-		{"BadENS", line("/link -alice.eth"), "does not start or end with a hyphen"},
+		{"BadENS", line("/link vіtalik.eth"), "the name mixes Latin and Cyrillic (U+0456), as look-alike names do"},
 		{"BadEmail", line("/link alice@example"), "e-mail domain needs a dot"},
 		{"MalformedSignature", func(t *testing.T, e *linkEnv, who string) string {
 			e.as(t, who, "/link "+testAddress)
@@ -163,7 +163,8 @@ func TestBot_Link_ENS(t *testing.T) {
 
 // TestBot_Link_Exact: what a member sees of a wallet is exactly what is
 // stored, markup characters included, on the console and in Telegram's
-// rendering alike; look-alike ENS names are refused.
+// rendering alike; an ENS name is shown normalised, as stored, without the
+// invisible characters ENSIP-15 drops.
 func TestBot_Link_Exact(t *testing.T) {
 	t.Parallel()
 	eachLinkEnv(t, Options{}, func(t *testing.T, e *linkEnv) {
@@ -174,8 +175,9 @@ func TestBot_Link_Exact(t *testing.T) {
 		if got := PlainText(e.as(t, "alice", "/wallet").Text); !strings.Contains(got, "`id`@x.org") {
 			t.Errorf("/wallet shows %q, want the address with its backquotes", got)
 		}
-		wantText(t, e.as(t, "bob", "/link vitalik\u200b.eth"), "an ENS name has no invisible characters, and this one has U+200B")
+		wantText(t, e.as(t, "bob", "/link vitalik\u200b.eth"), "`vitalik.eth`")
 		wantText(t, e.as(t, "bob", "/link ｖｉｔａｌｉｋ.eth"), "`vitalik.eth`")
+		wantText(t, e.as(t, "bob", "/wallet"), "1. `vitalik.eth` — primary")
 	})
 }
 

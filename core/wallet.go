@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/sha3"
-	"golang.org/x/net/idna"
 )
 
 // WalletKind says what a linked wallet identifier is.
@@ -25,7 +24,8 @@ const (
 )
 
 // Wallet is a wallet identifier linked to a user. Value is canonical: a
-// lower-case 0x address, a lower-case ENS name or a lower-case e-mail.
+// lower-case 0x address, an ENS name normalised by ENSIP-15 (see parseENS)
+// or a lower-case e-mail.
 // Address is the 0x address proven by signature (for an ENS name, the
 // recovered address); it is empty until verified, and for e-mails.
 type Wallet struct {
@@ -43,35 +43,44 @@ type Wallet struct {
 // Verified reports whether ownership of the wallet was proven by signature.
 func (w Wallet) Verified() bool { return w.VerifiedAt != nil }
 
-// ParseWallet reads a wallet identifier typed by a member: a 0x address
-// (mixed case must carry a valid EIP-55 checksum), an ENS name or an e-mail
-// address. It returns the kind and the canonical, lower-case value, or a
-// *WalletError (matching ErrInvalidWallet) that says what is wrong.
+// ParseWallet reads a wallet identifier typed by a member, white space
+// around it trimmed: a 0x address (42 characters; mixed case must carry a
+// valid EIP-55 checksum), an e-mail address (it has an @), or an ENS name
+// (anything else with a dot, 0x.eth included), normalised by ENSIP-15. It
+// returns the kind and the canonical value (a lower-case address or
+// e-mail, a normalised name), or a *WalletError (matching ErrInvalidWallet)
+// that says what is wrong.
 func ParseWallet(input string) (WalletKind, string, error) {
 	s := strings.TrimSpace(input)
 	switch {
 	case s == "":
 		return "", "", &WalletError{Input: input, Reason: "it is empty"}
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		addr, err := ParseAddress(s)
-		if err != nil {
-			return "", "", err
-		}
-		return KindAddress, addr, nil
+	case addressShaped(s):
+		return parseAs(KindAddress, ParseAddress, s)
 	case strings.Contains(s, "@"):
-		email, err := parseEmail(s)
-		if err != nil {
-			return "", "", err
-		}
-		return KindEmail, email, nil
-	case strings.ContainsAny(s, ensDots):
-		name, err := parseENS(s)
-		if err != nil {
-			return "", "", err
-		}
-		return KindENS, name, nil
+		return parseAs(KindEmail, parseEmail, s)
+	case strings.ContainsAny(s, ensStops):
+		return parseAs(KindENS, parseENS, s)
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		// Without a dot, 0x... can only be an address: say what is wrong with it.
+		return parseAs(KindAddress, ParseAddress, s)
 	}
 	return "", "", &WalletError{Input: input, Reason: "it is not a 0x address, an ENS name (like name.eth) or an e-mail address"}
+}
+
+// addressShaped reports whether s has the shape of a 0x address: 0x and 40
+// more characters. Such a string is read as an address even with a dot in
+// it, so that a mistyped address is refused rather than linked as a name.
+func addressShaped(s string) bool {
+	return len(s) == 42 && (s[:2] == "0x" || s[:2] == "0X")
+}
+
+func parseAs(kind WalletKind, parse func(string) (string, error), s string) (WalletKind, string, error) {
+	value, err := parse(s)
+	if err != nil {
+		return "", "", err
+	}
+	return kind, value, nil
 }
 
 // ParseAddress checks a 0x address and returns it in lower case. An address
@@ -119,113 +128,6 @@ func checksum(lower string) string {
 		}
 	}
 	return string(out)
-}
-
-// ensProfile normalises ENS names as UTS #46 does, which ENSIP-15 builds
-// on: case folded, full-width and compatibility forms mapped (ｖｉｔａｌｉｋ
-// is vitalik), NFC, the bidi rule and the joiner rules checked, labels with
-// hyphens in the third and fourth place refused.
-var ensProfile = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.BidiRule(),
-	idna.CheckJoiners(true), idna.CheckHyphens(true), idna.StrictDomainName(false))
-
-// ensDots are the full stops UTS #46 maps to ".": a name typed with one of
-// them is an ENS name too.
-const ensDots = ".\uFF0E\u3002\uFF61"
-
-// parseENS normalises an ENS name and checks it, or says why it is refused:
-// invisible characters (zero-width spaces and joiners, direction marks, the
-// soft hyphen) are refused rather than dropped, so that a name that reads
-// like another is never linked as a third; characters ENS does not allow,
-// empty parts, parts over 63 bytes, hyphens at the ends of a part, an
-// underscore anywhere but at the start of a part, ACE ("xn--") parts and a
-// name without a suffix are refused too. The name returned is the
-// normalised one, which is what is stored and shown.
-//
-// ENSIP-15 refines UTS #46 with its own tables (emoji sequences, whole-script
-// confusables); the maintained implementation of them for Go is not
-// available to this build, so emoji joined by U+200D and mixed-script
-// look-alikes that UTS #46 allows are not told apart here.
-func parseENS(s string) (string, error) {
-	if len(s) > 255 {
-		return "", &WalletError{Input: s, Reason: "an ENS name is at most 255 characters"}
-	}
-	for _, r := range s {
-		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
-			return "", &WalletError{Input: s, Reason: fmt.Sprintf("an ENS name has no invisible characters, and this one has U+%04X", r)}
-		}
-	}
-	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(ensDots, r) }) {
-		if err := checkHyphens(l); err != "" {
-			return "", &WalletError{Input: s, Reason: err}
-		}
-	}
-	name, err := ensProfile.ToUnicode(s)
-	if err != nil {
-		return "", &WalletError{Input: s, Reason: "this is not a valid ENS name: it has characters ENS does not allow"}
-	}
-	labels := strings.Split(name, ".")
-	for _, l := range labels {
-		if err := checkLabel(l); err != "" {
-			return "", &WalletError{Input: s, Reason: err}
-		}
-	}
-	if len(labels) < 2 {
-		return "", &WalletError{Input: s, Reason: "an ENS name ends in a suffix such as .eth"}
-	}
-	return name, nil
-}
-
-// checkHyphens says what is wrong with the hyphens of a label as typed,
-// before normalisation would refuse it with a less precise reason, or "".
-func checkHyphens(l string) string {
-	switch {
-	case strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-"):
-		return "a part of an ENS name does not start or end with a hyphen"
-	case len(l) >= 4 && l[2:4] == "--":
-		return "a part of an ENS name has no hyphens in its third and fourth place (as in xn--)"
-	}
-	return ""
-}
-
-// mixesScripts reports whether a label has letters of more than one of the
-// Latin, Cyrillic and Greek scripts, whose look-alike letters (a Cyrillic і
-// in vіtalik) make one name pass for another.
-func mixesScripts(l string) bool {
-	seen := 0
-	for i, script := range []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek} {
-		if strings.ContainsFunc(l, func(r rune) bool { return unicode.Is(script, r) }) {
-			seen |= 1 << i
-		}
-	}
-	return seen&(seen-1) != 0
-}
-
-// checkLabel says what is wrong with one normalised label of an ENS name,
-// or "".
-func checkLabel(l string) string {
-	switch {
-	case l == "":
-		return "an ENS name has no empty parts between dots"
-	case len(l) > 63:
-		return "each part of an ENS name is at most 63 characters"
-	case checkHyphens(l) != "":
-		return checkHyphens(l)
-	}
-	if mixesScripts(l) {
-		return "a part of an ENS name mixes Latin letters with Cyrillic or Greek ones, as look-alike names do"
-	}
-	lead := true
-	for _, r := range l {
-		switch {
-		case r == '_' && lead:
-			continue
-		case r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 0x7f && r != 0xfffd:
-			lead = false
-			continue
-		}
-		return "an ENS name has only letters, digits, hyphens and dots (and underscores at the start of a part)"
-	}
-	return ""
 }
 
 // MaxEmailLen is the longest e-mail address a member can link: the 254

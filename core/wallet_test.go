@@ -27,12 +27,26 @@ func TestParseWallet(t *testing.T) {
 		{"  0x27b1fdb04752bbc536007a920d24acb045561c26 ", core.KindAddress, "0x27b1fdb04752bbc536007a920d24acb045561c26"},
 		{"Vitalik.ETH", core.KindENS, "vitalik.eth"},
 		{"sub.name-1.eth", core.KindENS, "sub.name-1.eth"},
-		// Normalised as ENS does: full-width letters and stops, case.
+		// Normalised by ENSIP-15: full-width letters, case, the en dash,
+		// the capital sharp s; ignored characters dropped.
 		{"ｖｉｔａｌｉｋ.eth", core.KindENS, "vitalik.eth"},
-		{"Vitalik．ETH", core.KindENS, "vitalik.eth"},
+		{"a–b.eth", core.KindENS, "a-b.eth"},
+		{"STRAẞE.eth", core.KindENS, "straße.eth"},
+		{"vit\u00adalik.eth", core.KindENS, "vitalik.eth"},
+		{"\ufeffvitalik\u200b.eth", core.KindENS, "vitalik.eth"},
 		{"_dao.eth", core.KindENS, "_dao.eth"},
 		{"straße.eth", core.KindENS, "straße.eth"},
 		{"😀.eth", core.KindENS, "😀.eth"},
+		{"👨\u200d👩\u200d👧.eth", core.KindENS, "👨\u200d👩\u200d👧.eth"},
+		{"1️⃣2️⃣.eth", core.KindENS, "1⃣2⃣.eth"},
+		{"$.eth", core.KindENS, "$.eth"},
+		{"١٢٣.eth", core.KindENS, "١٢٣.eth"},
+		{"-alice.eth", core.KindENS, "-alice.eth"},
+		{strings.Repeat("a", 64) + ".eth", core.KindENS, strings.Repeat("a", 64) + ".eth"},
+		// 0x with a dot is a name unless it is 42 characters long.
+		{"0x.eth", core.KindENS, "0x.eth"},
+		{"0x-20.eth", core.KindENS, "0x-20.eth"},
+		{" 0X.ETH ", core.KindENS, "0x.eth"},
 		{"Alice@Example.org", core.KindEmail, "alice@example.org"},
 		{"a.b+poap@mail.example.co.uk", core.KindEmail, "a.b+poap@mail.example.co.uk"},
 	}
@@ -53,15 +67,18 @@ func TestParseWallet_Invalid(t *testing.T) {
 		"0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed00",
 		"vitalik",
 		"vitalik..eth",
-		"-bad.eth",
 		"bad_name.eth",
+		"0x5aaeb6053f3e94c9b9a09f33669435e7ef1b.eth", // 42 characters: a mistyped address
 		"alice@",
 		"alice@localhost",
 		"Alice <alice@example.org>",
-		// Look-alikes: invisible, direction-reversing, ACE and misplaced marks.
-		"vitalik\u200b.eth", "vit\u200dalik.eth", "vitalik\u00ad.eth", "\ufeffvitalik.eth",
+		// Look-alikes ENSIP-15 refuses: a dotless ı, small capitals, Braille,
+		// a joiner outside an emoji, direction-reversing marks, ACE labels,
+		// mixed scripts (a Cyrillic і, a Greek ο among Latin letters), a
+		// whole-script confusable (Cyrillic ѕсоре), a full-width stop.
+		"vıtalik.eth", "ᴠɪᴛᴀʟɪᴋ.eth", "⠧⠊⠞⠁⠇⠊⠅.eth", "vit\u200dalik.eth",
 		"vit\u202ealik.eth", "xn--80ak6aa92e.eth", "ab--c.eth", "a_b.eth",
-		"v\u0456talik.eth", "p\u03bfap.eth", // a Cyrillic і, a Greek ο among Latin letters
+		"v\u0456talik.eth", "p\u03bfap.eth", "ѕсоре.eth", "Vitalik．ETH",
 		strings.Repeat("a", 243) + "@example.org", // 255 octets: over SMTP's 254
 		"al\xffice@example.org",                   // not UTF-8
 		"\ufffd\ufffd@example.org",                // bytes that were not UTF-8, decoded from JSON
@@ -114,13 +131,16 @@ func TestSecret_RedactsInStructsAndLogs(t *testing.T) {
 
 // FuzzParseWallet: whatever is typed, ParseWallet does not panic, and what
 // it accepts is normalised: parsing the value again gives the same kind
-// and value, and it carries no invisible character.
+// and value, and it carries no control character and no invisible one but
+// those of emoji sequences in an ENS name (U+200D joining emoji, tag
+// characters spelling a subdivision flag).
 // go test -run '^$' -fuzz FuzzParseWallet -fuzztime 60s ./core/
 func FuzzParseWallet(f *testing.F) {
 	for _, s := range []string{
 		"vitalik.eth", "Vitalik.ETH", "ｖｉｔａｌｉｋ.eth", "vitalik\u200b.eth", "vit\u202ealik.eth", "_dao.eth",
 		"xn--80ak6aa92e.eth", "😀.eth", "straße.eth", "alice@example.org", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-		"0x12", "a@b", "", "a..b", "ﬀ.eth", "Ⅻ.eth", "a\u0301.eth",
+		"0x12", "a@b", "", "a..b", "ﬀ.eth", "Ⅻ.eth", "a\u0301.eth", "0x.eth", "👨\u200d👩\u200d👧.eth", "1️⃣.eth", "０x" + strings.Repeat("a", 36) + ".eth",
+		"ѕсоре.eth", "a\u0300\u0300.eth", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f.eth",
 	} {
 		f.Add(s)
 	}
@@ -133,7 +153,8 @@ func FuzzParseWallet(f *testing.F) {
 			return
 		}
 		for _, r := range value {
-			if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+			emoji := kind == core.KindENS && (r == 0x200d || r >= 0xe0020 && r <= 0xe007f)
+			if unicode.Is(unicode.Cf, r) && !emoji || unicode.IsControl(r) {
 				t.Fatalf("ParseWallet(%q) = %q, which has the invisible U+%04X", in, value, r)
 			}
 		}

@@ -248,7 +248,8 @@ func (s *WalletService) Wallets(ctx context.Context, m Member) ([]Wallet, error)
 // or all their wallets when wallet is empty or "all". When the primary
 // goes, the oldest remaining wallet becomes primary. Events learn of the
 // removal (gating re-evaluates the member there). Errors: *WalletError for
-// a malformed wallet, ErrNotLinked when the member has no wallet,
+// a malformed wallet (unless it is one the member linked as typed, under
+// earlier rules), ErrNotLinked when the member has no wallet,
 // ErrWalletNotLinked when they did not link that one.
 func (s *WalletService) Unlink(ctx context.Context, m Member, wallet string) (_ Unlinked, err error) {
 	defer func() {
@@ -256,22 +257,34 @@ func (s *WalletService) Unlink(ctx context.Context, m Member, wallet string) (_ 
 			s.count(ActWalletLink, m.Platform, OutcomeUnlinked)
 		}
 	}()
-	value := ""
+	value, typed := "", ""
+	var parseErr error
 	if w := strings.TrimSpace(wallet); w != "" && !strings.EqualFold(w, "all") {
-		var err error
-		if _, value, err = ParseWallet(w); err != nil {
-			return Unlinked{}, err
-		}
+		_, value, parseErr = ParseWallet(w)
+		typed = w
 	}
 	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
-	if errors.Is(err, ErrNotFound) {
+	switch {
+	case parseErr != nil && err == nil:
+		// Names linked under earlier rules are stored as they were then:
+		// one ENSIP-15 refuses is named as /wallet shows it.
+		value = typed
+	case parseErr != nil:
+		return Unlinked{}, parseErr
+	case errors.Is(err, ErrNotFound):
 		return Unlinked{}, ErrNotLinked
-	}
-	if err != nil {
+	case err != nil:
 		return Unlinked{}, wrap("unlink", err)
 	}
 	u, err := s.wallets.UnlinkWallets(ctx, user.ID, value)
+	if errors.Is(err, ErrNotFound) && typed != "" && typed != value {
+		// A name stored under earlier rules that ENSIP-15 now maps
+		// elsewhere (a–b.eth, kept with its en dash) is named as stored.
+		u, err = s.wallets.UnlinkWallets(ctx, user.ID, typed)
+	}
 	switch {
+	case errors.Is(err, ErrNotFound) && parseErr != nil:
+		return Unlinked{}, parseErr
 	case errors.Is(err, ErrNotFound) && value == "":
 		return Unlinked{}, ErrNotLinked
 	case errors.Is(err, ErrNotFound):
