@@ -119,6 +119,10 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	if word == "/help" {
 		reply.Text += "\n\nOn the console: " + "`/as NAME` acts as another member (`/as " + Owner + "` is the moderator), `/quit` leaves."
 	}
+	if reply.Post != nil {
+		c.publish(ctx, *reply.Post)
+		reply.Post = nil
+	}
 	c.render(reply)
 	return true
 }
@@ -151,14 +155,7 @@ func (c *Console) switchMember(name string) {
 func (c *Console) render(r bot.Reply) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", bot.PlainText(r.Text))
-	for _, btn := range r.Buttons {
-		switch {
-		case btn.URL != "":
-			fmt.Fprintf(&b, "  [%s] %s\n", btn.Label, btn.URL)
-		case btn.Command != "":
-			fmt.Fprintf(&b, "  [%s] type: %s\n", btn.Label, btn.Command)
-		}
-	}
+	writeButtons(&b, r.Buttons)
 	if r.File != nil {
 		name := filepath.Base(r.File.Name)
 		path, err := c.save(name, r.File.Data)
