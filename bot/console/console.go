@@ -184,6 +184,12 @@ func (c *Console) save(name string, data []byte) (string, error) {
 	return out.Name(), out.Close()
 }
 
+// Say prints a line of the program's own, such as where its log goes,
+// whole.
+func (c *Console) Say(line string) {
+	c.printf("%s\n", line)
+}
+
 func (c *Console) prompt() {
 	if c.interactive {
 		c.printf("%s> ", c.member)

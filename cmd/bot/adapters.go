@@ -54,6 +54,9 @@ func (m *Main) openAdapters() error {
 	c := m.Config
 	if m.Console {
 		m.console = console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
+		if m.LogNote != "" {
+			m.console.Say(m.LogNote)
+		}
 		m.gates.Attach(core.Console, m.console.Gates())
 		m.moments.Attach(core.Console, m.console.Media())
 		// The console prints its posts, and each change of their count.
