@@ -1,6 +1,7 @@
 // Package console is the terminal adapter: it reads command lines from
-// standard input and prints the bot's replies, acting as the member
-// "console" of the tenant "console", with moderator rights.
+// standard input and prints the bot's replies, and the posts it publishes
+// with each change of their count, acting as the member "console" of the
+// tenant "console", with moderator rights.
 package console
 
 import (
