@@ -19,9 +19,12 @@ import (
 // page.
 func openPage(t *testing.T, link string, form url.Values) (int, string) {
 	t.Helper()
-	resp, err := http.Get(link)
+	var resp *http.Response
+	var err error
 	if form != nil {
 		resp, err = http.PostForm(link, form)
+	} else {
+		resp, err = http.Get(link)
 	}
 	if err != nil {
 		t.Fatal(err)
