@@ -243,7 +243,7 @@ func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
 	return Reply{Personal: true, Text: s.String()}, nil
 }
 
-// dropInfo shows a drop's settings and stock.
+// dropInfo shows a drop's settings and what applies to its delivery.
 func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	id, err := requiredID(req, "drop")
 	if err != nil {
@@ -253,8 +253,19 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	return Reply{Personal: true, Text: dropInfoText(st), Image: st.Drop.ImageURL}, nil
+}
+
+// dropInfoText words a drop's settings and what applies to its delivery:
+// the mint links' stock where members get or are minted through links, the
+// website claim of a website drop, the delivery of a delivery drop.
+func dropInfoText(st core.DropStatus) string {
 	d := st.Drop
-	text := dropTitle(d) + "\n" + stockLine(st.Stock) + "\n" + settingsText(d, false)
+	text := dropTitle(d) + "\n"
+	if d.Delivery != core.DeliveryWebsite && d.Delivery != core.DeliveryList {
+		text += stockLine(st.Stock) + "\n"
+	}
+	text += settingsText(d, false)
 	if st.Website != nil {
 		text += "\n" + websiteText(d, *st.Website)
 	}
@@ -264,7 +275,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if d.RemovedAt != nil {
 		text += "\nStopped on " + when(*d.RemovedAt) + ": no more links are handed out."
 	}
-	return Reply{Personal: true, Text: text, Image: d.ImageURL}, nil
+	return text
 }
 
 // dropRefresh re-imports a drop's links.

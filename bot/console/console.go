@@ -1,6 +1,7 @@
 // Package console is the terminal adapter: it reads command lines from
-// standard input and prints the bot's replies, acting as the member
-// "console" of the tenant "console", with moderator rights.
+// standard input and prints the bot's replies, and the posts it publishes
+// with each change of their count, acting as the member "console" of the
+// tenant "console", with moderator rights.
 package console
 
 import (
@@ -119,6 +120,10 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	if word == "/help" {
 		reply.Text += "\n\nOn the console: " + "`/as NAME` acts as another member (`/as " + Owner + "` is the moderator), `/quit` leaves."
 	}
+	if reply.Post != nil {
+		c.publish(ctx, *reply.Post)
+		reply.Post = nil
+	}
 	c.render(reply)
 	return true
 }
@@ -151,14 +156,7 @@ func (c *Console) switchMember(name string) {
 func (c *Console) render(r bot.Reply) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", bot.PlainText(r.Text))
-	for _, btn := range r.Buttons {
-		switch {
-		case btn.URL != "":
-			fmt.Fprintf(&b, "  [%s] %s\n", btn.Label, btn.URL)
-		case btn.Command != "":
-			fmt.Fprintf(&b, "  [%s] type: %s\n", btn.Label, btn.Command)
-		}
-	}
+	writeButtons(&b, r.Buttons)
 	if r.File != nil {
 		name := filepath.Base(r.File.Name)
 		path, err := c.save(name, r.File.Data)
@@ -185,6 +183,12 @@ func (c *Console) save(name string, data []byte) (string, error) {
 		return "", err
 	}
 	return out.Name(), out.Close()
+}
+
+// Say prints a line of the program's own, such as where its log goes,
+// whole.
+func (c *Console) Say(line string) {
+	c.printf("%s\n", line)
 }
 
 func (c *Console) prompt() {

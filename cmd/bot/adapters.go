@@ -36,11 +36,16 @@ type notifier interface {
 func (m *Main) addAdapter(platform core.Platform, a adapter) {
 	m.adapters = append(m.adapters, a)
 	if e, ok := a.(postEditor); ok {
-		if m.editors == nil {
-			m.editors = map[core.Platform]postEditor{}
-		}
-		m.editors[platform] = e
+		m.setEditor(platform, e)
 	}
+}
+
+// setEditor registers e as the editor of its platform's posts.
+func (m *Main) setEditor(platform core.Platform, e postEditor) {
+	if m.editors == nil {
+		m.editors = map[core.Platform]postEditor{}
+	}
+	m.editors[platform] = e
 }
 
 // openAdapters builds the adapters the configuration asks for; the
@@ -49,8 +54,13 @@ func (m *Main) openAdapters() error {
 	c := m.Config
 	if m.Console {
 		m.console = console.New(m.Bot, m.Stdin, m.Stdout, m.Interactive)
+		if m.LogNote != "" {
+			m.console.Say(m.LogNote)
+		}
 		m.gates.Attach(core.Console, m.console.Gates())
 		m.moments.Attach(core.Console, m.console.Media())
+		// The console prints its posts, and each change of their count.
+		m.setEditor(core.Console, m.console)
 	}
 	if !c.DiscordToken.IsZero() {
 		dc, err := discord.New(m.Bot, discord.Options{

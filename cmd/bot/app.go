@@ -55,6 +55,9 @@ type Main struct {
 	Stdout      io.Writer
 	Interactive bool
 	Logger      *slog.Logger
+	// LogNote says where the log goes; the console prints it once at
+	// start. Empty says nothing.
+	LogNote string
 	// PostInterval is how often published posts are brought up to date;
 	// zero means postInterval. Tests shorten it.
 	PostInterval time.Duration

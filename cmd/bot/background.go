@@ -168,8 +168,7 @@ func (m *Main) reconcile(ctx context.Context) {
 }
 
 // editPosts hands each post update to the adapter of its platform. Posts
-// of a platform without an editor (the console prints its posts once) are
-// skipped.
+// of a platform without an editor are skipped.
 func (m *Main) editPosts(ctx context.Context) {
 	updates, err := m.Bot.PostUpdates(ctx)
 	if err != nil {

@@ -8,13 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"golang.org/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -61,7 +58,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	m.Config = cfg
 	m.Stdin, m.Stdout = stdin, stdout
 	m.Interactive = isTerminal(stdin)
-	m.Logger = newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	closeLog, err := m.startLog(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot: log file: %s\n", oneLine(err))
+		return 1
+	}
+	defer closeLog()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -77,22 +79,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // oneLine joins the lines of a (joined) error with "; ".
 func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// newLogger builds the process logger; cfg was validated.
-func newLogger(w io.Writer, level, format string) *slog.Logger {
-	var lv slog.Level
-	_ = lv.UnmarshalText([]byte(level))
-	opts := &slog.HandlerOptions{Level: lv}
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {

@@ -13,8 +13,10 @@
 // transfers a POAP as a wallet would. Besides the service's routes it serves, on its own host, what
 // production keeps elsewhere: the signed upload addresses of Moments
 // (/uploads/), the gateway of the processed files (/gateway/media/) and the
-// artwork of the drops made with POST /events (/assets/). The uploaded
-// files are kept on disk until Close.
+// artwork of the drops made with POST /events (/assets/), and the pages
+// people open: a mint link's page (/mint/<qr_hash>) and a delivery's page
+// (/delivery/<slug>), HTML forms that mint through the same ledger as the
+// API. The uploaded files are kept on disk until Close.
 package sandbox
 
 import (
@@ -165,6 +167,7 @@ func New(opts Options) *Server {
 	s.issuingRoutes()
 	s.artworkRoutes()
 	s.momentsRoutes()
+	s.pageRoutes()
 	s.handle(OpUnknown, "/", keyOnly, notFound)
 	return s
 }

@@ -1,0 +1,79 @@
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strings"
+
+	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
+)
+
+// place is the console's one place and channel: its tenant's platform id
+// and where a post without a channel goes.
+const place = "console"
+
+// publish prints a reply's post (/distribute's claim message) as the
+// channel would show it, its command buttons with the line to type, and
+// reports it with Bot.Posted so that its count of links left is kept up to
+// date (EditPost prints each change). The post is printed whole, in one
+// write.
+func (c *Console) publish(ctx context.Context, p bot.Post) {
+	ref := bot.PostRef{Platform: core.Console, Place: place, Channel: place, Message: "post-" + rand.Text()}
+	if ch := strings.TrimSpace(p.Channel); ch != "" {
+		ref.Channel = ch
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- posted %s ---\n%s\n", channelWords(ref.Channel), bot.PlainText(p.Text))
+	writeButtons(&b, p.Buttons)
+	if err := c.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
+		b.WriteString("  (Its count of links left will not follow the claims: it could not be recorded.)\n")
+	}
+	b.WriteString("---\n")
+	c.printf("%s", b.String())
+}
+
+// EditPost prints the change of a post published from the console, one
+// short line: the post's last line (its count of links left) and its
+// buttons. The bot hands each change over once.
+func (c *Console) EditPost(_ context.Context, ref bot.PostRef, p bot.Post) error {
+	text := bot.PlainText(p.Text)
+	if i := strings.LastIndex(text, "\n"); i >= 0 {
+		text = text[i+1:]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[post %s updated] %s\n", channelWords(ref.Channel), strings.TrimSpace(text))
+	writeButtons(&b, p.Buttons)
+	c.printf("%s", b.String())
+	return nil
+}
+
+// Notify prints a notice posted beside a published post (a drop running
+// low).
+func (c *Console) Notify(_ context.Context, ref bot.PostRef, text string) error {
+	c.printf("[notice %s] %s\n", channelWords(ref.Channel), bot.PlainText(text))
+	return nil
+}
+
+// channelWords says where a post is: here, or in the channel named.
+func channelWords(channel string) string {
+	if channel == place {
+		return "here"
+	}
+	return "in " + channel
+}
+
+// writeButtons writes a reply's or a post's buttons, one a line: a link
+// with its address, a command with the line that does what pressing it
+// would (the console has nothing to press).
+func writeButtons(b *strings.Builder, buttons []bot.Button) {
+	for _, btn := range buttons {
+		switch {
+		case btn.URL != "":
+			fmt.Fprintf(b, "  [%s] %s\n", btn.Label, btn.URL)
+		case btn.Command != "":
+			fmt.Fprintf(b, "  [%s] type: %s\n", btn.Label, btn.Command)
+		}
+	}
+}
