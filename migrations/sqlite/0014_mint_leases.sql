@@ -24,3 +24,9 @@
 ALTER TABLE mint_links ADD COLUMN mint_attempt INTEGER NOT NULL DEFAULT 0
     CHECK (mint_attempt >= 0);
 ALTER TABLE mint_links ADD COLUMN mint_lease_until TIMESTAMP;
+
+-- A link left minting by the program before this one was begun once: it
+-- is that attempt, numbered 1, so that its sender (if it still runs, it
+-- records nothing by attempt) or the reconciler, once its lease reckoned
+-- from updated_at runs out, can settle it.
+UPDATE mint_links SET mint_attempt = 1 WHERE state = 'minting';
