@@ -74,6 +74,11 @@ type Option struct {
 	// repeats them, and adapters remove, where they can, the message
 	// that carried one.
 	Secret bool
+	// Confidential options carry what only some should know (a drop's
+	// codeword, told to those who attend): adapters remove, where they
+	// can, a message in a group that gives one, as for a Secret option,
+	// though a reply may repeat it to the moderator.
+	Confidential bool
 }
 
 // Limits of what members type, in characters, for options that set no

@@ -25,7 +25,7 @@ func (b *Bot) dropEditCommand() *Command {
 			dropOption,
 			{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00; none: now"},
 			{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00; none: never"},
-			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "a word members must give to claim; none: no codeword"},
+			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim; none: no codeword"},
 			{Name: "required_role", Type: Role, Description: "the role members need to claim; none (@everyone on Discord): no role"},
 			{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint", "website"},
 				Description: "auto: mint to a wallet, else a link; link; mint; website: via its website claim"},

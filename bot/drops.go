@@ -35,7 +35,7 @@ func (b *Bot) dropCommands() []*Command {
 					Description: "with delivery:website, the drop's website claim name (the end of its poap.website address)"},
 				{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
 				{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
-				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "a word members must give to claim"},
+				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim"},
 				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
 				{Name: "low_stock", Type: Integer, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
 			},

@@ -207,9 +207,10 @@ func splitWords(s string) ([]string, error) {
 var editCodeShape = regexp.MustCompile(`(?:^|\D)(\d{6})(?:\D|$)`)
 
 // MayCarrySecret reports whether a typed command line may carry a drop's
-// edit code, for adapters that must remove such a line from where others
-// read it (a Telegram group). It errs on the side of removing: a moderator
-// command with a Secret option, or with six digits standing alone anywhere
+// edit code or codeword, for adapters that must remove such a line from
+// where others read it (a Telegram group). It errs on the side of
+// removing: a moderator command with a Secret option, or giving a
+// Confidential option, or with six digits standing alone anywhere
 // but as the whole value of a whole-number option (a drop's id, a count);
 // also a line of a moderator command group ("/drop ...") whose
 // subcommand is mistyped, or whose quotes do not close. A line that names
@@ -232,6 +233,11 @@ func (b *Bot) MayCarrySecret(line, botName string) bool {
 		}
 	}
 	opts, _ := bindWords(cmd, rest)
+	for name, v := range opts {
+		if o := cmd.Option(name); o != nil && o.Confidential && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
 	numbers := map[string]int{}
 	for name, v := range opts {
 		o := cmd.Option(name)

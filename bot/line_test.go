@@ -137,6 +137,11 @@ func TestBot_MayCarrySecret(t *testing.T) {
 		{"/drop refrsh 197001 123456", true},
 		{"/drop refrsh 197001", true}, // a drop id or a code: cannot tell
 		{"/drop topup 197001 count:123456", false},
+		// A codeword is told to those who attend, not to the group.
+		{"/drop edit 197001 codeword:sesame", true},
+		{"/drop edit 197001 codeword:none", true},
+		{"/drop edit 197001 low_stock:5", false},
+		{"/claim 197001 codeword:sesame", false},
 	}
 	for _, tt := range tests {
 		if got := b.MayCarrySecret(tt.line, "mybot"); got != tt.want {
