@@ -84,7 +84,7 @@ func (s *GateService) Why(ctx context.Context, m Member, p Place, q WhyQuery) ([
 		if r, ok := wm.c.requests[g.ID]; ok {
 			e.Request = &r
 		}
-		if d, ok := wm.declines[g.ID]; ok && !e.Granted && e.Request == nil {
+		if d, ok := wm.declines[g.ID]; ok && !e.Granted && e.Request == nil && !s.inPlace(ctx, g, m) {
 			e.Declined = &d
 		}
 		for _, w := range wm.wallets {
@@ -94,6 +94,18 @@ func (s *GateService) Why(ctx context.Context, m Member, p Place, q WhyQuery) ([
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// inPlace reports whether the member is in g's place now (a member
+// declined once may have joined since by another invite link: the
+// decline is then no longer theirs to read); false when unknown.
+func (s *GateService) inPlace(ctx context.Context, g Gate, m Member) bool {
+	a := s.actionsOf(g.Platform)
+	if a == nil {
+		return false
+	}
+	st, err := a.Standing(ctx, g.Place, g.Target, m.ExternalID)
+	return err == nil && st.InPlace
 }
 
 // whyWallet says what w holds of g's drops.

@@ -68,6 +68,19 @@ func TestGate_WhyJoinDeclines(t *testing.T) {
 		t.Errorf("Why(admitted) = %+v, want granted without the old decline", got)
 	}
 
+	// Declined, then in the group by another invite link: the decline is
+	// no longer theirs to read.
+	e.member("joined", "v:"+addrC)
+	e.requestJoin("joined")
+	if got := e.whyOf("joined"); got.Declined == nil {
+		t.Fatalf("Why(declined) = %+v, want the decline", got)
+	}
+	e.actions.set("joined", true)
+	if got := e.whyOf("joined"); got.Declined != nil {
+		t.Errorf("Why(declined, since in the group) = %+v, want no decline", got)
+	}
+	e.actions.set("joined", false)
+
 	// Past JoinDeclineTTL: nothing to explain, and the sweep deletes it.
 	gone := e.member("gone", "v:"+addrC)
 	e.requestJoin("gone")

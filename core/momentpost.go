@@ -429,6 +429,7 @@ func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
 		// files to be posted again, and say so.
 		err := fmt.Errorf("not finished in %s: %w", momentGiveUp, ErrIssuerUnavailable)
 		_ = s.fail(context.WithoutCancel(ctx), &rec, err)
+		s.count(ActMoment, rec.Platform, OutcomeFailed)
 		s.announce(ctx, o, MomentNotice{Record: rec, Err: err})
 		return true
 	}
@@ -441,6 +442,7 @@ func (s *MomentService) resume(ctx context.Context, rec MomentRecord) bool {
 		return false
 	}
 	s.log.Info("interrupted moment resumed", "moment", rec.ID, "posted", err == nil, "err", err)
+	s.count(ActMoment, rec.Platform, momentOutcome(err))
 	s.announce(ctx, o, MomentNotice{Record: res.Record, Media: res.Media, Err: err})
 	return true
 }

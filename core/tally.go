@@ -42,7 +42,8 @@ const (
 	ActJoinRequest Act = "join_request"
 	// ActMoment: a Moment posted from the chat: OutcomePosted,
 	// OutcomeRefused (the post or its files were refused), OutcomePending
-	// (interrupted, to be resumed), OutcomeFailed.
+	// (interrupted, to be resumed: its end is counted again when the
+	// resumption ends it), OutcomeFailed.
 	ActMoment Act = "moment"
 )
 

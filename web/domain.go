@@ -12,7 +12,7 @@ var actMetrics = map[core.Act]struct{ name, help string }{
 	core.ActClaim: {"poapbot_claims_total",
 		"Members' claims of drops, by platform, claim method (auto, link, mint, website, delivery) and outcome."},
 	core.ActMint: {"poapbot_mints_total",
-		"Direct mints whose end was recorded (once per mint), by platform and outcome."},
+		"Ends of direct mints as recorded, by platform (none: by the reconciler) and outcome."},
 	core.ActVerification: {"poapbot_verifications_total",
 		"Signatures offered for wallet challenges, by platform and outcome."},
 	core.ActWalletLink: {"poapbot_wallet_links_total",
@@ -45,14 +45,19 @@ func newDomainMetrics() domainMetrics {
 			labels = []string{"platform", "method", "outcome"}
 		}
 		vec := prometheus.NewCounterVec(prometheus.CounterOpts{Name: meta.name, Help: meta.help}, labels)
-		for _, p := range core.Platforms() {
+		platforms := core.Platforms()
+		if act == core.ActMint {
+			platforms = append(platforms, "") // the reconciler's
+		}
+		for _, p := range platforms {
+			p := known(string(p), core.Platforms())
 			for _, o := range act.Outcomes() {
 				if act != core.ActClaim {
-					vec.WithLabelValues(string(p), o)
+					vec.WithLabelValues(p, o)
 					continue
 				}
 				for _, m := range core.ClaimMethods() {
-					vec.WithLabelValues(string(p), string(m), o)
+					vec.WithLabelValues(p, string(m), o)
 				}
 			}
 		}

@@ -28,7 +28,8 @@ func logDestination(console, stderrTerminal bool, databaseURL string) string {
 		return ""
 	}
 	db, ok := storage.SQLitePath(databaseURL)
-	if !ok {
+	if !ok || db == "" || strings.HasPrefix(db, ":memory:") || strings.HasPrefix(db, "file::memory:") {
+		// PostgreSQL, or a database in memory: no file to sit beside.
 		return logFileName
 	}
 	path := strings.TrimSuffix(db, filepath.Ext(db)) + ".log"

@@ -20,6 +20,7 @@ func TestLogDestination(t *testing.T) {
 		{"ConsoleOnTerminalSQLiteNoExt", true, true, "sqlite:data/poap", "data/poap.log"},
 		{"ConsoleOnTerminalSQLiteLogName", true, true, "sqlite:data/odd.log", "data/odd.log.log"},
 		{"ConsoleOnTerminalPostgres", true, true, "postgres://u:pw@db:5432/poap", "bot.log"},
+		{"ConsoleOnTerminalMemory", true, true, "sqlite::memory:", "bot.log"},
 		{"ConsoleStderrRedirected", true, false, "sqlite:/var/lib/poap/bot.db", ""},
 		{"NoConsoleRedirected", false, false, "", ""},
 	}
