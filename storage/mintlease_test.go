@@ -161,6 +161,21 @@ func TestDB_FinishMint_SenderWins(t *testing.T) {
 				t.Errorf("FinishMint(claimed elsewhere) after the reconciler = %v, %v, want changed", changed, err)
 			}
 		})
+		t.Run("SettlerMintedAfterAnotherSettler", func(t *testing.T) {
+			l := lt.begin(t)
+			if _, err := db.SettleMint(t.Context(), l.ID, 1, core.MintLinkHandedOut, past); err != nil {
+				t.Fatal(err)
+			}
+			if changed, err := db.SettleMint(t.Context(), l.ID, 1, core.MintLinkMinted, past); err != nil || !changed {
+				t.Errorf("SettleMint(minted) after another settler's handed out = %v, %v, want changed", changed, err)
+			}
+			if _, err := db.SettleMint(t.Context(), l.ID, 1, core.MintLinkHandedOut, past); !errors.Is(err, core.ErrConflict) {
+				t.Errorf("SettleMint(handed out) after minted = %v, want %v", err, core.ErrConflict)
+			}
+			if s, _ := lt.state(t, l.ID); s != core.MintLinkMinted {
+				t.Errorf("link = %s, want minted", s)
+			}
+		})
 		t.Run("NotAfterANewerAttempt", func(t *testing.T) {
 			l := lt.begin(t)
 			if _, err := db.SettleMint(t.Context(), l.ID, 1, core.MintLinkHandedOut, past); err != nil {

@@ -149,7 +149,9 @@ func (db *DB) FinishMint(ctx context.Context, linkID int64, attempt int, state c
 // member's next claim): one conditional UPDATE from minting, for that
 // attempt, once its lease ran out (leaseOver). Minted is recorded even
 // while the lease lasts: the status proves it, whoever reads it, and the
-// sender's own FinishMint then changes nothing. States and clearing are
+// sender's own FinishMint then changes nothing; and also from handed_out
+// for that attempt still, over another settler that read the link
+// unclaimed a moment before it landed. States and clearing are
 // FinishMint's. It reports whether the state changed: a link of that
 // attempt in the state already reports false. It returns an error for
 // another state, core.ErrNotFound when the link does not exist, and
@@ -162,7 +164,9 @@ func (db *DB) SettleMint(ctx context.Context, linkID int64, attempt int, state c
 	}
 	g := db.gorm.WithContext(ctx)
 	args := append(endArgs(linkID, attempt, state, "", at), string(state))
-	res := g.Exec(endSQL+`state = 'minting' AND (? = 'minted' OR `+leaseOver+`)`, append(args, leaseArgs(at)...)...)
+	args = append(append(args, leaseArgs(at)...), string(state))
+	res := g.Exec(endSQL+`((state = 'minting' AND (? = 'minted' OR `+leaseOver+`))
+		OR (state = 'handed_out' AND ? = 'minted'))`, args...)
 	if res.Error != nil {
 		return false, translate(op, res.Error)
 	}

@@ -145,7 +145,8 @@ func (s *MemStore) SettleMint(_ context.Context, linkID int64, attempt int, stat
 		return false, core.ErrNotFound
 	case l.Attempt != attempt:
 		return false, core.ErrConflict
-	case l.State == core.MintLinkMinting && (state == core.MintLinkMinted || !at.Before(l.LeaseUntil)):
+	case l.State == core.MintLinkMinting && (state == core.MintLinkMinted || !at.Before(l.LeaseUntil)),
+		l.State == core.MintLinkHandedOut && state == core.MintLinkMinted:
 		s.endLocked(l, state, "", at)
 		return true, nil
 	case l.State == state:
