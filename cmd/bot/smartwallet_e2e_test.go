@@ -117,6 +117,15 @@ func TestSmartWallet_ChainTimeout(t *testing.T) {
 	// Unanswered checks counted nothing: the right signature still
 	// proves the wallet, on the chain that answers.
 	verifyAs(t, s, chaintest.SignHash(t, owner, chaintest.PersonalHash(msg)), "Verified on chain 1337")
+
+	mark := len(s.out.String())
+	fmt.Fprintln(s.stdin, "/as console\n/setup check")
+	out := waitFor(t, s, mark, "Setup check")
+	for _, want := range []string{"✅ chain 1337 answers at 127.0.0.1", "❌ Base (chain 8453) answers at 127.0.0.1: no answer just now"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("/setup check lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // TestSmartWallet_NoChains tells a member whose signature is another key's
