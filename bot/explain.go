@@ -134,7 +134,7 @@ func linkText(err error) (string, bool) {
 		want := codeSpan(core.ChecksumAddress(sigErr.Want))
 		return "That signature doesn't match " + want + ", the wallet you are verifying: it was made by " +
 			codeSpan(core.ChecksumAddress(sigErr.Recovered)) + ". Either another account signed (switch accounts in your wallet app), " +
-			"or the text signed was not exactly the message. Sign the message from the code block with " + want + ".", true
+			"or the text signed was not exactly the message. Sign the message from the code block with " + want + "." + mismatchHint(err, want), true
 	case errors.Is(err, core.ErrEmailNotVerifiable):
 		return "An e-mail can receive mints but can't sign a message, so it can't be verified. " +
 			"To verify a wallet, link a 0x address or an ENS name with " + codeSpan("/link <wallet>") + ".", true
