@@ -72,8 +72,16 @@ func TestWalletService_ContractWallets(t *testing.T) {
 	})
 }
 
-// TestWalletService_CheckChains: one /setup check line per chain.
+// TestWalletService_CheckChains: one /setup check line per chain, none
+// without chains.
 func TestWalletService_CheckChains(t *testing.T) {
+	none, err := core.NewWalletService(core.WalletServiceDeps{Members: coretest.NewMemStore(), Wallets: coretest.NoWallets{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := none.CheckChains(t.Context()); len(lines) != 0 {
+		t.Errorf("CheckChains(no chains) = %+v, want no line", lines)
+	}
 	s, err := core.NewWalletService(core.WalletServiceDeps{Members: coretest.NewMemStore(), Wallets: coretest.NoWallets{},
 		Contracts: []core.ContractWallets{fakeChain{id: 8453}, fakeChain{id: 100, err: core.ErrChainUnavailable}}})
 	if err != nil {
