@@ -109,6 +109,9 @@ func linkText(err error) (string, bool) {
 	if text, ok := limitText(err); ok {
 		return text, true
 	}
+	if text, ok := contractText(err); ok {
+		return text, true
+	}
 	switch {
 	case errors.Is(err, core.ErrNoChallenge):
 		return "There's no wallet waiting for verification. Start with " + codeSpan("/link <wallet>") + ".", true
@@ -135,7 +138,7 @@ func linkText(err error) (string, bool) {
 		want := codeSpan(core.ChecksumAddress(sigErr.Want))
 		return "That signature doesn't match " + want + ", the wallet you are verifying: it was made by " +
 			codeSpan(core.ChecksumAddress(sigErr.Recovered)) + ". Either another account signed (switch accounts in your wallet app), " +
-			"or the text signed was not exactly the message. Sign the message from the code block with " + want + ".", true
+			"or the text signed was not exactly the message. Sign the message from the code block with " + want + "." + mismatchHint(err, want), true
 	case errors.Is(err, core.ErrEmailNotVerifiable):
 		return "An e-mail can receive mints but can't sign a message, so it can't be verified. " +
 			"To verify a wallet, link a 0x address or an ENS name with " + codeSpan("/link <wallet>") + ".", true

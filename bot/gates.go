@@ -187,7 +187,7 @@ func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) setupCheck(ctx context.Context, req *Request) (Reply, error) {
-	lines := b.gates.SetupCheck(ctx, place(req))
+	lines := append(b.gates.SetupCheck(ctx, place(req)), b.wallets.CheckChains(ctx)...)
 	var s strings.Builder
 	s.WriteString("**Setup check**\n")
 	for _, l := range lines {

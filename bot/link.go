@@ -8,9 +8,10 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// maxSignature is the longest signature /verify takes: 0x and 130 hex
-// digits, with room for spaces around.
-const maxSignature = 140
+// maxSignature is the longest signature /verify takes: 0x and the hex of
+// a smart-contract wallet's largest signature, with room for spaces
+// around. A key's signature is 0x and 130 hex digits.
+const maxSignature = 2*core.MaxContractSignature + 10
 
 func (b *Bot) linkCommand() *Command {
 	return &Command{
@@ -104,7 +105,7 @@ func (b *Bot) verify(ctx context.Context, req *Request) (Reply, error) {
 		text = "Verified: " + codeSpan(w.Value) + " is now proven yours, as the address " +
 			codeSpan(core.ChecksumAddress(w.Address)) + " that signed."
 	}
-	return Reply{Text: text, Personal: true}, nil
+	return Reply{Text: text + verifiedOn(w), Personal: true}, nil
 }
 
 // walletName is how a member reads a wallet: addresses in their EIP-55

@@ -97,7 +97,7 @@ func (r runtime) count(act Act, p Platform, outcome string) {
 func failedOrRefused(err error) string {
 	switch {
 	case errors.Is(err, ErrIssuerUnavailable), errors.Is(err, ErrStoreUnavailable),
-		errors.Is(err, ErrIssuerRejected),
+		errors.Is(err, ErrIssuerRejected), errors.Is(err, ErrChainUnavailable),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return OutcomeFailed
 	}

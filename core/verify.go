@@ -20,6 +20,12 @@ const recentLimit = 20
 // ErrSignatureOldMessage when an earlier challenge's message was signed,
 // ErrSignatureAltered when an altered copy was signed, and a
 // *SignatureError (ErrSignatureMismatch) naming the recovered address.
+// A signature the wallet's key did not make is asked of the configured
+// chains, in case the wallet is a smart contract (ERC-1271, ERC-6492): the
+// wallet returned then names the chain that accepted it (VerifiedChain). A
+// chain that could not be asked, when none accepted it, is a *ChainError
+// (ErrChainUnavailable), which counts for nothing; without chains, a
+// mismatch comes with ErrChainsNotConfigured too.
 // A malformed signature and a mismatch are counted against the challenge:
 // the one that reaches MaxWrongSignatures, and any signature after it,
 // right or wrong, gets ErrChallengeLocked (the first wrapping the reason
@@ -91,13 +97,9 @@ func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challen
 	if err := s.usable(c); err != nil {
 		return Wallet{}, err
 	}
-	sig, err := parseSignature(signature)
-	if err != nil {
-		return Wallet{}, s.wrongSignature(ctx, c, err)
-	}
-	address, err := signer(c, others, sig)
-	if errors.Is(err, ErrSignatureOldMessage) || errors.Is(err, ErrSignatureAltered) {
-		return Wallet{}, err // the right key, another text: no guess
+	address, chain, err := s.signedBy(ctx, c, others, signature)
+	if errors.Is(err, ErrSignatureOldMessage) || errors.Is(err, ErrSignatureAltered) || errors.Is(err, ErrChainUnavailable) {
+		return Wallet{}, err // the right key, another text, or no answer: no guess
 	}
 	if err != nil {
 		return Wallet{}, s.wrongSignature(ctx, c, err)
@@ -106,9 +108,30 @@ func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challen
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
-	s.log.InfoContext(ctx, "wallet verified", "user", v.User.ID, "wallet", v.Wallet.ID, "moved", len(v.Moved))
+	s.log.InfoContext(ctx, "wallet verified", "user", v.User.ID, "wallet", v.Wallet.ID, "moved", len(v.Moved), "chain", chain)
 	s.events.WalletVerified(ctx, v.User, v.Wallet, v.Moved)
+	v.Wallet.VerifiedChain = chain
 	return v.Wallet, nil
+}
+
+// signedBy returns the address that signed c's message and, when a
+// smart-contract wallet's contract accepted the signature rather than a
+// key, the chain it did so on (zero for a key's signature). A signature
+// that is not the wallet key's is asked of the configured chains
+// (contractSigner).
+func (s *WalletService) signedBy(ctx context.Context, c Challenge, others []Challenge, signature string) (string, int64, error) {
+	sig, err := parseSignature(signature)
+	if err == nil {
+		var address string
+		if address, err = signer(c, others, sig); err == nil {
+			return address, 0, nil
+		}
+	}
+	var mismatch *SignatureError
+	if errors.Is(err, ErrBadSignature) || errors.As(err, &mismatch) {
+		return s.contractSigner(ctx, c, signature, err)
+	}
+	return "", 0, err
 }
 
 // usable says why challenge c can no longer be signed, if it cannot.

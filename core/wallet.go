@@ -38,6 +38,10 @@ type Wallet struct {
 	VerifiedAt *time.Time
 	Primary    bool
 	CreatedAt  time.Time
+	// VerifiedChain is the chain id on which a smart-contract wallet's
+	// contract accepted the signature, on the wallet Verify returns; zero
+	// when a key signed, and on wallets read back (it is not stored).
+	VerifiedChain int64
 }
 
 // Verified reports whether ownership of the wallet was proven by signature.

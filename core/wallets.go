@@ -19,6 +19,8 @@ type WalletService struct {
 	events  WalletEvents
 	name    string
 	limits  LinkLimits
+	// contracts are the chains asked about smart-contract wallets.
+	contracts []ContractWallets
 }
 
 // WalletServiceDeps are the dependencies of a WalletService.
@@ -40,6 +42,9 @@ type WalletServiceDeps struct {
 	// Tally counts what the service does for the domain metrics; nil
 	// counts nothing.
 	Tally Tally
+	// Contracts are the chains (CHAIN_RPC_URLS) asked whether a
+	// smart-contract wallet accepts a signature; none checks keys only.
+	Contracts []ContractWallets
 }
 
 // DefaultName is the bot name challenge messages carry unless
@@ -53,7 +58,7 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 		return nil, err
 	}
 	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, wallets: d.Wallets,
-		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults()}
+		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults(), contracts: d.Contracts}
 	if isNil(s.events) {
 		s.events = NopEvents{}
 	}

@@ -65,7 +65,7 @@
     }
     if (body && body.ok) {
       document.getElementById("sign").hidden = true;
-      say("Verified. You can close this page and go back to the chat.", "ok");
+      say("Verified" + (body.chain ? " on " + body.chain : "") + ". You can close this page and go back to the chat.", "ok");
       return;
     }
     say((body && body.error) || "The bot answered with an error (" + res.status + "). Please try again.", "error");

@@ -18,8 +18,10 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// maxSubmitBytes bounds the body of a POST: a signature is 132 characters.
-const maxSubmitBytes = 4 << 10
+// maxSubmitBytes bounds the body of a POST: a key's signature is 132
+// characters, a smart-contract wallet's at most 0x and the hex of
+// core.MaxContractSignature bytes.
+const maxSubmitBytes = 2*core.MaxContractSignature + 4<<10
 
 // Errors of a request to the page itself, before the core sees it.
 var (
@@ -35,7 +37,10 @@ var (
 type submitResult struct {
 	OK     bool   `json:"ok"`
 	Wallet string `json:"wallet,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// Chain names the network where a smart-contract wallet accepted
+	// the signature ("Base (chain 8453)"); empty for a key's.
+	Chain string `json:"chain,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // submit takes the signature the page posts and has the core verify it,
@@ -55,7 +60,11 @@ func (h *verification) submit(w http.ResponseWriter, r *http.Request) {
 	if addr == "" {
 		addr = wallet.Value
 	}
-	writeJSON(w, http.StatusOK, submitResult{OK: true, Wallet: addr})
+	res := submitResult{OK: true, Wallet: addr}
+	if wallet.VerifiedChain != 0 {
+		res.Chain = core.ChainTitle(wallet.VerifiedChain)
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // tooMany answers a POST past its address's limit: 429, with Retry-After
@@ -177,6 +186,10 @@ var problems = []struct {
 	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by 130 hex digits. Sign the message again."}},
 	{core.ErrSignatureOldMessage, problem{http.StatusUnprocessableEntity, "This signature is of an earlier message", "Sign the message shown on this page."}},
 	{core.ErrSignatureAltered, problem{http.StatusUnprocessableEntity, "Your wallet signed a changed copy of the message", "Sign the exact message shown on this page: use the Copy button, and change nothing."}},
+	{core.ErrChainUnavailable, problem{http.StatusServiceUnavailable, "A network could not be reached to check your smart wallet's signature",
+		"Nothing was counted against you. Press the button again in a minute."}},
+	{core.ErrChainsNotConfigured, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet's key",
+		"A smart-contract wallet (a Safe, a Coinbase Smart Wallet) can verify only once the bot's operator sets CHAIN_RPC_URLS. Otherwise, switch your wallet to the linked account and sign again."}},
 	{core.ErrSignatureMismatch, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet", "Switch your wallet to the linked account and sign again."}},
 	{core.ErrEmailNotVerifiable, problem{http.StatusUnprocessableEntity, "An e-mail address cannot be verified by signature", "Link a 0x address or an ENS name with /link instead."}},
 	{errForeignOrigin, problem{http.StatusForbidden, "This request did not come from the verification page", "Open the link from the chat and sign there."}},

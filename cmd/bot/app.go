@@ -71,6 +71,9 @@ type Main struct {
 	// POAPCircuit says when calls to a failing issuing service are held;
 	// the zero value is the client's default. Tests lengthen the hold.
 	POAPCircuit poap.CircuitPolicy
+	// ChainTimeout bounds each JSON-RPC call to a chain of
+	// CHAIN_RPC_URLS; zero is chain.DefaultTimeout. Tests shorten it.
+	ChainTimeout time.Duration
 	// HoldingsTTL is how long a wallet's holdings are reused; zero is
 	// core.HoldingsTTL. Tests that count scans lengthen it.
 	HoldingsTTL time.Duration
@@ -198,9 +201,12 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
+	contracts, err := m.contractWallets()
+	must(err)
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
 		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger, Tally: m.Metrics,
-		Limits: core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
+		Limits:    core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
+		Contracts: contracts,
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: holdings})

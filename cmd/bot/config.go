@@ -53,6 +53,10 @@ type Config struct {
 	POAPMintURL         string      `envconfig:"POAP_MINT_URL" default:"https://poap.xyz"`
 	POAPDeliveryURL     string      `envconfig:"POAP_DELIVERY_URL" default:"https://poap.delivery"`
 
+	// ChainRPCURLs is chainid=url,...: the chains asked about
+	// smart-contract wallets' signatures. A URL may carry an API key.
+	ChainRPCURLs core.Secret `envconfig:"CHAIN_RPC_URLS"`
+
 	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
 	MomentMaxBytes   int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
 	MomentRate       int           `envconfig:"MOMENT_RATE" default:"10"`
@@ -106,6 +110,7 @@ func (c *Config) Validate(sandbox, console bool) error {
 	}
 	add(c.validateAdapters())
 	add(c.validateURLs())
+	add(c.validateChains())
 	if !sandbox && c.POAPAPIKey.IsZero() {
 		add(errors.New("POAP_API_KEY is not set: ask POAP for an API key, or start with -sandbox to use the built-in sandbox"))
 	}

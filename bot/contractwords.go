@@ -1,0 +1,48 @@
+package bot
+
+import (
+	"errors"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// contractText words the refusals of a signature checked on a chain, for
+// smart-contract wallets: a chain that did not answer (nothing counted
+// against the member) and a signature that no contract and no key made.
+func contractText(err error) (string, bool) {
+	var chainErr *core.ChainError
+	var sigErr *core.SignatureError
+	switch {
+	case errors.Is(err, core.ErrChallengeLocked):
+		return "", false
+	case errors.As(err, &chainErr):
+		return "I could not reach " + core.ChainTitle(chainErr.Chain) + " to check your smart wallet's signature. " +
+			"Nothing was counted against you: try " + codeSpan("/verify") + " again in a minute.", true
+	case !errors.As(err, &sigErr):
+		return "", false
+	case sigErr.Recovered == "":
+		want := codeSpan(core.ChecksumAddress(sigErr.Want))
+		return "That signature wasn't accepted for " + want + ": no key made it, and no smart-contract wallet at that address " +
+			"on the networks this bot checks accepts it. Sign the message from the code block with " + want + ".", true
+	}
+	return "", false
+}
+
+// mismatchHint follows the words of a signature by another key when no
+// chain is configured: a smart-contract wallet cannot be checked yet.
+func mismatchHint(err error, want string) string {
+	if !errors.Is(err, core.ErrChainsNotConfigured) {
+		return ""
+	}
+	return " If " + want + " is a smart-contract wallet (a Safe, a Coinbase Smart Wallet), this bot can't check its signature: " +
+		"smart-contract wallets need the bot's operator to set CHAIN_RPC_URLS."
+}
+
+// verifiedOn says which network proved a smart-contract wallet's
+// signature, for the verification reply; empty for a key's signature.
+func verifiedOn(w core.Wallet) string {
+	if w.VerifiedChain == 0 {
+		return ""
+	}
+	return " Verified on " + core.ChainTitle(w.VerifiedChain) + ", where your smart wallet accepted the signature."
+}

@@ -1,0 +1,311 @@
+// Package chaintest runs a simulated EVM chain (go-ethereum's simulated
+// backend) behind a JSON-RPC endpoint on loopback, and deploys on it the
+// contract wallets of its testdata (see testdata/README.md), for tests of
+// smart-contract wallets' signatures. Only tests import it.
+package chaintest
+
+import (
+	"context"
+	"crypto/ecdsa"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// ID is the chain id of every simulated chain.
+const ID = 1337
+
+var (
+	//go:embed testdata/Wallets_sol_OwnedWallet.bin
+	ownedWalletBin string
+	//go:embed testdata/Wallets_sol_OwnedWallet.abi
+	ownedWalletABI string
+	//go:embed testdata/Wallets_sol_WalletFactory.bin
+	factoryBin string
+	//go:embed testdata/Wallets_sol_WalletFactory.abi
+	factoryABI string
+	//go:embed testdata/Wallets_sol_WrongMagic.bin
+	wrongMagicBin string
+)
+
+// Chain is a simulated chain with its JSON-RPC endpoint.
+type Chain struct {
+	// URL is the JSON-RPC endpoint, on loopback.
+	URL string
+
+	t       testing.TB
+	backend *simulated.Backend
+	client  simulated.Client
+	funder  *ecdsa.PrivateKey
+	factory common.Address
+}
+
+// Start starts a chain with a WalletFactory deployed, and stops it when
+// the test ends.
+func Start(t testing.TB) *Chain {
+	t.Helper()
+	funder, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := types.GenesisAlloc{crypto.PubkeyToAddress(funder.PublicKey): {Balance: new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)}}
+	backend := simulated.NewBackend(alloc)
+	c := &Chain{t: t, backend: backend, client: backend.Client(), funder: funder}
+	srv := httptest.NewServer(c.proxy())
+	t.Cleanup(func() {
+		srv.Close()
+		_ = backend.Close()
+	})
+	c.URL = srv.URL
+	c.factory = c.deploy(mustHex(factoryBin))
+	return c
+}
+
+// proxy serves the JSON-RPC methods the chain package uses (eth_chainId,
+// eth_getCode and eth_call at the latest block) over HTTP, through the
+// backend's client: the answers are the simulated chain's own.
+func (c *Chain) proxy() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage   `json:"id"`
+			Method string            `json:"method"`
+			Params []json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad JSON", http.StatusBadRequest)
+			return
+		}
+		resp := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		if result, err := c.answer(r.Context(), req.Method, req.Params); err != nil {
+			code := -32000
+			var rpcErr rpc.Error
+			if errors.As(err, &rpcErr) {
+				code = rpcErr.ErrorCode()
+			}
+			resp["error"] = map[string]any{"code": code, "message": err.Error()}
+		} else {
+			resp["result"] = result
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+	})
+}
+
+// answer runs one JSON-RPC method on the simulated chain.
+func (c *Chain) answer(ctx context.Context, method string, params []json.RawMessage) (any, error) {
+	switch method {
+	case "eth_chainId":
+		id, err := c.client.ChainID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return "0x" + id.Text(16), nil
+	case "eth_getCode":
+		var address common.Address
+		if len(params) < 1 || json.Unmarshal(params[0], &address) != nil {
+			return nil, errors.New("want an address")
+		}
+		code, err := c.client.CodeAt(ctx, address, nil)
+		return Hex(code), err
+	case "eth_call":
+		var tx struct {
+			To   *common.Address `json:"to"`
+			Data hexutil.Bytes   `json:"data"`
+			Gas  hexutil.Uint64  `json:"gas"`
+		}
+		if len(params) < 1 || json.Unmarshal(params[0], &tx) != nil {
+			return nil, errors.New("want a call")
+		}
+		out, err := c.client.CallContract(ctx, ethereum.CallMsg{To: tx.To, Data: tx.Data, Gas: uint64(tx.Gas)}, nil)
+		return Hex(out), err
+	}
+	return nil, errors.New("chaintest: method not served: " + method)
+}
+
+// deploy sends a contract creation and mines it, and returns the
+// contract's address.
+func (c *Chain) deploy(code []byte) common.Address {
+	c.t.Helper()
+	receipt := c.send(nil, code)
+	if receipt.Status != types.ReceiptStatusSuccessful {
+		c.t.Fatalf("chaintest: deployment failed")
+	}
+	return receipt.ContractAddress
+}
+
+// send signs a transaction of the funder, mines it and returns its
+// receipt.
+func (c *Chain) send(to *common.Address, data []byte) *types.Receipt {
+	c.t.Helper()
+	ctx := context.Background()
+	from := crypto.PubkeyToAddress(c.funder.PublicKey)
+	nonce, err := c.client.PendingNonceAt(ctx, from)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	head, err := c.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tip := big.NewInt(1_000_000_000)
+	tx := types.NewTx(&types.DynamicFeeTx{
+		ChainID: big.NewInt(ID), Nonce: nonce, GasTipCap: tip,
+		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip),
+		Gas:       5_000_000, To: to, Data: data,
+	})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(big.NewInt(ID)), c.funder)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.client.SendTransaction(ctx, signed); err != nil {
+		c.t.Fatal(err)
+	}
+	c.backend.Commit()
+	receipt, err := c.client.TransactionReceipt(ctx, signed.Hash())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return receipt
+}
+
+// DeployWallet deploys an ERC-1271 wallet of owner's key and returns its
+// address in lower case.
+func (c *Chain) DeployWallet(owner *ecdsa.PrivateKey) string {
+	c.t.Helper()
+	args := pack(c.t, ownedWalletABI, "", crypto.PubkeyToAddress(owner.PublicKey))
+	return lower(c.deploy(append(mustHex(ownedWalletBin), args...)))
+}
+
+// DeployWrongMagic deploys a contract wallet that refuses every signature
+// with a wrong magic value, and returns its address in lower case.
+func (c *Chain) DeployWrongMagic() string {
+	c.t.Helper()
+	return lower(c.deploy(mustHex(wrongMagicBin)))
+}
+
+// Counterfactual returns the address of owner's wallet that the factory
+// would deploy with salt, not deployed, and the ERC-6492 wrapper's
+// factory and calldata that deploy it.
+func (c *Chain) Counterfactual(owner *ecdsa.PrivateKey, salt [32]byte) (address string, factory common.Address, calldata []byte) {
+	c.t.Helper()
+	ownerAddr := crypto.PubkeyToAddress(owner.PublicKey)
+	query := pack(c.t, factoryABI, "addressOf", ownerAddr, salt)
+	out, err := c.client.CallContract(context.Background(), ethereum.CallMsg{To: &c.factory, Data: query}, nil)
+	if err != nil || len(out) != 32 {
+		c.t.Fatalf("chaintest: addressOf: %x, %v", out, err)
+	}
+	return lower(common.BytesToAddress(out)), c.factory, pack(c.t, factoryABI, "deploy", ownerAddr, salt)
+}
+
+// Code returns the code at address now, to tell that a check deployed
+// nothing.
+func (c *Chain) Code(address string) []byte {
+	c.t.Helper()
+	code, err := c.client.CodeAt(context.Background(), common.HexToAddress(address), nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return code
+}
+
+// SignHash signs a 32-byte hash with key, raw (no prefix), as r | s | v
+// with v 27 or 28: what OwnedWallet accepts from its owner.
+func SignHash(t testing.TB, key *ecdsa.PrivateKey, hash []byte) []byte {
+	t.Helper()
+	sig, err := crypto.Sign(hash, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	return sig
+}
+
+// PersonalHash is the EIP-191 personal_sign hash of message.
+func PersonalHash(message string) []byte {
+	return crypto.Keccak256([]byte("\x19Ethereum Signed Message:\n" + itoa(len(message)) + message))
+}
+
+// Wrap6492 wraps sig as ERC-6492 says: abi.encode(factory, calldata, sig)
+// followed by the magic suffix.
+func Wrap6492(t testing.TB, factory common.Address, calldata, sig []byte) []byte {
+	t.Helper()
+	addressT, _ := abi.NewType("address", "", nil)
+	bytesT, _ := abi.NewType("bytes", "", nil)
+	args := abi.Arguments{{Type: addressT}, {Type: bytesT}, {Type: bytesT}}
+	out, err := args.Pack(factory, calldata, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, mustHex(strings.Repeat("6492", 16))...)
+}
+
+// Key returns a new private key.
+func Key(t testing.TB) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// Hex is b as 0x hex.
+func Hex(b []byte) string { return "0x" + hex.EncodeToString(b) }
+
+// Hang starts an endpoint that never answers until the test ends, and
+// returns its URL.
+func Hang(t testing.TB) string {
+	t.Helper()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() {
+		close(stop)
+		srv.Close()
+	})
+	return srv.URL
+}
+
+func pack(t testing.TB, abiJSON, method string, args ...any) []byte {
+	t.Helper()
+	parsed, err := abi.JSON(strings.NewReader(abiJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := parsed.Pack(method, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+func itoa(n int) string { return big.NewInt(int64(n)).String() }

@@ -1,0 +1,81 @@
+package chain_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/chain"
+	"github.com/poapbot/poapbot/chain/chaintest"
+	"github.com/poapbot/poapbot/core"
+)
+
+func newClient(t *testing.T, url string, timeout time.Duration) *chain.Client {
+	t.Helper()
+	c, err := chain.NewClient(chain.Options{ID: chaintest.ID, URL: url, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestClient_ValidSignature asks a simulated chain about ERC-1271 wallets
+// and ERC-6492 counterfactual ones.
+func TestClient_ValidSignature(t *testing.T) {
+	sim := chaintest.Start(t)
+	c := newClient(t, sim.URL, 0)
+	owner, stranger := chaintest.Key(t), chaintest.Key(t)
+	hash := chaintest.PersonalHash("hello")
+	deployed := sim.DeployWallet(owner)
+	wrongMagic := sim.DeployWrongMagic()
+	counterfactual, factory, calldata := sim.Counterfactual(owner, [32]byte{7})
+	for _, tt := range []struct {
+		name    string
+		address string
+		sig     []byte
+		want    bool
+	}{
+		{"ERC1271", deployed, chaintest.SignHash(t, owner, hash), true},
+		{"ERC1271OtherKey", deployed, chaintest.SignHash(t, stranger, hash), false},
+		{"ERC1271OtherHash", deployed, chaintest.SignHash(t, owner, chaintest.PersonalHash("hullo")), false},
+		{"WrongMagic", wrongMagic, chaintest.SignHash(t, owner, hash), false},
+		{"NoCode", counterfactual, chaintest.SignHash(t, owner, hash), false},
+		{"ERC6492", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
+		{"ERC6492OtherKey", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
+		{"ERC6492Deployed", deployed, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
+		{"ERC6492BadFactory", counterfactual, chaintest.Wrap6492(t, factory, []byte{1, 2, 3, 4}, chaintest.SignHash(t, owner, hash)), false},
+		{"TooLong", deployed, make([]byte, chain.MaxSignatureBytes+1), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := c.ValidSignature(t.Context(), tt.address, hash, tt.sig)
+			if err != nil || got != tt.want {
+				t.Errorf("ValidSignature(%s) = %v, %v, want %v", tt.name, got, err, tt.want)
+			}
+		})
+	}
+	if code := sim.Code(counterfactual); len(code) != 0 {
+		t.Errorf("the ERC-6492 check left %d bytes of code at the counterfactual address", len(code))
+	}
+}
+
+// TestClient_ChainID reads the simulated chain's id.
+func TestClient_ChainID(t *testing.T) {
+	sim := chaintest.Start(t)
+	got, err := newClient(t, sim.URL, 0).ChainID(t.Context())
+	if err != nil || got != chaintest.ID {
+		t.Errorf("ChainID() = %d, %v, want %d", got, err, chaintest.ID)
+	}
+}
+
+// TestClient_Timeout gives up on an endpoint that never answers, after the
+// client's timeout, with ErrChainUnavailable.
+func TestClient_Timeout(t *testing.T) {
+	c := newClient(t, chaintest.Hang(t)+"/v3/secret-api-key", time.Millisecond)
+	_, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
+	if !errors.Is(err, core.ErrChainUnavailable) {
+		t.Fatalf("ValidSignature(hanging endpoint) = %v, want ErrChainUnavailable", err)
+	}
+	if got := err.Error(); containsAny(got, "secret-api-key", "http://") {
+		t.Errorf("the error names the URL: %s", got)
+	}
+}

@@ -1,0 +1,197 @@
+package core
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxContractSignature is the largest signature, in bytes, a smart-contract
+// wallet may send: a Safe's signatures of several owners, a passkey
+// wallet's WebAuthn data and an ERC-6492 wrapper fit well within it.
+const MaxContractSignature = 8 << 10
+
+var (
+	// ErrChainUnavailable means a chain's JSON-RPC endpoint did not answer
+	// (in time, or as JSON-RPC) when asked about a smart-contract wallet's
+	// signature: nothing is known of the signature. See ChainError.
+	ErrChainUnavailable = errors.New("chain unavailable")
+	// ErrChainsNotConfigured means a signature did not recover to the
+	// wallet and no chain is configured (CHAIN_RPC_URLS) to ask whether
+	// the wallet is a smart contract that accepts it. It comes with the
+	// *SignatureError.
+	ErrChainsNotConfigured = errors.New("no chain configured for smart-contract wallets")
+)
+
+// ChainError says which chain could not be asked about a signature. It
+// wraps the chain's error, which matches ErrChainUnavailable.
+type ChainError struct {
+	Chain int64
+	Err   error
+}
+
+func (e *ChainError) Error() string {
+	return "chain " + strconv.FormatInt(e.Chain, 10) + ": " + e.Err.Error()
+}
+
+// Unwrap returns the chain's error.
+func (e *ChainError) Unwrap() error { return e.Err }
+
+// ContractWallets asks one EVM chain about smart-contract wallets (a Safe,
+// a Coinbase Smart Wallet, any ERC-4337 account), which sign through their
+// contract rather than with a key. *chain.Client is one.
+type ContractWallets interface {
+	// Chain is the chain id the operator configured.
+	Chain() int64
+	// Endpoint names the JSON-RPC endpoint without any secret (its host).
+	Endpoint() string
+	// ChainID asks the endpoint which chain it serves. Errors wrap
+	// ErrChainUnavailable.
+	ChainID(ctx context.Context) (int64, error)
+	// ValidSignature reports whether the wallet at address accepts
+	// signature for the 32-byte hash: ERC-6492 when the signature carries
+	// its wrapper, otherwise ERC-1271 when code is deployed at address.
+	// No code and a refusal are false without an error; errors wrap
+	// ErrChainUnavailable.
+	ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error)
+}
+
+// ChainTitle is how a member reads a chain: "Base (chain 8453)", or
+// "chain 1337" for a chain without a known name.
+func ChainTitle(chain int64) string {
+	id := "chain " + strconv.FormatInt(chain, 10)
+	if chain == 1 {
+		return "Ethereum (" + id + ")"
+	}
+	if name, ok := ChainName(chain); ok {
+		return name + " (" + id + ")"
+	}
+	return id
+}
+
+// contractSigner is the fallback of a signature that does not recover to
+// c's address: every configured chain is asked at once whether a contract
+// wallet at that address accepts it, and the first that says yes proves
+// it. refusal is the error of the key's check (a *SignatureError, or
+// ErrBadSignature for a signature that is not a key's), returned when
+// every chain says no. Without chains, a signature of another key comes
+// back with ErrChainsNotConfigured too. A chain that could not be asked,
+// when none said yes, is a *ChainError: the signature was not judged.
+func (s *WalletService) contractSigner(ctx context.Context, c Challenge, signature string, refusal error) (string, int64, error) {
+	var mismatch *SignatureError
+	isMismatch := errors.As(refusal, &mismatch)
+	switch {
+	case c.Address == "":
+		return "", 0, refusal // an ENS name: no address to ask about
+	case len(s.contracts) == 0 && isMismatch:
+		return "", 0, fmt.Errorf("%w: %w", ErrChainsNotConfigured, refusal)
+	case len(s.contracts) == 0:
+		return "", 0, refusal
+	}
+	raw, ok := contractSignature(signature)
+	if !ok {
+		return "", 0, refusal
+	}
+	chain, err := s.askChains(ctx, c.Address, personalHash(c.Message), raw)
+	switch {
+	case err != nil:
+		return "", 0, err
+	case chain == 0 && isMismatch:
+		return "", 0, refusal
+	case chain == 0:
+		// Not a key's signature, and no contract took it.
+		return "", 0, &SignatureError{Want: c.Address}
+	}
+	s.log.InfoContext(ctx, "contract wallet signature", "user", c.UserID, "wallet", c.WalletID, "chain", chain)
+	return c.Address, chain, nil
+}
+
+// contractSignature decodes a signature a contract may accept: 0x hex of
+// at most MaxContractSignature bytes.
+func contractSignature(s string) ([]byte, bool) {
+	s = strings.TrimSpace(s)
+	digits := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if digits == "" || len(digits) > 2*MaxContractSignature {
+		return nil, false
+	}
+	raw, err := hex.DecodeString(digits)
+	return raw, err == nil
+}
+
+// answer is one chain's verdict on a signature.
+type answer struct {
+	chain int64
+	valid bool
+	err   error
+}
+
+// askChains asks every chain at once and returns the id of the first that
+// says the signature is valid; the others are then cancelled. It returns
+// 0 and nil when every chain says no, and a *ChainError when none said yes
+// and one could not be asked.
+func (s *WalletService) askChains(ctx context.Context, address string, hash, sig []byte) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make(chan answer, len(s.contracts))
+	for _, cw := range s.contracts {
+		go func() {
+			ok, err := cw.ValidSignature(ctx, address, hash, sig)
+			answers <- answer{chain: cw.Chain(), valid: ok && err == nil, err: err}
+		}()
+	}
+	var failed error
+	for range s.contracts {
+		a := <-answers
+		if a.valid {
+			return a.chain, nil
+		}
+		if a.err != nil && failed == nil {
+			s.log.WarnContext(ctx, "chain not reached", "chain", a.chain, "err", a.err)
+			failed = &ChainError{Chain: a.chain, Err: chainUnavailable(a.err)}
+		}
+	}
+	return 0, failed
+}
+
+// chainUnavailable makes sure err matches ErrChainUnavailable.
+func chainUnavailable(err error) error {
+	if errors.Is(err, ErrChainUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrChainUnavailable, err)
+}
+
+// CheckChains is /setup check's part on smart-contract wallets: one line
+// per configured chain, whether its endpoint answers, as the chain it was
+// configured for, asked all at once. Without chains (CHAIN_RPC_URLS is
+// optional) there is none.
+func (s *WalletService) CheckChains(ctx context.Context) []SetupLine {
+	lines := make([]SetupLine, len(s.contracts))
+	done := make(chan struct{})
+	for i, cw := range s.contracts {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			lines[i] = checkChain(ctx, cw)
+		}()
+	}
+	for range s.contracts {
+		<-done
+	}
+	return lines
+}
+
+// checkChain is the /setup check line of one chain.
+func checkChain(ctx context.Context, cw ContractWallets) SetupLine {
+	name := ChainTitle(cw.Chain()) + " answers at " + cw.Endpoint()
+	got, err := cw.ChainID(ctx)
+	switch {
+	case err != nil:
+		return SetupLine{Check: name, Fix: "no answer just now: check the endpoint in CHAIN_RPC_URLS, or run /setup check again in a minute"}
+	case got != cw.Chain():
+		return SetupLine{Check: name, Fix: "it serves chain " + strconv.FormatInt(got, 10) + ": fix this entry of CHAIN_RPC_URLS"}
+	}
+	return SetupLine{Check: name, OK: true}
+}

@@ -1,0 +1,94 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest"
+)
+
+// fakeChain answers every signature the same way, or waits until the call
+// is cancelled when hang is set.
+type fakeChain struct {
+	id    int64
+	valid bool
+	err   error
+	hang  bool
+}
+
+func (f fakeChain) Chain() int64                           { return f.id }
+func (f fakeChain) Endpoint() string                       { return "rpc.example" }
+func (f fakeChain) ChainID(context.Context) (int64, error) { return f.id, f.err }
+func (f fakeChain) ValidSignature(ctx context.Context, _ string, _, _ []byte) (bool, error) {
+	if f.hang {
+		<-ctx.Done()
+		return false, errors.Join(core.ErrChainUnavailable, ctx.Err())
+	}
+	return f.valid, f.err
+}
+
+// TestWalletService_ContractWallets: a signature the key did not make is
+// asked of the chains; the first yes proves the wallet, an unreachable
+// chain counts nothing, and without chains a mismatch says so.
+func TestWalletService_ContractWallets(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		service := func(chains ...core.ContractWallets) *core.WalletService {
+			s, err := core.NewWalletService(core.WalletServiceDeps{Members: db, Wallets: db, Contracts: chains})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		down := fakeChain{id: 100, err: core.ErrChainUnavailable}
+
+		c := mustLink(t, service(), alice, coretest.TestAddress)
+		other := coretest.Sign(coretest.OtherKey, c.Message)
+		if _, err := service().VerifyChallenge(t.Context(), c.Nonce, other); !errors.Is(err, core.ErrChainsNotConfigured) || !errors.Is(err, core.ErrSignatureMismatch) {
+			t.Errorf("VerifyChallenge(no chains) = %v, want ErrChainsNotConfigured and ErrSignatureMismatch", err)
+		}
+		var chainErr *core.ChainError
+		for range core.MaxWrongSignatures + 1 {
+			_, err := service(down, fakeChain{id: 8453}).VerifyChallenge(t.Context(), c.Nonce, other)
+			if !errors.As(err, &chainErr) || chainErr.Chain != 100 || errors.Is(err, core.ErrSignatureMismatch) {
+				t.Fatalf("VerifyChallenge(chain down) = %v, want a ChainError of chain 100", err)
+			}
+		}
+		if _, err := service(fakeChain{id: 8453}).VerifyChallenge(t.Context(), c.Nonce, "0x1234"); !errors.Is(err, core.ErrSignatureMismatch) {
+			t.Errorf("VerifyChallenge(short, refused) = %v, want ErrSignatureMismatch", err)
+		}
+		w, err := service(fakeChain{id: 1, hang: true}, fakeChain{id: 8453, valid: true}).VerifyChallenge(t.Context(), c.Nonce, "0x1234")
+		if err != nil || w.VerifiedChain != 8453 || w.Address != coretest.TestAddress {
+			t.Errorf("VerifyChallenge(accepted on 8453) = %+v, %v, want verified on 8453", w, err)
+		}
+	})
+}
+
+// TestWalletService_CheckChains: one /setup check line per chain, none
+// without chains.
+func TestWalletService_CheckChains(t *testing.T) {
+	none, err := core.NewWalletService(core.WalletServiceDeps{Members: coretest.NewMemStore(), Wallets: coretest.NoWallets{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := none.CheckChains(t.Context()); len(lines) != 0 {
+		t.Errorf("CheckChains(no chains) = %+v, want no line", lines)
+	}
+	s, err := core.NewWalletService(core.WalletServiceDeps{Members: coretest.NewMemStore(), Wallets: coretest.NoWallets{},
+		Contracts: []core.ContractWallets{fakeChain{id: 8453}, fakeChain{id: 100, err: core.ErrChainUnavailable}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := s.CheckChains(t.Context())
+	if len(lines) != 2 || !lines[0].OK || lines[1].OK || lines[0].Check != "Base (chain 8453) answers at rpc.example" {
+		t.Errorf("CheckChains() = %+v, want Base answering, Gnosis not", lines)
+	}
+}
