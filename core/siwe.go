@@ -77,7 +77,7 @@ func (m SIWEMessage) String() string {
 	if m.RequestID != "" {
 		b.WriteString("\n" + tagRequestID + m.RequestID)
 	}
-	if len(m.Resources) > 0 {
+	if m.Resources != nil {
 		b.WriteString("\n" + tagResources)
 		for _, r := range m.Resources {
 			b.WriteString("\n- " + r)
