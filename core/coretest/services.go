@@ -62,10 +62,10 @@ type Deps struct {
 	WalletLimits core.LinkLimits
 	// PublicURL makes the challenges of addresses EIP-4361 messages.
 	PublicURL string
-	MintURL      string
-	BotName      string
-	Clock        core.Clock
-	Logger       *slog.Logger
+	MintURL   string
+	BotName   string
+	Clock     core.Clock
+	Logger    *slog.Logger
 }
 
 // NewServices builds the core's services from d. It panics on an error,
