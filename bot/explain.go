@@ -112,6 +112,9 @@ func linkText(err error) (string, bool) {
 	if text, ok := contractText(err); ok {
 		return text, true
 	}
+	if text, ok := messageText(err); ok {
+		return text, true
+	}
 	switch {
 	case errors.Is(err, core.ErrNoChallenge):
 		return "There's no wallet waiting for verification. Start with " + codeSpan("/link <wallet>") + ".", true

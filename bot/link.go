@@ -44,7 +44,11 @@ func member(req *Request) core.Member {
 
 // link links a wallet and shows how to prove it.
 func (b *Bot) link(ctx context.Context, req *Request) (Reply, error) {
-	res, err := b.wallets.Link(ctx, member(req), req.Text("wallet"))
+	place := req.Place.Name
+	if req.Place.Private {
+		place = ""
+	}
+	res, err := b.wallets.LinkIn(ctx, member(req), place, req.Text("wallet"))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -86,6 +90,10 @@ func (b *Bot) challengeText(c core.Challenge) string {
 	s.WriteString("**Prove it's yours** (needed for roles and gated groups; mints work without it):\n")
 	s.WriteString("1. Sign this exact message in your wallet app (\"Sign message\", personal_sign):\n")
 	s.WriteString("```\n" + c.Message + "\n```\n")
+	if m, err := core.ParseSIWE(c.Message); err == nil {
+		s.WriteString("Your wallet shows it as a sign-in to " + codeSpan(m.Domain) + ": sign it only there (the button below) " +
+			"or in your wallet app. Any other site that asks you to sign it is phishing for your wallet's roles.\n")
+	}
 	fmt.Fprintf(&s, "2. Send %s here before %s UTC (%d minutes).",
 		codeSpan("/verify <signature>"), c.ExpiresAt.UTC().Format("15:04"), int(core.ChallengeTTL.Minutes()))
 	if b.publicURL != "" {

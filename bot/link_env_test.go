@@ -89,7 +89,7 @@ func newLinkEnv(t *testing.T, databaseURL string, opts Options) *linkEnv {
 func (e *linkEnv) withLimits(limits core.LinkLimits, opts Options) *linkEnv {
 	c := *e
 	svc := coretest.NewServices(coretest.Deps{Store: e.db, Wallets: e.db, Scanner: stubIssuer{}, BotName: "POAP bot",
-		Events: e.events, Clock: e.clock, WalletLimits: limits})
+		Events: e.events, Clock: e.clock, WalletLimits: limits, PublicURL: opts.PublicURL})
 	opts.Observer = e.obs
 	c.b = New(Services(svc), opts)
 	return &c

@@ -106,14 +106,17 @@ func TestBot_LinkVerify(t *testing.T) {
 	t.Parallel()
 	eachLinkEnv(t, Options{PublicURL: "https://bot.example/"}, func(t *testing.T, e *linkEnv) {
 		r := e.as(t, "alice", "/link "+testAddress)
-		wantText(t, r, "Linked `"+testAddress+"` as your primary wallet.", "/verify <signature>", "before 17:10 UTC")
+		wantText(t, r, "Linked `"+testAddress+"` as your primary wallet.", "/verify <signature>", "before 17:10 UTC",
+			"Your wallet shows it as a sign-in to `bot.example`")
 		m := message(t, r)
 		nonce := regexp.MustCompile(`(?m)^Nonce: ([0-9a-f]{32,})$`).FindStringSubmatch(m)
 		if nonce == nil {
 			t.Fatalf("message has no nonce of 128 bits or more:\n%s", m)
 		}
-		for _, want := range []string{"POAP bot asks you", "Platform: Console", "Member: alice", "Wallet: " + testAddress,
-			"Issued: 2026-11-22T17:00:00Z", "Expires: 2026-11-22T17:10:00Z"} {
+		// With PUBLIC_URL, an EIP-4361 message for the page.
+		for _, want := range []string{"bot.example wants you to sign in with your Ethereum account:\n" + core.ChecksumAddress(testAddress) + "\n\n",
+			"POAP bot asks you to prove you own this wallet, to link it to the Console member alice.", "URI: https://bot.example/verify/" + nonce[1],
+			"Issued At: 2026-11-22T17:00:00Z", "Expiration Time: 2026-11-22T17:10:00Z"} {
 			if !strings.Contains(m, want) {
 				t.Errorf("message lacks %q:\n%s", want, m)
 			}
@@ -261,5 +264,17 @@ func TestBot_Forget(t *testing.T) {
 		if len(e.events.unlinked) != 2 {
 			t.Errorf("unlinked events = %+v, want the 2 wallets", e.events.unlinked)
 		}
+	})
+}
+
+// TestBot_Verify_PublicURLMoved: a challenge made for the page of another
+// PUBLIC_URL is refused by /verify in words that say why and what to do.
+func TestBot_Verify_PublicURLMoved(t *testing.T) {
+	t.Parallel()
+	eachLinkEnv(t, Options{PublicURL: "https://bot.example/"}, func(t *testing.T, e *linkEnv) {
+		verify := e.linkAndSign(t, "alice", testAddress)
+		moved := e.withLimits(core.LinkLimits{}, Options{PublicURL: "https://new.example/"})
+		wantText(t, moved.as(t, "alice", verify), "The signed message is a sign-in to another site than this bot's verification page",
+			"Run `/link <wallet>` again for a fresh challenge")
 	})
 }

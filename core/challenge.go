@@ -22,7 +22,11 @@ const MaxWrongSignatures = 10
 
 // Challenge is a pending proof of wallet ownership: the member signs Message
 // with the wallet (EIP-191 personal_sign) and sends the signature back with
-// /verify or through the verification page. Nonce is random (at least 128
+// /verify or through the verification page. With PUBLIC_URL set, the
+// Message of a 0x address is an EIP-4361 (Sign-In with Ethereum) message
+// for the challenge's verification page; otherwise, and for ENS names
+// (whose address is known only once they sign, and EIP-4361 needs one),
+// it is plain text. Nonce is random (at least 128
 // bits), single-use and bound to the member, the platform and the wallet.
 type Challenge struct {
 	ID       int64
@@ -67,9 +71,10 @@ const (
 	MessageFooter = "Signing is free and sends no transaction."
 )
 
-// newChallenge builds a challenge for the member's wallet, issued now.
-// The store fills in the ids when it saves it.
-func (s *WalletService) newChallenge(m Member, kind WalletKind, value string) (*Challenge, error) {
+// newChallenge builds a challenge for the member's wallet, issued now,
+// for /link run in place (a name; empty when private). The store fills in
+// the ids when it saves it.
+func (s *WalletService) newChallenge(m Member, place string, kind WalletKind, value string) (*Challenge, error) {
 	nonce, err := newNonce()
 	if err != nil {
 		return nil, err
@@ -88,7 +93,45 @@ func (s *WalletService) newChallenge(m Member, kind WalletKind, value string) (*
 		c.Address = value
 	}
 	c.Message = challengeMessage(s.name, m, kind, c)
+	if s.site != nil && kind == KindAddress {
+		c.Message = s.site.message(*c, siweStatement(s.name, m, place)).String()
+	}
 	return c, nil
+}
+
+// siweStatement is the statement of an EIP-4361 challenge: what signing
+// does, for whom, where, in EIP-4361's character set (printable ASCII
+// without " % < > \ ^ ` { | }). Names are the platform's, hostile input:
+// cleaned as oneLine cleans them, then every run of other characters
+// written "?", and quoted.
+func siweStatement(bot string, m Member, place string) string {
+	id := statementText(m.ExternalID)
+	who := m.Platform.Title() + " member " + id
+	if name := statementText(m.Name); name != "" && name != id {
+		who = m.Platform.Title() + " member '" + name + "' (" + id + ")"
+	}
+	s := statementText(bot) + " asks you to prove you own this wallet, to link it to the " + who
+	if p := statementText(place); p != "" {
+		s += " in '" + p + "'"
+	}
+	return s + ". " + MessageFooter
+}
+
+// statementText is s made one line (oneLine) of EIP-4361 statement
+// characters, without the single quote that quotes names.
+func statementText(s string) string {
+	var b strings.Builder
+	replaced := false
+	for _, r := range oneLine(s) {
+		if r < 0x80 && r != '\'' && validStatement(string(r)) {
+			b.WriteRune(r)
+			replaced = false
+		} else if !replaced {
+			b.WriteByte('?')
+			replaced = true
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // challengeMessage is the text the member signs. It is plain, so that a

@@ -47,7 +47,9 @@ func (s *WalletService) Verify(ctx context.Context, m Member, signature string) 
 	if len(recent) == 0 {
 		return Wallet{}, s.noChallenge(ctx, user.ID)
 	}
-	return s.prove(ctx, recent[0], recent[1:], signature)
+	// /verify carries only the signature: the signed text is the stored
+	// message, which prove still holds to the challenge.
+	return s.prove(ctx, recent[0], recent[1:], "", signature)
 }
 
 // Challenge returns the challenge with that nonce, for the verification
@@ -72,6 +74,17 @@ func (s *WalletService) Challenge(ctx context.Context, nonce string) (Challenge,
 // VerifyChallenge completes the challenge with that nonce, for the
 // verification page, with the checks and errors of Verify.
 func (s *WalletService) VerifyChallenge(ctx context.Context, nonce, signature string) (Wallet, error) {
+	return s.VerifyMessage(ctx, nonce, "", signature)
+}
+
+// VerifyMessage is VerifyChallenge told the text that was signed, as the
+// verification page knows it (empty when unknown). A text other than the
+// challenge's message is refused, before its signature is looked at and
+// without counting against the challenge, with ErrMessageMalformed or a
+// *MessageError naming the first term that differs (ErrMessageDomain,
+// ErrMessageURI, ErrMessageAddress, ErrMessageNonce, ErrMessageChain,
+// ErrMessageTime, ErrMessageChanged).
+func (s *WalletService) VerifyMessage(ctx context.Context, nonce, message, signature string) (Wallet, error) {
 	c, err := s.Challenge(ctx, nonce)
 	if err != nil {
 		return Wallet{}, err
@@ -86,15 +99,19 @@ func (s *WalletService) VerifyChallenge(ctx context.Context, nonce, signature st
 			others = append(others, o)
 		}
 	}
-	return s.prove(ctx, c, others, signature)
+	return s.prove(ctx, c, others, message, signature)
 }
 
 // prove checks the signature against challenge c and, if it holds, uses
 // the challenge; if it does not, it counts the wrong signature. others are
-// the member's other recent challenges.
-func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signature string) (_ Wallet, err error) {
+// the member's other recent challenges; signed is the text the member
+// signed, when known (see checkMessage).
+func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challenge, signed, signature string) (_ Wallet, err error) {
 	defer func() { s.count(ActVerification, c.Platform, verifyOutcome(err)) }()
 	if err := s.usable(c); err != nil {
+		return Wallet{}, err
+	}
+	if err := s.checkMessage(c, signed); err != nil {
 		return Wallet{}, err
 	}
 	address, chain, err := s.signedBy(ctx, c, others, signature)

@@ -21,6 +21,9 @@ type WalletService struct {
 	limits  LinkLimits
 	// contracts are the chains asked about smart-contract wallets.
 	contracts []ContractWallets
+	// site, when PUBLIC_URL is set, makes challenges of addresses
+	// EIP-4361 messages for its verification pages.
+	site *siweSite
 }
 
 // WalletServiceDeps are the dependencies of a WalletService.
@@ -33,6 +36,13 @@ type WalletServiceDeps struct {
 	// BotName is the bot's name in challenge messages; empty is
 	// DefaultName.
 	BotName string
+	// PublicURL is PUBLIC_URL: when set, the challenge of a 0x address is
+	// an EIP-4361 (Sign-In with Ethereum) message whose domain is its
+	// authority and whose URI is the challenge's verification page.
+	PublicURL string
+	// ChainID is the EIP-155 chain id those messages name; zero is
+	// DefaultChainID.
+	ChainID int64
 	// Limits are MAX_WALLETS and MAX_CHALLENGES; a zero field is its
 	// default (DefaultMaxWallets, DefaultMaxChallenges).
 	Limits LinkLimits
@@ -52,13 +62,18 @@ type WalletServiceDeps struct {
 const DefaultName = "POAP bot"
 
 // NewWalletService returns the wallet service. It returns an error wrapping
-// ErrMissingDependency when Members or Wallets is nil.
+// ErrMissingDependency when Members or Wallets is nil, and an error when
+// PublicURL is set but has no host or ChainID is negative.
 func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	if err := missing("wallet service", "Members", d.Members, "Wallets", d.Wallets); err != nil {
 		return nil, err
 	}
+	site, err := newSIWESite(d.PublicURL, d.ChainID)
+	if err != nil {
+		return nil, err
+	}
 	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, wallets: d.Wallets,
-		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults(), contracts: d.Contracts}
+		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults(), contracts: d.Contracts, site: site}
 	if isNil(s.events) {
 		s.events = NopEvents{}
 	}
@@ -210,7 +225,14 @@ type LinkResult struct {
 // (ErrInvalidWallet) for bad input, *WalletLimitError (ErrTooManyWallets)
 // and *ChallengeLimitError (ErrTooManyChallenges) past the member's
 // limits, or the store's error.
-func (s *WalletService) Link(ctx context.Context, m Member, input string) (res LinkResult, err error) {
+func (s *WalletService) Link(ctx context.Context, m Member, input string) (LinkResult, error) {
+	return s.LinkIn(ctx, m, "", input)
+}
+
+// LinkIn is Link run in a place, named by place (a server's or group's
+// name; empty in a private chat): an EIP-4361 challenge names it, so that
+// a member reading it in their wallet knows where it comes from.
+func (s *WalletService) LinkIn(ctx context.Context, m Member, place, input string) (res LinkResult, err error) {
 	defer func() { s.count(ActWalletLink, m.Platform, linkOutcome(res, err)) }()
 	kind, value, err := ParseWallet(input)
 	if err != nil {
@@ -218,7 +240,7 @@ func (s *WalletService) Link(ctx context.Context, m Member, input string) (res L
 	}
 	var c *Challenge
 	if kind != KindEmail {
-		if c, err = s.newChallenge(m, kind, value); err != nil {
+		if c, err = s.newChallenge(m, place, kind, value); err != nil {
 			return LinkResult{}, err
 		}
 	}

@@ -69,9 +69,12 @@ func (v *signingVerifier) Challenge(_ context.Context, nonce string) (core.Chall
 	return v.challenge, nil
 }
 
-func (v *signingVerifier) VerifyChallenge(_ context.Context, nonce, sig string) (core.Wallet, error) {
+func (v *signingVerifier) VerifyMessage(_ context.Context, nonce, message, sig string) (core.Wallet, error) {
 	if nonce != v.challenge.Nonce {
 		return core.Wallet{}, core.ErrNotFound
+	}
+	if message != v.challenge.Message {
+		return core.Wallet{}, core.ErrMessageChanged
 	}
 	addr, err := core.RecoverAddress(v.challenge.Message, sig)
 	if err != nil {
@@ -225,6 +228,24 @@ func TestVerificationPage_Browser(t *testing.T) {
 		}
 		if want := "Verified. You can close this page and go back to the chat."; !strings.Contains(dom, want) {
 			t.Errorf("DOM lacks %q:\n%s", want, dom)
+		}
+	})
+	// An EIP-4361 message: the page names its domain, the wallet signs it
+	// and the page posts it back as it was signed.
+	t.Run("SIWE", func(t *testing.T) {
+		siwe := c
+		siwe.Message = core.SIWEMessage{Domain: "bot.example.org", Address: core.ChecksumAddress(testAddress),
+			Statement: "POAP bot asks you to prove you own this wallet.", URI: "https://bot.example.org/verify/" + testNonce,
+			Version: "1", ChainID: "1", Nonce: testNonce, IssuedAt: c.IssuedAt, ExpirationTime: c.ExpiresAt.Truncate(time.Second)}.String()
+		v := &signingVerifier{challenge: siwe}
+		dom := dumpDOM(t, chromium, browserServer(t, v, core.ChecksumAddress(testAddress))+"/verify/"+testNonce)
+		if diff := cmp.Diff([]string{testAddress}, v.Recovered()); diff != "" {
+			t.Errorf("addresses the signatures recovered to (-want +got):\n%s", diff)
+		}
+		for _, want := range []string{"a sign-in to <strong>bot.example.org</strong>", "Verified. You can close this page"} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("DOM lacks %q:\n%s", want, dom)
+			}
 		}
 	})
 	t.Run("WrongAccount", func(t *testing.T) {

@@ -31,10 +31,13 @@ type Verifier interface {
 	// whose UsedAt, ExpiresAt and WrongSignatures the page then checks
 	// itself.
 	Challenge(ctx context.Context, nonce string) (core.Challenge, error)
-	// VerifyChallenge checks the signature of the challenge's message,
-	// marks the challenge used and the wallet verified, and returns the
-	// wallet. It returns the core sentinels of the challenge on failure.
-	VerifyChallenge(ctx context.Context, nonce, signature string) (core.Wallet, error)
+	// VerifyMessage checks that message (the text the page had the
+	// wallet sign; empty when the client did not say) is the challenge's,
+	// and the signature of the challenge's message; it marks the challenge
+	// used and the wallet verified, and returns the wallet. It returns the
+	// core sentinels of the challenge on failure, and for a message that is
+	// not the challenge's ErrMessageMalformed or a *core.MessageError.
+	VerifyMessage(ctx context.Context, nonce, message, signature string) (core.Wallet, error)
 }
 
 var (
@@ -80,7 +83,8 @@ func (s *Server) HandleVerification(v Verifier, publicURL string) {
 //	GET  /verify/{nonce}  the page: the wallet, the message, a button that
 //	                      asks the browser wallet to sign it, and the /verify
 //	                      command for members without a browser wallet
-//	POST /verify/{nonce}  {"signature":"0x..."} in, {"ok":true,"wallet":"0x..."}
+//	POST /verify/{nonce}  {"signature":"0x...","message":"..."} in (message,
+//	                      the text signed, optional), {"ok":true,"wallet":"0x..."}
 //	                      or {"ok":false,"error":"..."} out
 //	GET  /verify/app.js   the page's script
 //
@@ -139,6 +143,9 @@ type pageData struct {
 	MessageHex  string
 	MinutesLeft int
 	Hint        string
+	// Domain is the domain of an EIP-4361 message, which the wallet
+	// shows as the site the member signs in to; empty for plain text.
+	Domain string
 }
 
 // page renders the challenge, or a page that says why there is none.
@@ -161,7 +168,17 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		// carriage return, a hex attribute cannot.
 		MessageHex:  "0x" + hex.EncodeToString([]byte(c.Message)),
 		MinutesLeft: minutesLeft(c.ExpiresAt, h.now()),
+		Domain:      siweDomain(c.Message),
 	})
+}
+
+// siweDomain is the domain of an EIP-4361 message, or empty.
+func siweDomain(message string) string {
+	m, err := core.ParseSIWE(message)
+	if err != nil {
+		return ""
+	}
+	return m.Domain
 }
 
 // minutesLeft rounds the time left up to whole minutes; 0 when unknown.

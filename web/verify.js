@@ -1,7 +1,9 @@
 // verify.js drives the wallet-verification page. With an EIP-1193 browser
 // wallet (window.ethereum) it shows the "Sign with your wallet" button: a
 // click asks for the account, checks it is the linked one, asks the wallet
-// to personal_sign the message and posts the signature to this page's URL.
+// to personal_sign the message (an EIP-4361 sign-in to this site when the
+// bot has PUBLIC_URL, which the wallet checks against this page's origin)
+// and posts the signature and the message to this page's URL.
 // Without a wallet the page keeps its /verify instructions. No framework,
 // no external resources: the page's CSP allows scripts from itself only.
 "use strict";
@@ -42,14 +44,27 @@
     return "Your wallet could not sign: " + detail + ". Press the button to try again.";
   }
 
-  // submit posts the signature and shows the bot's answer.
+  // messageText decodes the message's hex (UTF-8 bytes) to the text the
+  // wallet signs, which the page posts beside the signature so the bot can
+  // check it term by term.
+  function messageText() {
+    var hex = (messageHex || "").replace(/^0x/, "");
+    var bytes = new Uint8Array(hex.length / 2);
+    for (var i = 0; i < bytes.length; i++) {
+      bytes[i] = parseInt(hex.substr(2 * i, 2), 16);
+    }
+    return new TextDecoder().decode(bytes);
+  }
+
+  // submit posts the signature and the signed message, and shows the
+  // bot's answer.
   async function submit(signature) {
     var res;
     try {
       res = await fetch(window.location.pathname, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ signature: signature }),
+        body: JSON.stringify({ signature: signature, message: messageText() }),
         credentials: "same-origin",
         cache: "no-store",
       });

@@ -20,8 +20,9 @@ import (
 
 // maxSubmitBytes bounds the body of a POST: a key's signature is 132
 // characters, a smart-contract wallet's at most 0x and the hex of
-// core.MaxContractSignature bytes.
-const maxSubmitBytes = 2*core.MaxContractSignature + 4<<10
+// core.MaxContractSignature bytes; the message signed at most
+// core.MaxSIWELen bytes, and JSON may write a byte as six.
+const maxSubmitBytes = 2*core.MaxContractSignature + 4<<10 + 6*core.MaxSIWELen
 
 // Errors of a request to the page itself, before the core sees it.
 var (
@@ -94,13 +95,13 @@ func (h *verification) verify(w http.ResponseWriter, r *http.Request) (core.Wall
 	if !validNonce(nonce) {
 		return core.Wallet{}, errBadNonce
 	}
-	sig, err := readSignature(w, r)
+	in, err := readSubmission(w, r)
 	if err != nil {
 		return core.Wallet{}, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), verifierTimeout)
 	defer cancel()
-	return h.v.VerifyChallenge(ctx, nonce, sig)
+	return h.v.VerifyMessage(ctx, nonce, in.Message, in.Signature)
 }
 
 // sameOrigin refuses a POST whose Origin header is present and is neither
@@ -124,28 +125,33 @@ func (h *verification) sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
-// readSignature reads {"signature": "0x..."} from a body of at most
-// maxSubmitBytes.
-func readSignature(w http.ResponseWriter, r *http.Request) (string, error) {
+// submission is the body of a POST: the signature, and the text the page
+// had the wallet sign (optional: clients other than the page may send
+// only the signature, as /verify does).
+type submission struct {
+	Signature string `json:"signature"`
+	Message   string `json:"message"`
+}
+
+// readSubmission reads a submission from a body of at most maxSubmitBytes.
+func readSubmission(w http.ResponseWriter, r *http.Request) (submission, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmitBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return "", errBodyTooLarge
+		return submission{}, errBodyTooLarge
 	case err != nil:
-		return "", errBadJSON
+		return submission{}, errBadJSON
 	}
-	var in struct {
-		Signature string `json:"signature"`
-	}
+	var in submission
 	if err := json.Unmarshal(body, &in); err != nil {
-		return "", errBadJSON
+		return submission{}, errBadJSON
 	}
-	sig := strings.TrimSpace(in.Signature)
-	if sig == "" {
-		return "", errNoSignature
+	in.Signature = strings.TrimSpace(in.Signature)
+	if in.Signature == "" {
+		return submission{}, errNoSignature
 	}
-	return sig, nil
+	return in, nil
 }
 
 // writeJSON writes v as the JSON body of a response with that status.
@@ -190,11 +196,22 @@ var problems = []struct {
 		"Nothing was counted against you. Press the button again in a minute."}},
 	{core.ErrChainsNotConfigured, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet's key",
 		"A smart-contract wallet (a Safe, a Coinbase Smart Wallet) can verify only once the bot's operator sets CHAIN_RPC_URLS. Otherwise, switch your wallet to the linked account and sign again."}},
+	{core.ErrMessageMalformed, problem{http.StatusUnprocessableEntity, "What your wallet signed is not this page's sign-in message",
+		"Reload this page and sign the message it shows, changing nothing."}},
+	{core.ErrMessageDomain, problem{http.StatusUnprocessableEntity, "The signed message is a sign-in to another site",
+		"It was not made for this page. If another site asked you to sign it, it was phishing for your wallet: sign nothing more there. " + relink}},
+	{core.ErrMessageURI, problem{http.StatusUnprocessableEntity, "The signed message names another page", "Sign the message shown on this page."}},
+	{core.ErrMessageAddress, problem{http.StatusUnprocessableEntity, "The signed message names another wallet", "Sign the message shown on this page, with the linked wallet."}},
+	{core.ErrMessageNonce, problem{http.StatusUnprocessableEntity, "The signed message belongs to another challenge", "Its nonce is not this link's. Sign the message shown on this page."}},
+	{core.ErrMessageChain, problem{http.StatusUnprocessableEntity, "The signed message names another chain or version", "Sign the message shown on this page."}},
+	{core.ErrMessageTime, problem{http.StatusUnprocessableEntity, "The times in the signed message are not this link's",
+		"Its issue or expiration time differs. Sign the message shown on this page."}},
+	{core.ErrMessageChanged, problem{http.StatusUnprocessableEntity, "The signed message was changed", "Sign the exact message shown on this page."}},
 	{core.ErrSignatureMismatch, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet", "Switch your wallet to the linked account and sign again."}},
 	{core.ErrEmailNotVerifiable, problem{http.StatusUnprocessableEntity, "An e-mail address cannot be verified by signature", "Link a 0x address or an ENS name with /link instead."}},
 	{errForeignOrigin, problem{http.StatusForbidden, "This request did not come from the verification page", "Open the link from the chat and sign there."}},
-	{errContentType, problem{http.StatusUnsupportedMediaType, "The request must be JSON", `Send {"signature": "0x..."} with Content-Type application/json.`}},
-	{errBodyTooLarge, problem{http.StatusRequestEntityTooLarge, "The request is too large", `Send only {"signature": "0x..."}.`}},
+	{errContentType, problem{http.StatusUnsupportedMediaType, "The request must be JSON", `Send {"signature": "0x...", "message": "..."} with Content-Type application/json.`}},
+	{errBodyTooLarge, problem{http.StatusRequestEntityTooLarge, "The request is too large", `Send only {"signature": "0x...", "message": "..."}.`}},
 	{errBadJSON, problem{http.StatusBadRequest, "The request is not valid JSON", `Send {"signature": "0x..."}.`}},
 	{errNoSignature, problem{http.StatusBadRequest, "The request carries no signature", `Send {"signature": "0x..."}.`}},
 }

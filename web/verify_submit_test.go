@@ -40,7 +40,14 @@ func TestVerificationSubmit(t *testing.T) {
 	if diff := cmp.Diff(want, decodeResult(t, rec)); rec.Code != http.StatusOK || diff != "" {
 		t.Errorf("POST = %d, want 200; answer (-want +got):\n%s", rec.Code, diff)
 	}
-	if diff := cmp.Diff([]string{"verify " + testNonce + " " + testSig}, f.Calls()); diff != "" {
+	// The page posts the message it had the wallet sign; the Verifier
+	// gets it as it came, to hold it to the challenge.
+	msg := `{"signature": "` + testSig + `", "message": "line\nNonce: ` + testNonce + `"}`
+	if rec := post(h, "/verify/"+testNonce, msg, nil); rec.Code != http.StatusOK {
+		t.Errorf("POST with the message = %d, want 200", rec.Code)
+	}
+	want2 := []string{"verify " + testNonce + " " + testSig, "verify " + testNonce + " " + testSig + " line\nNonce: " + testNonce}
+	if diff := cmp.Diff(want2, f.Calls()); diff != "" {
 		t.Errorf("Verifier calls (-want +got):\n%s", diff)
 	}
 	if got := rec.Header().Get("Content-Type"); got != "application/json; charset=utf-8" {
@@ -69,6 +76,14 @@ func TestVerificationSubmit_Errors(t *testing.T) {
 		{"ErrSignatureMismatch", core.ErrSignatureMismatch, 422, "not made by the linked wallet"},
 		{"SignatureError", &core.SignatureError{Recovered: "0x01", Want: "0x02"}, 422, "not made by the linked wallet"},
 		{"ErrEmailNotVerifiable", core.ErrEmailNotVerifiable, 422, "e-mail address cannot be verified"},
+		{"ErrMessageMalformed", core.ErrMessageMalformed, 422, "not this page's sign-in message"},
+		{"ErrMessageDomain", &core.MessageError{Term: "domain", Err: core.ErrMessageDomain}, 422, "a sign-in to another site"},
+		{"ErrMessageURI", &core.MessageError{Term: "uri", Err: core.ErrMessageURI}, 422, "names another page"},
+		{"ErrMessageAddress", &core.MessageError{Term: "address", Err: core.ErrMessageAddress}, 422, "names another wallet"},
+		{"ErrMessageNonce", &core.MessageError{Term: "nonce", Err: core.ErrMessageNonce}, 422, "belongs to another challenge"},
+		{"ErrMessageChain", &core.MessageError{Term: "chain id", Err: core.ErrMessageChain}, 422, "another chain or version"},
+		{"ErrMessageTime", &core.MessageError{Term: "expiration time", Err: core.ErrMessageTime}, 422, "times in the signed message"},
+		{"ErrMessageChanged", &core.MessageError{Term: "statement", Err: core.ErrMessageChanged}, 422, "message was changed"},
 		{"Unknown", errors.New("verify: pq: deadlock detected"), 500, "Something went wrong on our side. Please try again in a minute (reference "},
 	}
 	for _, tt := range tests {

@@ -32,10 +32,10 @@ var testNow = time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
 type fakeVerifier struct {
 	challenge core.Challenge
 	err       error // returned by Challenge
-	verifyErr error // returned by VerifyChallenge
+	verifyErr error // returned by VerifyMessage
 
 	mu    sync.Mutex
-	calls []string // "challenge <nonce>" or "verify <nonce> <signature>"
+	calls []string // "challenge <nonce>" or "verify <nonce> <signature>[ <message>]"
 }
 
 func (f *fakeVerifier) Challenge(_ context.Context, nonce string) (core.Challenge, error) {
@@ -43,8 +43,12 @@ func (f *fakeVerifier) Challenge(_ context.Context, nonce string) (core.Challeng
 	return f.challenge, f.err
 }
 
-func (f *fakeVerifier) VerifyChallenge(_ context.Context, nonce, sig string) (core.Wallet, error) {
-	f.record("verify " + nonce + " " + sig)
+func (f *fakeVerifier) VerifyMessage(_ context.Context, nonce, message, sig string) (core.Wallet, error) {
+	call := "verify " + nonce + " " + sig
+	if message != "" {
+		call += " " + message
+	}
+	f.record(call)
 	if f.verifyErr != nil {
 		return core.Wallet{}, f.verifyErr
 	}
@@ -229,4 +233,22 @@ func decodeResult(t *testing.T, rec *httptest.ResponseRecorder) submitResult {
 		t.Fatalf("POST answer %q is not JSON: %v", rec.Body, err)
 	}
 	return res
+}
+
+// TestVerificationPage_SIWE: the page of an EIP-4361 challenge names the
+// site the wallet shows it signs in to; a plain challenge's names none.
+func TestVerificationPage_SIWE(t *testing.T) {
+	c := testChallenge()
+	c.Message = core.SIWEMessage{Domain: "bot.example.org", Address: core.ChecksumAddress(testAddress),
+		URI: "https://bot.example.org/verify/" + testNonce, Version: "1", ChainID: "1", Nonce: testNonce,
+		IssuedAt: c.IssuedAt, ExpirationTime: c.ExpiresAt}.String()
+	const note = "Your wallet shows this as a sign-in to <strong>bot.example.org</strong>"
+	body := serveGet(newTestVerification(&fakeVerifier{challenge: c}, "", nil), "/verify/"+testNonce).Body.String()
+	if !strings.Contains(body, note) || !strings.Contains(body, "0x"+hex.EncodeToString([]byte(c.Message))) {
+		t.Errorf("page of an EIP-4361 challenge lacks %q or the message's hex:\n%s", note, body)
+	}
+	body = serveGet(newTestVerification(&fakeVerifier{challenge: testChallenge()}, "", nil), "/verify/"+testNonce).Body.String()
+	if strings.Contains(body, "sign-in to") {
+		t.Errorf("page of a plain challenge names a sign-in:\n%s", body)
+	}
 }

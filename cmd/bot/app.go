@@ -207,6 +207,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 		Members: m.DB, Wallets: m.DB, Events: gates, BotName: botName, Logger: m.Logger, Tally: m.Metrics,
 		Limits:    core.LinkLimits{Wallets: m.Config.MaxWallets, Challenges: m.Config.MaxChallenges},
 		Contracts: contracts,
+		PublicURL: m.Config.PublicURL,
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: holdings})

@@ -61,18 +61,40 @@ func Sign(key *secp256k1.PrivateKey, message string) string {
 }
 
 // FindMessage returns the challenge message inside a reply's text, from
-// the bot's name to the last line, whatever the rendering around it. It
+// the bot's name to the last line (for an EIP-4361 message, from its first
+// line to its Expiration Time), whatever the rendering around it. It
 // reports false when the text holds none.
 func FindMessage(text, botName string) (string, bool) {
 	start := strings.Index(text, botName+core.MessageIntro)
 	if start < 0 {
-		return "", false
+		return findSIWE(text)
 	}
 	n := strings.Index(text[start:], core.MessageFooter)
 	if n < 0 {
 		return "", false
 	}
 	return text[start : start+n+len(core.MessageFooter)], true
+}
+
+// findSIWE finds an EIP-4361 challenge in text: from the start of its
+// first line to the end of its Expiration Time line.
+func findSIWE(text string) (string, bool) {
+	end := strings.Index(text, " wants you to sign in with your Ethereum account:\n")
+	if end < 0 {
+		return "", false
+	}
+	start := strings.LastIndexAny(text[:end], "\n") + 1
+	n := strings.Index(text[start:], "\nExpiration Time: ")
+	if n < 0 {
+		return "", false
+	}
+	stop := start + n + 1
+	if nl := strings.IndexByte(text[stop:], '\n'); nl >= 0 {
+		stop += nl
+	} else {
+		stop = len(text)
+	}
+	return text[start:stop], true
 }
 
 func keccak(b []byte) []byte {

@@ -60,10 +60,12 @@ type Deps struct {
 	// WalletLimits are MAX_WALLETS and MAX_CHALLENGES; zero fields are the
 	// defaults.
 	WalletLimits core.LinkLimits
-	MintURL      string
-	BotName      string
-	Clock        core.Clock
-	Logger       *slog.Logger
+	// PublicURL makes the challenges of addresses EIP-4361 messages.
+	PublicURL string
+	MintURL   string
+	BotName   string
+	Clock     core.Clock
+	Logger    *slog.Logger
 }
 
 // NewServices builds the core's services from d. It panics on an error,
@@ -94,7 +96,7 @@ func NewServices(d Deps) Services {
 	}
 	wallets, err := core.NewWalletService(core.WalletServiceDeps{
 		Members: d.Store, Wallets: d.Wallets, Events: d.Events, BotName: d.BotName, Limits: d.WalletLimits,
-		Clock: d.Clock, Logger: d.Logger,
+		Clock: d.Clock, Logger: d.Logger, PublicURL: d.PublicURL,
 	})
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: d.Store, Scanner: d.Scanner})
