@@ -20,6 +20,11 @@ var (
 	// magicValue is what ERC-1271's isValidSignature returns for a valid
 	// signature: its own selector, 0x1626ba7e.
 	magicValue = []byte{0x16, 0x26, 0xba, 0x7e}
+	// magicWord is the magic value as the function returns it, a bytes4
+	// abi-encoded: the 4 bytes, then 28 zero bytes. Only the whole word
+	// counts: a contract that returns its calldata answers a word that
+	// starts with the magic value too (the selector), then the hash.
+	magicWord = append(append([]byte{}, magicValue...), make([]byte, 28)...)
 	// suffix6492 ends a signature wrapped by ERC-6492.
 	suffix6492 = bytes.Repeat([]byte{0x64, 0x92}, 16)
 )
@@ -70,7 +75,7 @@ func (c *Client) ValidSignature(ctx context.Context, address string, hash, signa
 	if errors.Is(err, errReverted) {
 		return false, nil
 	}
-	return len(out) >= 32 && bytes.Equal(out[:4], magicValue), err
+	return len(out) >= 32 && bytes.Equal(out[:32], magicWord), err
 }
 
 // isValidSignatureCall is the calldata of isValidSignature(bytes32 hash,

@@ -28,6 +28,7 @@ func TestClient_ValidSignature(t *testing.T) {
 	hash := chaintest.PersonalHash("hello")
 	deployed := sim.DeployWallet(owner)
 	wrongMagic := sim.DeployWrongMagic()
+	echo := sim.DeployRuntime(chaintest.EchoRuntime)
 	counterfactual, factory, calldata := sim.Counterfactual(owner, [32]byte{7})
 	for _, tt := range []struct {
 		name    string
@@ -39,6 +40,8 @@ func TestClient_ValidSignature(t *testing.T) {
 		{"ERC1271OtherKey", deployed, chaintest.SignHash(t, stranger, hash), false},
 		{"ERC1271OtherHash", deployed, chaintest.SignHash(t, owner, chaintest.PersonalHash("hullo")), false},
 		{"WrongMagic", wrongMagic, chaintest.SignHash(t, owner, hash), false},
+		{"Echo", echo, chaintest.SignHash(t, stranger, hash), false},
+		{"ERC6492Echo", echo, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
 		{"NoCode", counterfactual, chaintest.SignHash(t, owner, hash), false},
 		{"ERC6492", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
 		{"ERC6492OtherKey", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},

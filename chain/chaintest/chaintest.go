@@ -198,6 +198,29 @@ func (c *Chain) DeployWrongMagic() string {
 	return lower(c.deploy(mustHex(wrongMagicBin)))
 }
 
+// DeployRuntime deploys runtime as a contract's code, whatever it is (a
+// tiny creation code copies it), and returns its address in lower case:
+// for contracts that misbehave below the ABI, such as one whose every call
+// returns its own calldata (EchoRuntime).
+func (c *Chain) DeployRuntime(runtime []byte) string {
+	c.t.Helper()
+	if len(runtime) > 0xff {
+		c.t.Fatal("chaintest: DeployRuntime takes at most 255 bytes")
+	}
+	n := byte(len(runtime))
+	// PUSH1 n PUSH1 12 PUSH1 0 CODECOPY PUSH1 n PUSH1 0 RETURN, then the code.
+	initCode := []byte{0x60, n, 0x60, 12, 0x60, 0, 0x39, 0x60, n, 0x60, 0, 0xf3}
+	return lower(c.deploy(append(initCode, runtime...)))
+}
+
+// Runtime code of contracts that misbehave, for DeployRuntime.
+var (
+	// EchoRuntime returns its calldata: CALLDATASIZE PUSH1 0 PUSH1 0
+	// CALLDATACOPY CALLDATASIZE PUSH1 0 RETURN. Asked isValidSignature,
+	// it answers a word that starts with the magic value's 4 bytes.
+	EchoRuntime = mustHex("366000600037366000f3")
+)
+
 // Counterfactual returns the address of owner's wallet that the factory
 // would deploy with salt, not deployed, and the ERC-6492 wrapper's
 // factory and calldata that deploy it.
