@@ -64,6 +64,9 @@ type Client struct {
 	timeout time.Duration
 	http    *http.Client
 	seq     atomic.Int64
+	// served is the chain id the endpoint answered to eth_chainId, zero
+	// until it first answered; it is asked once.
+	served atomic.Int64
 }
 
 // NewClient returns a client of the endpoint. It returns an error, which
@@ -170,7 +173,7 @@ func reverted(code int, message string) bool {
 // unavailable wraps err as the chain's failure to answer, naming only its
 // host.
 func (c *Client) unavailable(method string, err error) error {
-	return fmt.Errorf("%w: %s on chain %d (%s): %v", core.ErrChainUnavailable, method, c.id, c.host, err)
+	return fmt.Errorf("%w: %s on chain %d (%s): %w", core.ErrChainUnavailable, method, c.id, c.host, err)
 }
 
 // transportError describes a failed exchange without the URL that
@@ -209,18 +212,39 @@ func clip(s string) string {
 	return redact(s)
 }
 
-// ChainID asks the endpoint which chain it serves (eth_chainId). Errors
-// wrap core.ErrChainUnavailable.
+// ChainID asks the endpoint which chain it serves (eth_chainId), and
+// remembers the answer for the checks of signatures. Errors wrap
+// core.ErrChainUnavailable.
 func (c *Client) ChainID(ctx context.Context) (int64, error) {
 	var q string
 	if err := c.call(ctx, &q, "eth_chainId"); err != nil {
 		return 0, err
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(q, "0x"), 16, 64)
-	if err != nil || !strings.HasPrefix(q, "0x") {
-		return 0, c.unavailable("eth_chainId", errors.New("not a quantity"))
+	if err != nil || !strings.HasPrefix(q, "0x") || id <= 0 {
+		return 0, c.unavailable("eth_chainId", errors.New("not a chain id"))
 	}
+	c.served.Store(id)
 	return id, nil
+}
+
+// serves makes sure the endpoint serves the configured chain, asking it
+// the first time only: an answer about a signature from another chain
+// would prove a wallet on a chain nobody chose. Errors wrap
+// core.ErrChainUnavailable, and core.ErrChainMisconfigured too when the
+// endpoint serves another chain.
+func (c *Client) serves(ctx context.Context) error {
+	id := c.served.Load()
+	if id == 0 {
+		var err error
+		if id, err = c.ChainID(ctx); err != nil {
+			return err
+		}
+	}
+	if id != c.id {
+		return c.unavailable("eth_chainId", fmt.Errorf("%w: it serves chain %d", core.ErrChainMisconfigured, id))
+	}
+	return nil
 }
 
 // Code returns the code deployed at address (eth_getCode at the latest

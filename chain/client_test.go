@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/poapbot/poapbot/chain"
@@ -40,7 +41,11 @@ func TestClient_Answers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.Contains(readAll(r), "eth_getCode") {
+				switch body := readAll(r); {
+				case strings.Contains(body, "eth_chainId"):
+					fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x2105"}`)
+					return
+				case strings.Contains(body, "eth_getCode"):
 					fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x6001"}`)
 					return
 				}
@@ -72,6 +77,36 @@ func readAll(r *http.Request) string {
 		if err != nil {
 			return b.String()
 		}
+	}
+}
+
+// TestClient_ChainIDOnce asks the endpoint which chain it serves once,
+// then checks signatures against the id remembered.
+func TestClient_ChainIDOnce(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch body := readAll(r); {
+		case strings.Contains(body, "eth_chainId"):
+			asked.Add(1)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x2105"}`)
+		case strings.Contains(body, "eth_getCode"):
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x"}`)
+		default:
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x00"}`)
+		}
+	}))
+	defer srv.Close()
+	c, err := chain.NewClient(chain.Options{ID: 8453, URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if ok, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65)); ok || err != nil {
+			t.Fatalf("ValidSignature() = %v, %v, want false, nil", ok, err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("eth_chainId asked %d times, want 1", n)
 	}
 }
 

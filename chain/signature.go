@@ -49,9 +49,11 @@ func Wrapped6492(sig []byte) bool {
 // one eth_call, which deploys the wallet first when it is not deployed
 // yet; any other is asked of the wallet with ERC-1271's isValidSignature
 // when code is deployed at address. No code, a call that reverts and an
-// answer other than the magic value are false without an error. Errors
-// wrap core.ErrChainUnavailable: the chain did not answer in time, or not
-// as JSON-RPC.
+// answer other than the magic value are false without an error. The
+// endpoint is asked which chain it serves the first time (eth_chainId).
+// Errors wrap core.ErrChainUnavailable: the chain did not answer in time,
+// or not as JSON-RPC, or (core.ErrChainMisconfigured too) it serves
+// another chain than the one configured.
 func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error) {
 	owner, err := word(address)
 	if err != nil || len(hash) != 32 {
@@ -59,6 +61,9 @@ func (c *Client) ValidSignature(ctx context.Context, address string, hash, signa
 	}
 	if len(signature) > MaxSignatureBytes {
 		return false, nil
+	}
+	if err := c.serves(ctx); err != nil {
+		return false, err
 	}
 	if Wrapped6492(signature) {
 		out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))

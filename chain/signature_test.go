@@ -82,3 +82,22 @@ func TestClient_Timeout(t *testing.T) {
 		t.Errorf("the error names the URL: %s", got)
 	}
 }
+
+// TestClient_OtherChain: an endpoint that serves another chain than the
+// configured one proves nothing, even a signature its wallet accepts.
+func TestClient_OtherChain(t *testing.T) {
+	sim := chaintest.Start(t)
+	owner := chaintest.Key(t)
+	wallet := sim.DeployWallet(owner)
+	hash := chaintest.PersonalHash("hello")
+	c, err := chain.NewClient(chain.Options{ID: 8453, URL: sim.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time, from the id remembered
+		ok, err := c.ValidSignature(t.Context(), wallet, hash, chaintest.SignHash(t, owner, hash))
+		if ok || !errors.Is(err, core.ErrChainMisconfigured) || !errors.Is(err, core.ErrChainUnavailable) {
+			t.Fatalf("ValidSignature(chain 1337 configured as 8453) = %v, %v, want false, ErrChainMisconfigured", ok, err)
+		}
+	}
+}

@@ -19,6 +19,10 @@ var (
 	// (in time, or as JSON-RPC) when asked about a smart-contract wallet's
 	// signature: nothing is known of the signature. See ChainError.
 	ErrChainUnavailable = errors.New("chain unavailable")
+	// ErrChainMisconfigured means a chain's JSON-RPC endpoint serves
+	// another chain than the one CHAIN_RPC_URLS names for it: the chain is
+	// never asked about a signature. It comes with ErrChainUnavailable.
+	ErrChainMisconfigured = errors.New("chain endpoint serves another chain")
 	// ErrChainsNotConfigured means a signature did not recover to the
 	// wallet and no chain is configured (CHAIN_RPC_URLS) to ask whether
 	// the wallet is a smart contract that accepts it. It comes with the
@@ -149,8 +153,13 @@ func (s *WalletService) askChains(ctx context.Context, address string, hash, sig
 			return a.chain, nil
 		}
 		if a.err != nil && failed == nil {
-			s.log.WarnContext(ctx, "chain not reached", "chain", a.chain, "err", a.err)
 			failed = &ChainError{Chain: a.chain, Err: chainUnavailable(a.err)}
+		}
+		switch {
+		case errors.Is(a.err, ErrChainMisconfigured):
+			s.log.ErrorContext(ctx, "chain endpoint serves another chain: fix CHAIN_RPC_URLS", "chain", a.chain, "err", a.err)
+		case a.err != nil:
+			s.log.WarnContext(ctx, "chain not reached", "chain", a.chain, "err", a.err)
 		}
 	}
 	return 0, failed
