@@ -15,6 +15,9 @@ func contractText(err error) (string, bool) {
 	switch {
 	case errors.Is(err, core.ErrChallengeLocked):
 		return "", false
+	case errors.Is(err, core.ErrTooManyChainChecks):
+		return "You've sent many signatures for me to check with smart-contract wallets in a short time. " +
+			"Nothing was counted against you: wait a few minutes, then try " + codeSpan("/verify") + " again.", true
 	case errors.As(err, &chainErr):
 		return "I could not reach " + core.ChainTitle(chainErr.Chain) + " to check your smart wallet's signature. " +
 			"Nothing was counted against you: try " + codeSpan("/verify") + " again in a minute.", true

@@ -17,14 +17,6 @@ var (
 	validatorHex string
 	validator    = mustHex(validatorHex)
 
-	// magicValue is what ERC-1271's isValidSignature returns for a valid
-	// signature: its own selector, 0x1626ba7e.
-	magicValue = []byte{0x16, 0x26, 0xba, 0x7e}
-	// magicWord is the magic value as the function returns it, a bytes4
-	// abi-encoded: the 4 bytes, then 28 zero bytes. Only the whole word
-	// counts: a contract that returns its calldata answers a word that
-	// starts with the magic value too (the selector), then the hash.
-	magicWord = append(append([]byte{}, magicValue...), make([]byte, 28)...)
 	// suffix6492 ends a signature wrapped by ERC-6492.
 	suffix6492 = bytes.Repeat([]byte{0x64, 0x92}, 16)
 )
@@ -44,16 +36,17 @@ func Wrapped6492(sig []byte) bool {
 }
 
 // ValidSignature reports whether the smart-contract wallet at address (0x,
-// 40 hex digits) accepts signature for the 32-byte hash on this chain. A
-// signature wrapped by ERC-6492 is checked by the deployless validator in
-// one eth_call, which deploys the wallet first when it is not deployed
-// yet; any other is asked of the wallet with ERC-1271's isValidSignature
-// when code is deployed at address. No code, a call that reverts and an
-// answer other than the magic value are false without an error. The
-// endpoint is asked which chain it serves the first time (eth_chainId).
-// Errors wrap core.ErrChainUnavailable: the chain did not answer in time,
-// or not as JSON-RPC, or (core.ErrChainMisconfigured too) it serves
-// another chain than the one configured.
+// 40 hex digits) accepts signature for the 32-byte hash on this chain. The
+// deployless validator checks it in one eth_call: with ERC-6492 when the
+// signature carries its wrapper, deploying the wallet first when it is not
+// deployed yet, otherwise with ERC-1271's isValidSignature. No code, a
+// malformed wrapper, a wallet that reverts or fails in any way, and an
+// answer other than the magic value are false without an error: the
+// validator catches them all, so an eth_call that fails is the endpoint's
+// failure. The endpoint is asked which chain it serves the first time
+// (eth_chainId). Errors wrap core.ErrChainUnavailable: the chain did not
+// answer in time, or not as JSON-RPC, or (core.ErrChainMisconfigured too)
+// it serves another chain than the one configured.
 func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error) {
 	owner, err := word(address)
 	if err != nil || len(hash) != 32 {
@@ -65,32 +58,23 @@ func (c *Client) ValidSignature(ctx context.Context, address string, hash, signa
 	if err := c.serves(ctx); err != nil {
 		return false, err
 	}
-	if Wrapped6492(signature) {
-		out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))
-		if errors.Is(err, errReverted) {
-			return false, nil
-		}
-		return len(out) == 1 && out[0] == 1, err
-	}
-	code, err := c.Code(ctx, address)
-	if err != nil || len(code) == 0 {
+	out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))
+	if err != nil {
 		return false, err
 	}
-	out, err := c.Call(ctx, address, isValidSignatureCall(hash, signature))
-	if errors.Is(err, errReverted) {
-		return false, nil
+	if len(out) != 1 || out[0]&^(answerValid|answerDeployed) != 0 {
+		return false, c.unavailable("eth_call", errors.New("not the validator's answer"))
 	}
-	return len(out) >= 32 && bytes.Equal(out[:32], magicWord), err
+	return out[0]&answerValid != 0, nil
 }
 
-// isValidSignatureCall is the calldata of isValidSignature(bytes32 hash,
-// bytes signature).
-func isValidSignatureCall(hash, sig []byte) []byte {
-	out := append([]byte{}, magicValue...) // the magic value is the selector
-	out = append(out, hash...)
-	out = append(out, uint256(64)...)
-	return append(out, dynamicBytes(sig)...)
-}
+// The bits of the validator's one-byte answer.
+const (
+	// answerValid: the wallet accepts the signature.
+	answerValid = 1
+	// answerDeployed: code was at the wallet's address before the check.
+	answerDeployed = 2
+)
 
 // validatorArgs are the abi-encoded constructor arguments of the
 // validator: (address signer, bytes32 hash, bytes signature).

@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -29,7 +30,14 @@ func TestClient_ValidSignature(t *testing.T) {
 	deployed := sim.DeployWallet(owner)
 	wrongMagic := sim.DeployWrongMagic()
 	echo := sim.DeployRuntime(chaintest.EchoRuntime)
+	invalid := sim.DeployRuntime(chaintest.InvalidRuntime)
+	reverts := sim.DeployRuntime(chaintest.RevertRuntime)
+	bomb := sim.DeployRuntime(chaintest.BombRuntime)
 	counterfactual, factory, calldata := sim.Counterfactual(owner, [32]byte{7})
+	suffix := chaintest.Wrap6492(t, factory, nil, nil)[96+64:]
+	wrapped := chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash))
+	badOffset := append([]byte{}, wrapped...)
+	badOffset[63] = 0xff // the factory calldata's offset, past the end
 	for _, tt := range []struct {
 		name    string
 		address string
@@ -42,8 +50,16 @@ func TestClient_ValidSignature(t *testing.T) {
 		{"WrongMagic", wrongMagic, chaintest.SignHash(t, owner, hash), false},
 		{"Echo", echo, chaintest.SignHash(t, stranger, hash), false},
 		{"ERC6492Echo", echo, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
+		{"InvalidOpcode", invalid, chaintest.SignHash(t, owner, hash), false},
+		{"Reverts", reverts, chaintest.SignHash(t, owner, hash), false},
+		{"AnswersMegabytes", bomb, chaintest.SignHash(t, owner, hash), false},
+		{"ERC6492InvalidOpcode", invalid, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), false},
+		{"ERC6492Malformed", counterfactual, append([]byte("not a wrapper, but long enough to be one: 96 bytes of text and more....."), suffix...), false},
+		{"ERC6492BadOffset", counterfactual, badOffset, false},
+		{"ERC6492NotAnAddress", counterfactual, append(bytes.Repeat([]byte{0xff}, 160), suffix...), false},
+		{"ERC6492SuffixOnly", counterfactual, suffix, false},
 		{"NoCode", counterfactual, chaintest.SignHash(t, owner, hash), false},
-		{"ERC6492", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
+		{"ERC6492", counterfactual, wrapped, true},
 		{"ERC6492OtherKey", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
 		{"ERC6492Deployed", deployed, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
 		{"ERC6492BadFactory", counterfactual, chaintest.Wrap6492(t, factory, []byte{1, 2, 3, 4}, chaintest.SignHash(t, owner, hash)), false},

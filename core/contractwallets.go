@@ -83,7 +83,9 @@ func ChainTitle(chain int64) string {
 // ErrBadSignature for a signature that is not a key's), returned when
 // every chain says no. Without chains, a signature of another key comes
 // back with ErrChainsNotConfigured too. A chain that could not be asked,
-// when none said yes, is a *ChainError: the signature was not judged.
+// when none said yes, is a *ChainError: the signature was not judged. A
+// member past their budget of checks (ChainChecksBurst) gets
+// ErrTooManyChainChecks, with ErrChainUnavailable: no chain is asked.
 func (s *WalletService) contractSigner(ctx context.Context, c Challenge, signature string, refusal error) (string, int64, error) {
 	var mismatch *SignatureError
 	isMismatch := errors.As(refusal, &mismatch)
@@ -98,6 +100,10 @@ func (s *WalletService) contractSigner(ctx context.Context, c Challenge, signatu
 	raw, ok := contractSignature(signature)
 	if !ok {
 		return "", 0, refusal
+	}
+	if !s.budgets.take(c.UserID, s.clock.Now()) {
+		s.log.WarnContext(ctx, "smart-contract wallet checks throttled", "user", c.UserID)
+		return "", 0, fmt.Errorf("%w: %w", ErrTooManyChainChecks, ErrChainUnavailable)
 	}
 	chain, err := s.askChains(ctx, c.Address, personalHash(c.Message), raw)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
@@ -68,6 +69,44 @@ func TestWalletService_ContractWallets(t *testing.T) {
 		w, err := service(fakeChain{id: 1, hang: true}, fakeChain{id: 8453, valid: true}).VerifyChallenge(t.Context(), c.Nonce, "0x1234")
 		if err != nil || w.VerifiedChain != 8453 || w.Address != coretest.TestAddress {
 			t.Errorf("VerifyChallenge(accepted on 8453) = %+v, %v, want verified on 8453", w, err)
+		}
+	})
+}
+
+// TestWalletService_ChainChecksBudget: a member asks the chains at most
+// ChainChecksBurst times at once, then once per ChainCheckEvery, even when
+// every answer is an outage that counts nothing against the challenge.
+func TestWalletService_ChainChecksBudget(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		clock := coretest.NewClock(time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC))
+		s, err := core.NewWalletService(core.WalletServiceDeps{Members: db, Wallets: db, Clock: clock,
+			Contracts: []core.ContractWallets{fakeChain{id: 100, err: core.ErrChainUnavailable}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mustLink(t, s, alice, coretest.TestAddress)
+		other := coretest.Sign(coretest.OtherKey, c.Message)
+		var chainErr *core.ChainError
+		for i := range core.ChainChecksBurst {
+			if _, err := s.VerifyChallenge(t.Context(), c.Nonce, other); !errors.As(err, &chainErr) {
+				t.Fatalf("VerifyChallenge(check %d) = %v, want a ChainError", i+1, err)
+			}
+		}
+		_, err = s.VerifyChallenge(t.Context(), c.Nonce, other)
+		if !errors.Is(err, core.ErrTooManyChainChecks) || !errors.Is(err, core.ErrChainUnavailable) {
+			t.Fatalf("VerifyChallenge(past the budget) = %v, want ErrTooManyChainChecks", err)
+		}
+		clock.Add(core.ChainCheckEvery)
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, other); !errors.As(err, &chainErr) {
+			t.Errorf("VerifyChallenge(a minute later) = %v, want a ChainError", err)
+		}
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, coretest.Sign(coretest.TestKey, c.Message)); err != nil {
+			t.Errorf("VerifyChallenge(the key's signature, budget spent) = %v, want verified", err)
 		}
 	})
 }

@@ -21,6 +21,8 @@ type WalletService struct {
 	limits  LinkLimits
 	// contracts are the chains asked about smart-contract wallets.
 	contracts []ContractWallets
+	// budgets bound each member's checks of the chains.
+	budgets chainBudgets
 }
 
 // WalletServiceDeps are the dependencies of a WalletService.

@@ -186,6 +186,8 @@ var problems = []struct {
 	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by 130 hex digits. Sign the message again."}},
 	{core.ErrSignatureOldMessage, problem{http.StatusUnprocessableEntity, "This signature is of an earlier message", "Sign the message shown on this page."}},
 	{core.ErrSignatureAltered, problem{http.StatusUnprocessableEntity, "Your wallet signed a changed copy of the message", "Sign the exact message shown on this page: use the Copy button, and change nothing."}},
+	{core.ErrTooManyChainChecks, problem{http.StatusTooManyRequests, "Too many signatures were checked for smart wallets in a short time",
+		"Nothing was counted against you. Wait a few minutes, then press the button again."}},
 	{core.ErrChainUnavailable, problem{http.StatusServiceUnavailable, "A network could not be reached to check your smart wallet's signature",
 		"Nothing was counted against you. Press the button again in a minute."}},
 	{core.ErrChainsNotConfigured, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet's key",

@@ -68,6 +68,8 @@ func TestVerificationSubmit_Errors(t *testing.T) {
 		{"ErrSignatureAltered", core.ErrSignatureAltered, 422, "changed copy of the message"},
 		{"ErrSignatureMismatch", core.ErrSignatureMismatch, 422, "not made by the linked wallet"},
 		{"SignatureError", &core.SignatureError{Recovered: "0x01", Want: "0x02"}, 422, "not made by the linked wallet"},
+		{"ErrChainUnavailable", &core.ChainError{Chain: 8453, Err: core.ErrChainUnavailable}, 503, "could not be reached"},
+		{"ErrTooManyChainChecks", fmt.Errorf("%w: %w", core.ErrTooManyChainChecks, core.ErrChainUnavailable), 429, "Too many signatures were checked"},
 		{"ErrEmailNotVerifiable", core.ErrEmailNotVerifiable, 422, "e-mail address cannot be verified"},
 		{"Unknown", errors.New("verify: pq: deadlock detected"), 500, "Something went wrong on our side. Please try again in a minute (reference "},
 	}

@@ -76,8 +76,8 @@ func Start(t testing.TB) *Chain {
 	return c
 }
 
-// proxy serves the JSON-RPC methods the chain package uses (eth_chainId,
-// eth_getCode and eth_call at the latest block) over HTTP, through the
+// proxy serves the JSON-RPC methods the chain package uses (eth_chainId
+// and eth_call at the latest block) over HTTP, through the
 // backend's client: the answers are the simulated chain's own.
 func (c *Chain) proxy() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -115,13 +115,6 @@ func (c *Chain) answer(ctx context.Context, method string, params []json.RawMess
 			return nil, err
 		}
 		return "0x" + id.Text(16), nil
-	case "eth_getCode":
-		var address common.Address
-		if len(params) < 1 || json.Unmarshal(params[0], &address) != nil {
-			return nil, errors.New("want an address")
-		}
-		code, err := c.client.CodeAt(ctx, address, nil)
-		return Hex(code), err
 	case "eth_call":
 		var tx struct {
 			To   *common.Address `json:"to"`
@@ -219,6 +212,13 @@ var (
 	// CALLDATACOPY CALLDATASIZE PUSH1 0 RETURN. Asked isValidSignature,
 	// it answers a word that starts with the magic value's 4 bytes.
 	EchoRuntime = mustHex("366000600037366000f3")
+	// InvalidRuntime hits the invalid opcode 0xfe at once, which uses up
+	// all the gas of the call.
+	InvalidRuntime = []byte{0xfe}
+	// RevertRuntime reverts: PUSH1 0 PUSH1 0 REVERT.
+	RevertRuntime = mustHex("60006000fd")
+	// BombRuntime answers 1 MiB of zeros: PUSH3 0x100000 PUSH1 0 RETURN.
+	BombRuntime = mustHex("621000006000f3")
 )
 
 // Counterfactual returns the address of owner's wallet that the factory
