@@ -17,6 +17,7 @@ func TestContractText(t *testing.T) {
 	}{
 		{"ChainError", &core.ChainError{Chain: 8453, Err: core.ErrChainUnavailable}, "I could not reach Base (chain 8453)"},
 		{"TooManyChecks", fmt.Errorf("%w: %w", core.ErrTooManyChainChecks, core.ErrChainUnavailable), "wait a few minutes"},
+		{"ContractWithoutChains", core.ErrChainsNotConfigured, "Nothing was counted against you"},
 		{"NoKeyNoContract", &core.SignatureError{Want: "0x00000000000000000000000000000000000000aa"}, "no smart-contract wallet at that address"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

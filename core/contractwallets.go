@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -82,7 +83,9 @@ func ChainTitle(chain int64) string {
 // it. refusal is the error of the key's check (a *SignatureError, or
 // ErrBadSignature for a signature that is not a key's), returned when
 // every chain says no. Without chains, a signature of another key comes
-// back with ErrChainsNotConfigured too. A chain that could not be asked,
+// back with ErrChainsNotConfigured too, and a signature only a contract
+// could make (contractShaped) with ErrChainsNotConfigured alone: nobody
+// judged it. A chain that could not be asked,
 // when none said yes, is a *ChainError: the signature was not judged. A
 // member past their budget of checks (ChainChecksBurst) gets
 // ErrTooManyChainChecks, with ErrChainUnavailable: no chain is asked.
@@ -94,11 +97,12 @@ func (s *WalletService) contractSigner(ctx context.Context, c Challenge, signatu
 		return "", 0, refusal // an ENS name: no address to ask about
 	case len(s.contracts) == 0 && isMismatch:
 		return "", 0, fmt.Errorf("%w: %w", ErrChainsNotConfigured, refusal)
-	case len(s.contracts) == 0:
-		return "", 0, refusal
 	}
 	raw, ok := contractSignature(signature)
-	if !ok {
+	switch {
+	case len(s.contracts) == 0 && ok && contractShaped(raw):
+		return "", 0, ErrChainsNotConfigured // not judged: no chain to ask
+	case len(s.contracts) == 0 || !ok:
 		return "", 0, refusal
 	}
 	if !s.budgets.take(c.UserID, s.clock.Now()) {
@@ -129,6 +133,14 @@ func contractSignature(s string) ([]byte, bool) {
 	}
 	raw, err := hex.DecodeString(digits)
 	return raw, err == nil
+}
+
+// contractShaped says whether a signature that is not a key's is shaped
+// like a contract wallet's: longer than a key's 65 bytes (a Safe's owners,
+// a passkey's WebAuthn data), or wrapped by ERC-6492 (its 32-byte suffix
+// 0x6492...6492).
+func contractShaped(raw []byte) bool {
+	return len(raw) > 65 || bytes.HasSuffix(raw, bytes.Repeat([]byte{0x64, 0x92}, 16))
 }
 
 // answer is one chain's verdict on a signature.

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,38 @@ func TestWalletService_ContractWallets(t *testing.T) {
 		w, err := service(fakeChain{id: 1, hang: true}, fakeChain{id: 8453, valid: true}).VerifyChallenge(t.Context(), c.Nonce, "0x1234")
 		if err != nil || w.VerifiedChain != 8453 || w.Address != coretest.TestAddress {
 			t.Errorf("VerifyChallenge(accepted on 8453) = %+v, %v, want verified on 8453", w, err)
+		}
+	})
+}
+
+// TestWalletService_ContractSignatureWithoutChains: without chains, a
+// signature longer than a key's (or wrapped by ERC-6492) is
+// ErrChainsNotConfigured, not a malformed one, and counts for nothing.
+func TestWalletService_ContractSignatureWithoutChains(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := core.NewWalletService(core.WalletServiceDeps{Members: db, Wallets: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mustLink(t, s, alice, coretest.TestAddress)
+		for _, sig := range []string{"0x" + strings.Repeat("ab", 66), "0x" + strings.Repeat("00", 32) + strings.Repeat("6492", 16)} {
+			for range core.MaxWrongSignatures {
+				_, err := s.VerifyChallenge(t.Context(), c.Nonce, sig)
+				if !errors.Is(err, core.ErrChainsNotConfigured) || errors.Is(err, core.ErrBadSignature) || errors.Is(err, core.ErrSignatureMismatch) {
+					t.Fatalf("VerifyChallenge(%d bytes, no chains) = %v, want ErrChainsNotConfigured alone", len(sig)/2-1, err)
+				}
+			}
+		}
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, "0x"+strings.Repeat("zz", 66)); !errors.Is(err, core.ErrBadSignature) {
+			t.Errorf("VerifyChallenge(not hex) = %v, want ErrBadSignature", err)
+		}
+		if _, err := s.VerifyChallenge(t.Context(), c.Nonce, coretest.Sign(coretest.TestKey, c.Message)); err != nil {
+			t.Errorf("VerifyChallenge(the key's signature) = %v, want verified: nothing was counted", err)
 		}
 	})
 }
