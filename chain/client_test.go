@@ -55,7 +55,7 @@ func TestClient_Answers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
+			ok, _, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
 			if ok || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ValidSignature() = %v, %v, want false, %v", ok, err, tt.wantErr)
 			}
@@ -97,7 +97,7 @@ func TestClient_ChainIDOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if ok, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65)); ok || err != nil {
+		if ok, _, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65)); ok || err != nil {
 			t.Fatalf("ValidSignature() = %v, %v, want false, nil", ok, err)
 		}
 	}

@@ -44,28 +44,31 @@ func Wrapped6492(sig []byte) bool {
 // answer other than the magic value are false without an error: the
 // validator catches them all, so an eth_call that fails is the endpoint's
 // failure. The endpoint is asked which chain it serves the first time
-// (eth_chainId). Errors wrap core.ErrChainUnavailable: the chain did not
-// answer in time, or not as JSON-RPC, or (core.ErrChainMisconfigured too)
-// it serves another chain than the one configured.
-func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error) {
+// (eth_chainId). deployed says whether a contract was at address before
+// the check: its refusal is then that of a wallet that exists (a signature
+// longer than MaxSignatureBytes is not sent, and is false, false). Errors
+// wrap core.ErrChainUnavailable: the chain did not answer in time, or not
+// as JSON-RPC, or (core.ErrChainMisconfigured too) it serves another chain
+// than the one configured.
+func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (valid, deployed bool, err error) {
 	owner, err := word(address)
 	if err != nil || len(hash) != 32 {
-		return false, fmt.Errorf("chain %d: want an address and a 32-byte hash", c.id)
+		return false, false, fmt.Errorf("chain %d: want an address and a 32-byte hash", c.id)
 	}
 	if len(signature) > MaxSignatureBytes {
-		return false, nil
+		return false, false, nil
 	}
 	if err := c.serves(ctx); err != nil {
-		return false, err
+		return false, false, err
 	}
 	out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if len(out) != 1 || out[0]&^(answerValid|answerDeployed) != 0 {
-		return false, c.unavailable("eth_call", errors.New("not the validator's answer"))
+		return false, false, c.unavailable("eth_call", errors.New("not the validator's answer"))
 	}
-	return out[0]&answerValid != 0, nil
+	return out[0]&answerValid != 0, out[0]&answerDeployed != 0, nil
 }
 
 // The bits of the validator's one-byte answer.

@@ -34,41 +34,44 @@ func TestClient_ValidSignature(t *testing.T) {
 	reverts := sim.DeployRuntime(chaintest.RevertRuntime)
 	bomb := sim.DeployRuntime(chaintest.BombRuntime)
 	counterfactual, factory, calldata := sim.Counterfactual(owner, [32]byte{7})
+	_, _, strangerCalldata := sim.Counterfactual(stranger, [32]byte{7})
 	suffix := chaintest.Wrap6492(t, factory, nil, nil)[96+64:]
 	wrapped := chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash))
 	badOffset := append([]byte{}, wrapped...)
 	badOffset[63] = 0xff // the factory calldata's offset, past the end
 	for _, tt := range []struct {
 		name    string
-		address string
-		sig     []byte
-		want    bool
+		address  string
+		sig      []byte
+		want     bool
+		deployed bool
 	}{
-		{"ERC1271", deployed, chaintest.SignHash(t, owner, hash), true},
-		{"ERC1271OtherKey", deployed, chaintest.SignHash(t, stranger, hash), false},
-		{"ERC1271OtherHash", deployed, chaintest.SignHash(t, owner, chaintest.PersonalHash("hullo")), false},
-		{"WrongMagic", wrongMagic, chaintest.SignHash(t, owner, hash), false},
-		{"Echo", echo, chaintest.SignHash(t, stranger, hash), false},
-		{"ERC6492Echo", echo, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
-		{"InvalidOpcode", invalid, chaintest.SignHash(t, owner, hash), false},
-		{"Reverts", reverts, chaintest.SignHash(t, owner, hash), false},
-		{"AnswersMegabytes", bomb, chaintest.SignHash(t, owner, hash), false},
-		{"ERC6492InvalidOpcode", invalid, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), false},
-		{"ERC6492Malformed", counterfactual, append([]byte("not a wrapper, but long enough to be one: 96 bytes of text and more....."), suffix...), false},
-		{"ERC6492BadOffset", counterfactual, badOffset, false},
-		{"ERC6492NotAnAddress", counterfactual, append(bytes.Repeat([]byte{0xff}, 160), suffix...), false},
-		{"ERC6492SuffixOnly", counterfactual, suffix, false},
-		{"NoCode", counterfactual, chaintest.SignHash(t, owner, hash), false},
-		{"ERC6492", counterfactual, wrapped, true},
-		{"ERC6492OtherKey", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false},
-		{"ERC6492Deployed", deployed, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true},
-		{"ERC6492BadFactory", counterfactual, chaintest.Wrap6492(t, factory, []byte{1, 2, 3, 4}, chaintest.SignHash(t, owner, hash)), false},
-		{"TooLong", deployed, make([]byte, chain.MaxSignatureBytes+1), false},
+		{"ERC1271", deployed, chaintest.SignHash(t, owner, hash), true, true},
+		{"ERC1271OtherKey", deployed, chaintest.SignHash(t, stranger, hash), false, true},
+		{"ERC1271OtherHash", deployed, chaintest.SignHash(t, owner, chaintest.PersonalHash("hullo")), false, true},
+		{"WrongMagic", wrongMagic, chaintest.SignHash(t, owner, hash), false, true},
+		{"Echo", echo, chaintest.SignHash(t, stranger, hash), false, true},
+		{"ERC6492Echo", echo, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false, true},
+		{"InvalidOpcode", invalid, chaintest.SignHash(t, owner, hash), false, true},
+		{"Reverts", reverts, chaintest.SignHash(t, owner, hash), false, true},
+		{"AnswersMegabytes", bomb, chaintest.SignHash(t, owner, hash), false, true},
+		{"ERC6492InvalidOpcode", invalid, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), false, true},
+		{"ERC6492Malformed", counterfactual, append([]byte("not a wrapper, but long enough to be one: 96 bytes of text and more....."), suffix...), false, false},
+		{"ERC6492BadOffset", counterfactual, badOffset, false, false},
+		{"ERC6492NotAnAddress", counterfactual, append(bytes.Repeat([]byte{0xff}, 160), suffix...), false, false},
+		{"ERC6492SuffixOnly", counterfactual, suffix, false, false},
+		{"NoCode", counterfactual, chaintest.SignHash(t, owner, hash), false, false},
+		{"ERC6492", counterfactual, wrapped, true, false},
+		{"ERC6492OtherKey", counterfactual, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, stranger, hash)), false, false},
+		{"ERC6492Deployed", deployed, chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, hash)), true, true},
+		{"ERC6492OtherWalletDeployed", deployed, chaintest.Wrap6492(t, factory, strangerCalldata, chaintest.SignHash(t, stranger, hash)), false, true},
+		{"ERC6492BadFactory", counterfactual, chaintest.Wrap6492(t, factory, []byte{1, 2, 3, 4}, chaintest.SignHash(t, owner, hash)), false, false},
+		{"TooLong", deployed, make([]byte, chain.MaxSignatureBytes+1), false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := c.ValidSignature(t.Context(), tt.address, hash, tt.sig)
-			if err != nil || got != tt.want {
-				t.Errorf("ValidSignature(%s) = %v, %v, want %v", tt.name, got, err, tt.want)
+			got, deployed, err := c.ValidSignature(t.Context(), tt.address, hash, tt.sig)
+			if err != nil || got != tt.want || deployed != tt.deployed {
+				t.Errorf("ValidSignature(%s) = %v, %v, %v, want %v, %v", tt.name, got, deployed, err, tt.want, tt.deployed)
 			}
 		})
 	}
@@ -90,7 +93,7 @@ func TestClient_ChainID(t *testing.T) {
 // client's timeout, with ErrChainUnavailable.
 func TestClient_Timeout(t *testing.T) {
 	c := newClient(t, chaintest.Hang(t)+"/v3/secret-api-key", time.Millisecond)
-	_, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
+	_, _, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
 	if !errors.Is(err, core.ErrChainUnavailable) {
 		t.Fatalf("ValidSignature(hanging endpoint) = %v, want ErrChainUnavailable", err)
 	}
@@ -111,7 +114,7 @@ func TestClient_OtherChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 { // the second time, from the id remembered
-		ok, err := c.ValidSignature(t.Context(), wallet, hash, chaintest.SignHash(t, owner, hash))
+		ok, _, err := c.ValidSignature(t.Context(), wallet, hash, chaintest.SignHash(t, owner, hash))
 		if ok || !errors.Is(err, core.ErrChainMisconfigured) || !errors.Is(err, core.ErrChainUnavailable) {
 			t.Fatalf("ValidSignature(chain 1337 configured as 8453) = %v, %v, want false, ErrChainMisconfigured", ok, err)
 		}

@@ -58,10 +58,11 @@ type ContractWallets interface {
 	ChainID(ctx context.Context) (int64, error)
 	// ValidSignature reports whether the wallet at address accepts
 	// signature for the 32-byte hash: ERC-6492 when the signature carries
-	// its wrapper, otherwise ERC-1271 when code is deployed at address.
+	// its wrapper, otherwise ERC-1271 when code is deployed at address;
+	// and whether a contract was deployed at address before the check.
 	// No code and a refusal are false without an error; errors wrap
 	// ErrChainUnavailable.
-	ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error)
+	ValidSignature(ctx context.Context, address string, hash, signature []byte) (valid, deployed bool, err error)
 }
 
 // ChainTitle is how a member reads a chain: "Base (chain 8453)", or
@@ -145,42 +146,60 @@ func contractShaped(raw []byte) bool {
 
 // answer is one chain's verdict on a signature.
 type answer struct {
-	chain int64
-	valid bool
-	err   error
+	chain    int64
+	valid    bool
+	deployed bool
+	err      error
 }
 
-// askChains asks every chain at once and returns the id of the first that
-// says the signature is valid; the others are then cancelled. It returns
-// 0 and nil when every chain says no, and a *ChainError when none said yes
-// and one could not be asked.
+// askChains asks every chain at once and returns the id of one that says
+// the signature is valid, unless a chain where a contract is deployed at
+// the address refuses it: the same address on two chains may be two
+// wallets of two owners (a contract deployed with CREATE, a counterfactual
+// wallet deployed by someone else), and the member proves the address only
+// when every deployed wallet there agrees. It returns 0 and nil when no
+// chain says yes or one such wallet says no, and a *ChainError when none
+// said yes and one could not be asked. A chain that could not be asked
+// refuses nothing.
 func (s *WalletService) askChains(ctx context.Context, address string, hash, sig []byte) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan answer, len(s.contracts))
 	for _, cw := range s.contracts {
 		go func() {
-			ok, err := cw.ValidSignature(ctx, address, hash, sig)
-			answers <- answer{chain: cw.Chain(), valid: ok && err == nil, err: err}
+			valid, deployed, err := cw.ValidSignature(ctx, address, hash, sig)
+			answers <- answer{chain: cw.Chain(), valid: valid && err == nil, deployed: deployed && err == nil, err: err}
 		}()
 	}
+	var yes int64
 	var failed error
 	for range s.contracts {
 		a := <-answers
-		if a.valid {
-			return a.chain, nil
-		}
-		if a.err != nil && failed == nil {
+		switch {
+		case a.deployed && !a.valid:
+			s.log.InfoContext(ctx, "contract wallet refuses the signature", "chain", a.chain)
+			return 0, nil
+		case a.valid && yes == 0:
+			yes = a.chain
+		case a.err != nil && failed == nil:
 			failed = &ChainError{Chain: a.chain, Err: chainUnavailable(a.err)}
 		}
-		switch {
-		case errors.Is(a.err, ErrChainMisconfigured):
-			s.log.ErrorContext(ctx, "chain endpoint serves another chain: fix CHAIN_RPC_URLS", "chain", a.chain, "err", a.err)
-		case a.err != nil:
-			s.log.WarnContext(ctx, "chain not reached", "chain", a.chain, "err", a.err)
-		}
+		s.logFailure(ctx, a)
+	}
+	if yes != 0 {
+		return yes, nil
 	}
 	return 0, failed
+}
+
+// logFailure logs a chain that could not be asked.
+func (s *WalletService) logFailure(ctx context.Context, a answer) {
+	switch {
+	case errors.Is(a.err, ErrChainMisconfigured):
+		s.log.ErrorContext(ctx, "chain endpoint serves another chain: fix CHAIN_RPC_URLS", "chain", a.chain, "err", a.err)
+	case a.err != nil:
+		s.log.WarnContext(ctx, "chain not reached", "chain", a.chain, "err", a.err)
+	}
 }
 
 // chainUnavailable makes sure err matches ErrChainUnavailable.

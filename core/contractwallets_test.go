@@ -13,29 +13,25 @@ import (
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
-// fakeChain answers every signature the same way, or waits until the call
-// is cancelled when hang is set.
+// fakeChain answers every signature the same way.
 type fakeChain struct {
-	id    int64
-	valid bool
-	err   error
-	hang  bool
+	id       int64
+	valid    bool
+	deployed bool
+	err      error
 }
 
 func (f fakeChain) Chain() int64                           { return f.id }
 func (f fakeChain) Endpoint() string                       { return "rpc.example" }
 func (f fakeChain) ChainID(context.Context) (int64, error) { return f.id, f.err }
-func (f fakeChain) ValidSignature(ctx context.Context, _ string, _, _ []byte) (bool, error) {
-	if f.hang {
-		<-ctx.Done()
-		return false, errors.Join(core.ErrChainUnavailable, ctx.Err())
-	}
-	return f.valid, f.err
+func (f fakeChain) ValidSignature(context.Context, string, []byte, []byte) (bool, bool, error) {
+	return f.valid, f.deployed, f.err
 }
 
 // TestWalletService_ContractWallets: a signature the key did not make is
-// asked of the chains; the first yes proves the wallet, an unreachable
-// chain counts nothing, and without chains a mismatch says so.
+// asked of the chains; a yes proves the wallet unless a wallet deployed
+// on another chain says no, an unreachable chain counts nothing, and
+// without chains a mismatch says so.
 func TestWalletService_ContractWallets(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
@@ -67,7 +63,11 @@ func TestWalletService_ContractWallets(t *testing.T) {
 		if _, err := service(fakeChain{id: 8453}).VerifyChallenge(t.Context(), c.Nonce, "0x1234"); !errors.Is(err, core.ErrSignatureMismatch) {
 			t.Errorf("VerifyChallenge(short, refused) = %v, want ErrSignatureMismatch", err)
 		}
-		w, err := service(fakeChain{id: 1, hang: true}, fakeChain{id: 8453, valid: true}).VerifyChallenge(t.Context(), c.Nonce, "0x1234")
+		vetoed := service(fakeChain{id: 1, valid: true}, fakeChain{id: 8453, deployed: true})
+		if _, err := vetoed.VerifyChallenge(t.Context(), c.Nonce, "0x1234"); !errors.Is(err, core.ErrSignatureMismatch) {
+			t.Errorf("VerifyChallenge(accepted on 1, refused by a wallet deployed on 8453) = %v, want ErrSignatureMismatch", err)
+		}
+		w, err := service(down, fakeChain{id: 10}, fakeChain{id: 8453, valid: true}).VerifyChallenge(t.Context(), c.Nonce, "0x1234")
 		if err != nil || w.VerifiedChain != 8453 || w.Address != coretest.TestAddress {
 			t.Errorf("VerifyChallenge(accepted on 8453) = %+v, %v, want verified on 8453", w, err)
 		}
