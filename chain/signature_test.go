@@ -40,7 +40,7 @@ func TestClient_ValidSignature(t *testing.T) {
 	badOffset := append([]byte{}, wrapped...)
 	badOffset[63] = 0xff // the factory calldata's offset, past the end
 	for _, tt := range []struct {
-		name    string
+		name     string
 		address  string
 		sig      []byte
 		want     bool
