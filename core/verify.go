@@ -109,7 +109,7 @@ func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challen
 	if err != nil {
 		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}
-	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
+	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, chain, s.clock.Now())
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}
