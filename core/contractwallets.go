@@ -212,15 +212,17 @@ func chainUnavailable(err error) error {
 
 // CheckChains is /setup check's part on smart-contract wallets: one line
 // per configured chain, whether its endpoint answers, as the chain it was
-// configured for, asked all at once. Without chains (CHAIN_RPC_URLS is
-// optional) there is none.
+// configured for, asked all at once. A line names the chain only: some
+// providers put the API key in the endpoint's host name, which is logged
+// for the operator instead. Without chains (CHAIN_RPC_URLS is optional)
+// there is none.
 func (s *WalletService) CheckChains(ctx context.Context) []SetupLine {
 	lines := make([]SetupLine, len(s.contracts))
 	done := make(chan struct{})
 	for i, cw := range s.contracts {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			lines[i] = checkChain(ctx, cw)
+			lines[i] = s.checkChain(ctx, cw)
 		}()
 	}
 	for range s.contracts {
@@ -229,14 +231,17 @@ func (s *WalletService) CheckChains(ctx context.Context) []SetupLine {
 	return lines
 }
 
-// checkChain is the /setup check line of one chain.
-func checkChain(ctx context.Context, cw ContractWallets) SetupLine {
-	name := ChainTitle(cw.Chain()) + " answers at " + cw.Endpoint()
+// checkChain is the /setup check line of one chain; a failure is logged
+// with the endpoint's host.
+func (s *WalletService) checkChain(ctx context.Context, cw ContractWallets) SetupLine {
+	name := ChainTitle(cw.Chain()) + " answers"
 	got, err := cw.ChainID(ctx)
 	switch {
 	case err != nil:
+		s.log.WarnContext(ctx, "setup check: chain not reached", "chain", cw.Chain(), "host", cw.Endpoint(), "err", err)
 		return SetupLine{Check: name, Fix: "no answer just now: check the endpoint in CHAIN_RPC_URLS, or run /setup check again in a minute"}
 	case got != cw.Chain():
+		s.log.ErrorContext(ctx, "setup check: chain endpoint serves another chain", "chain", cw.Chain(), "host", cw.Endpoint(), "serves", got)
 		return SetupLine{Check: name, Fix: "it serves chain " + strconv.FormatInt(got, 10) + ": fix this entry of CHAIN_RPC_URLS"}
 	}
 	return SetupLine{Check: name, OK: true}
