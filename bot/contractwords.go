@@ -15,6 +15,14 @@ func contractText(err error) (string, bool) {
 	switch {
 	case errors.Is(err, core.ErrChallengeLocked):
 		return "", false
+	case errors.Is(err, core.ErrTooManyChainChecks):
+		return "You've sent many signatures for me to check with smart-contract wallets in a short time. " +
+			"Nothing was counted against you: wait a few minutes, then try " + codeSpan("/verify") + " again.", true
+	case errors.Is(err, core.ErrChainsNotConfigured) && !errors.As(err, &sigErr):
+		return "That looks like a smart-contract wallet's signature (a Safe, a Coinbase Smart Wallet, a passkey wallet), " +
+			"and this bot can't check those: its operator hasn't set CHAIN_RPC_URLS. Nothing was counted against you. " +
+			"If your wallet is an ordinary one, sign the message from the code block again and send its signature " +
+			"(0x followed by 130 hex characters) with " + codeSpan("/verify") + ".", true
 	case errors.As(err, &chainErr):
 		return "I could not reach " + core.ChainTitle(chainErr.Chain) + " to check your smart wallet's signature. " +
 			"Nothing was counted against you: try " + codeSpan("/verify") + " again in a minute.", true

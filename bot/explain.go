@@ -129,8 +129,8 @@ func linkText(err error) (string, bool) {
 		return "That challenge was used already: a signature counts only once. " + codeSpan("/wallet") +
 			" shows what is verified; to verify another wallet, start with " + codeSpan("/link <wallet>") + ".", true
 	case errors.Is(err, core.ErrBadSignature):
-		return "That doesn't look like a signature. A signature is 0x followed by 130 hex characters (0-9, a-f), " +
-			"as your wallet app shows it after signing. Paste it whole: " + codeSpan("/verify 0x…") + ".", true
+		return "That doesn't look like a signature. A signature is 0x followed by hex characters (0-9, a-f): 130 of them " +
+			"for an ordinary wallet, more for a smart-contract wallet, as your wallet app shows it after signing. Paste it whole: " + codeSpan("/verify 0x…") + ".", true
 	case errors.Is(err, core.ErrSignatureOldMessage):
 		return "That is a signature of an earlier challenge message. Sign the message from your latest " +
 			codeSpan("/link") + " reply, then send " + codeSpan("/verify") + " again.", true

@@ -40,7 +40,7 @@ func TestBot_Link_Refusals(t *testing.T) {
 		{"MalformedSignature", func(t *testing.T, e *linkEnv, who string) string {
 			e.as(t, who, "/link "+testAddress)
 			return "/verify 0x1234"
-		}, "130 hex characters"},
+		}, "130 of them for an ordinary wallet"},
 		{"DifferentMessage/Earlier", func(t *testing.T, e *linkEnv, who string) string {
 			first := message(t, e.as(t, who, "/link "+testAddress))
 			e.as(t, who, "/link "+testAddress)

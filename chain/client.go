@@ -1,5 +1,5 @@
 // Package chain is a small JSON-RPC client of EVM chains: the few calls
-// (eth_chainId, eth_getCode, eth_call) the bot needs to check the
+// (eth_chainId, eth_call) the bot needs to check the
 // signatures of smart-contract wallets, ERC-1271 and ERC-6492
 // (https://ethereum.org/en/developers/docs/apis/json-rpc/). Every call is
 // bounded: its time, the size of what it sends and of what it reads, and
@@ -40,10 +40,6 @@ const (
 	CallGas = 10_000_000
 )
 
-// errReverted means the chain ran the call and it reverted: an answer,
-// not an outage.
-var errReverted = errors.New("execution reverted")
-
 // Options configure a Client.
 type Options struct {
 	// ID is the chain id the operator configured for URL.
@@ -64,6 +60,9 @@ type Client struct {
 	timeout time.Duration
 	http    *http.Client
 	seq     atomic.Int64
+	// served is the chain id the endpoint answered to eth_chainId, zero
+	// until it first answered; it is asked once.
+	served atomic.Int64
 }
 
 // NewClient returns a client of the endpoint. It returns an error, which
@@ -111,7 +110,9 @@ type response struct {
 }
 
 // call runs one JSON-RPC method and decodes its result into out. Errors
-// wrap core.ErrChainUnavailable, except errReverted.
+// wrap core.ErrChainUnavailable, a JSON-RPC error object included: what
+// the bot calls never reverts on a member's input (see ValidSignature),
+// so it is never told apart by its words.
 func (c *Client) call(ctx context.Context, out any, method string, params ...any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -149,9 +150,6 @@ func (c *Client) decode(ctx context.Context, r io.Reader, method string, out any
 		return c.unavailable(method, errors.New("answer is not JSON-RPC"))
 	}
 	if e := resp.Error; e != nil {
-		if reverted(e.Code, e.Message) {
-			return fmt.Errorf("%s on chain %d: %w", method, c.id, errReverted)
-		}
 		return c.unavailable(method, fmt.Errorf("JSON-RPC error %d: %s", e.Code, clip(e.Message)))
 	}
 	if err := json.Unmarshal(resp.Result, out); err != nil {
@@ -160,17 +158,10 @@ func (c *Client) decode(ctx context.Context, r io.Reader, method string, out any
 	return nil
 }
 
-// reverted says whether a JSON-RPC error is the chain's answer that the
-// call failed in the EVM (geth's code 3, or its words), not an outage.
-func reverted(code int, message string) bool {
-	m := strings.ToLower(message)
-	return code == 3 || strings.Contains(m, "revert") || strings.Contains(m, "out of gas")
-}
-
 // unavailable wraps err as the chain's failure to answer, naming only its
 // host.
 func (c *Client) unavailable(method string, err error) error {
-	return fmt.Errorf("%w: %s on chain %d (%s): %v", core.ErrChainUnavailable, method, c.id, c.host, err)
+	return fmt.Errorf("%w: %s on chain %d (%s): %w", core.ErrChainUnavailable, method, c.id, c.host, err)
 }
 
 // transportError describes a failed exchange without the URL that
@@ -209,34 +200,45 @@ func clip(s string) string {
 	return redact(s)
 }
 
-// ChainID asks the endpoint which chain it serves (eth_chainId). Errors
-// wrap core.ErrChainUnavailable.
+// ChainID asks the endpoint which chain it serves (eth_chainId), and
+// remembers the answer for the checks of signatures. Errors wrap
+// core.ErrChainUnavailable.
 func (c *Client) ChainID(ctx context.Context) (int64, error) {
 	var q string
 	if err := c.call(ctx, &q, "eth_chainId"); err != nil {
 		return 0, err
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(q, "0x"), 16, 64)
-	if err != nil || !strings.HasPrefix(q, "0x") {
-		return 0, c.unavailable("eth_chainId", errors.New("not a quantity"))
+	if err != nil || !strings.HasPrefix(q, "0x") || id <= 0 {
+		return 0, c.unavailable("eth_chainId", errors.New("not a chain id"))
 	}
+	c.served.Store(id)
 	return id, nil
 }
 
-// Code returns the code deployed at address (eth_getCode at the latest
-// block), empty when there is none. Errors wrap core.ErrChainUnavailable.
-func (c *Client) Code(ctx context.Context, address string) ([]byte, error) {
-	var data string
-	if err := c.call(ctx, &data, "eth_getCode", address, "latest"); err != nil {
-		return nil, err
+// serves makes sure the endpoint serves the configured chain, asking it
+// the first time only: an answer about a signature from another chain
+// would prove a wallet on a chain nobody chose. Errors wrap
+// core.ErrChainUnavailable, and core.ErrChainMisconfigured too when the
+// endpoint serves another chain.
+func (c *Client) serves(ctx context.Context) error {
+	id := c.served.Load()
+	if id == 0 {
+		var err error
+		if id, err = c.ChainID(ctx); err != nil {
+			return err
+		}
 	}
-	return c.bytes("eth_getCode", data)
+	if id != c.id {
+		return c.unavailable("eth_chainId", fmt.Errorf("%w: it serves chain %d", core.ErrChainMisconfigured, id))
+	}
+	return nil
 }
 
 // Call runs data against the latest block without a transaction
 // (eth_call) with CallGas, and returns what it returned. With to empty the
 // data is creation code, run as a contract deployment that is never
-// mined. A call that reverts returns errReverted; other errors wrap
+// mined. Errors, a call that reverts included, wrap
 // core.ErrChainUnavailable.
 func (c *Client) Call(ctx context.Context, to string, data []byte) ([]byte, error) {
 	tx := map[string]string{"data": "0x" + hex.EncodeToString(data), "gas": "0x" + strconv.FormatUint(CallGas, 16)}

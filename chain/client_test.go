@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/poapbot/poapbot/chain"
@@ -22,8 +23,8 @@ func containsAny(s string, words ...string) bool {
 }
 
 // TestClient_Answers reads the endpoint's answers: an outage is
-// ErrChainUnavailable whose text names no URL, a reverted call is a
-// refusal without an error.
+// ErrChainUnavailable whose text names no URL: so is any JSON-RPC error,
+// the validator catching whatever a wallet does.
 func TestClient_Answers(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -36,12 +37,14 @@ func TestClient_Answers(t *testing.T) {
 		{"TooLarge", http.StatusOK, `{"result":"0x` + strings.Repeat("00", chain.MaxResponseBytes) + `"}`, core.ErrChainUnavailable},
 		{"RPCError", http.StatusOK, `{"error":{"code":-32005,"message":"rate limited at https://rpc.example/key"}}`, core.ErrChainUnavailable},
 		{"NotHex", http.StatusOK, `{"result":"nope"}`, core.ErrChainUnavailable},
-		{"Reverted", http.StatusOK, `{"error":{"code":3,"message":"execution reverted"}}`, nil},
+		{"Reverted", http.StatusOK, `{"error":{"code":3,"message":"execution reverted"}}`, core.ErrChainUnavailable},
+		{"InvalidOpcode", http.StatusOK, `{"error":{"code":-32000,"message":"invalid opcode: INVALID"}}`, core.ErrChainUnavailable},
+		{"NotTheValidator", http.StatusOK, `{"result":"0x1626ba7e"}`, core.ErrChainUnavailable},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.Contains(readAll(r), "eth_getCode") {
-					fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x6001"}`)
+				if strings.Contains(readAll(r), "eth_chainId") {
+					fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x2105"}`)
 					return
 				}
 				w.WriteHeader(tt.status)
@@ -52,8 +55,8 @@ func TestClient_Answers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
-			if ok || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+			ok, _, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65))
+			if ok || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ValidSignature() = %v, %v, want false, %v", ok, err, tt.wantErr)
 			}
 			if err != nil && containsAny(err.Error(), "secret-api-key", "://") {
@@ -72,6 +75,34 @@ func readAll(r *http.Request) string {
 		if err != nil {
 			return b.String()
 		}
+	}
+}
+
+// TestClient_ChainIDOnce asks the endpoint which chain it serves once,
+// then checks signatures against the id remembered.
+func TestClient_ChainIDOnce(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch body := readAll(r); {
+		case strings.Contains(body, "eth_chainId"):
+			asked.Add(1)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x2105"}`)
+		default:
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x00"}`)
+		}
+	}))
+	defer srv.Close()
+	c, err := chain.NewClient(chain.Options{ID: 8453, URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if ok, _, err := c.ValidSignature(t.Context(), "0x00000000000000000000000000000000000000aa", make([]byte, 32), make([]byte, 65)); ok || err != nil {
+			t.Fatalf("ValidSignature() = %v, %v, want false, nil", ok, err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("eth_chainId asked %d times, want 1", n)
 	}
 }
 

@@ -17,9 +17,6 @@ var (
 	validatorHex string
 	validator    = mustHex(validatorHex)
 
-	// magicValue is what ERC-1271's isValidSignature returns for a valid
-	// signature: its own selector, 0x1626ba7e.
-	magicValue = []byte{0x16, 0x26, 0xba, 0x7e}
 	// suffix6492 ends a signature wrapped by ERC-6492.
 	suffix6492 = bytes.Repeat([]byte{0x64, 0x92}, 16)
 )
@@ -39,48 +36,48 @@ func Wrapped6492(sig []byte) bool {
 }
 
 // ValidSignature reports whether the smart-contract wallet at address (0x,
-// 40 hex digits) accepts signature for the 32-byte hash on this chain. A
-// signature wrapped by ERC-6492 is checked by the deployless validator in
-// one eth_call, which deploys the wallet first when it is not deployed
-// yet; any other is asked of the wallet with ERC-1271's isValidSignature
-// when code is deployed at address. No code, a call that reverts and an
-// answer other than the magic value are false without an error. Errors
+// 40 hex digits) accepts signature for the 32-byte hash on this chain. The
+// deployless validator checks it in one eth_call: with ERC-6492 when the
+// signature carries its wrapper, deploying the wallet first when it is not
+// deployed yet, otherwise with ERC-1271's isValidSignature. No code, a
+// malformed wrapper, a wallet that reverts or fails in any way, and an
+// answer other than the magic value are false without an error: the
+// validator catches them all, so an eth_call that fails is the endpoint's
+// failure. The endpoint is asked which chain it serves the first time
+// (eth_chainId). deployed says whether a contract was at address before
+// the check: its refusal is then that of a wallet that exists (a signature
+// longer than MaxSignatureBytes is not sent, and is false, false). Errors
 // wrap core.ErrChainUnavailable: the chain did not answer in time, or not
-// as JSON-RPC.
-func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (bool, error) {
+// as JSON-RPC, or (core.ErrChainMisconfigured too) it serves another chain
+// than the one configured.
+func (c *Client) ValidSignature(ctx context.Context, address string, hash, signature []byte) (valid, deployed bool, err error) {
 	owner, err := word(address)
 	if err != nil || len(hash) != 32 {
-		return false, fmt.Errorf("chain %d: want an address and a 32-byte hash", c.id)
+		return false, false, fmt.Errorf("chain %d: want an address and a 32-byte hash", c.id)
 	}
 	if len(signature) > MaxSignatureBytes {
-		return false, nil
+		return false, false, nil
 	}
-	if Wrapped6492(signature) {
-		out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))
-		if errors.Is(err, errReverted) {
-			return false, nil
-		}
-		return len(out) == 1 && out[0] == 1, err
+	if err := c.serves(ctx); err != nil {
+		return false, false, err
 	}
-	code, err := c.Code(ctx, address)
-	if err != nil || len(code) == 0 {
-		return false, err
+	out, err := c.Call(ctx, "", append(append([]byte{}, validator...), validatorArgs(owner, hash, signature)...))
+	if err != nil {
+		return false, false, err
 	}
-	out, err := c.Call(ctx, address, isValidSignatureCall(hash, signature))
-	if errors.Is(err, errReverted) {
-		return false, nil
+	if len(out) != 1 || out[0]&^(answerValid|answerDeployed) != 0 {
+		return false, false, c.unavailable("eth_call", errors.New("not the validator's answer"))
 	}
-	return len(out) >= 32 && bytes.Equal(out[:4], magicValue), err
+	return out[0]&answerValid != 0, out[0]&answerDeployed != 0, nil
 }
 
-// isValidSignatureCall is the calldata of isValidSignature(bytes32 hash,
-// bytes signature).
-func isValidSignatureCall(hash, sig []byte) []byte {
-	out := append([]byte{}, magicValue...) // the magic value is the selector
-	out = append(out, hash...)
-	out = append(out, uint256(64)...)
-	return append(out, dynamicBytes(sig)...)
-}
+// The bits of the validator's one-byte answer.
+const (
+	// answerValid: the wallet accepts the signature.
+	answerValid = 1
+	// answerDeployed: code was at the wallet's address before the check.
+	answerDeployed = 2
+)
 
 // validatorArgs are the abi-encoded constructor arguments of the
 // validator: (address signer, bytes32 hash, bytes signature).

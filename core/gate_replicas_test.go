@@ -124,6 +124,6 @@ func storageVerified(ctx context.Context, db *storage.DB, u core.User, address s
 	if _, err := db.LinkWallet(ctx, u, core.Wallet{Kind: core.KindAddress, Value: address}, c, limits); err != nil {
 		return core.Wallet{}, err
 	}
-	v, err := db.UseChallenge(ctx, c.Nonce, address, now)
+	v, err := db.UseChallenge(ctx, c.Nonce, address, 0, now)
 	return v.Wallet, err
 }

@@ -25,7 +25,9 @@ const recentLimit = 20
 // wallet returned then names the chain that accepted it (VerifiedChain). A
 // chain that could not be asked, when none accepted it, is a *ChainError
 // (ErrChainUnavailable), which counts for nothing; without chains, a
-// mismatch comes with ErrChainsNotConfigured too.
+// mismatch comes with ErrChainsNotConfigured too, and a signature shaped
+// like a contract's is ErrChainsNotConfigured alone, which counts for
+// nothing.
 // A malformed signature and a mismatch are counted against the challenge:
 // the one that reaches MaxWrongSignatures, and any signature after it,
 // right or wrong, gets ErrChallengeLocked (the first wrapping the reason
@@ -118,10 +120,13 @@ func (s *WalletService) prove(ctx context.Context, c Challenge, others []Challen
 	if errors.Is(err, ErrSignatureOldMessage) || errors.Is(err, ErrSignatureAltered) || errors.Is(err, ErrChainUnavailable) {
 		return Wallet{}, err // the right key, another text, or no answer: no guess
 	}
+	if errors.Is(err, ErrChainsNotConfigured) && !errors.Is(err, ErrSignatureMismatch) {
+		return Wallet{}, err // a contract's signature, and no chain to ask: not judged
+	}
 	if err != nil {
 		return Wallet{}, s.wrongSignature(ctx, c, err)
 	}
-	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, s.clock.Now())
+	v, err := s.wallets.UseChallenge(ctx, c.Nonce, address, chain, s.clock.Now())
 	if err != nil {
 		return Wallet{}, wrap("verify", err)
 	}

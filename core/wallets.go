@@ -24,6 +24,8 @@ type WalletService struct {
 	// site, when PUBLIC_URL is set, makes challenges of addresses
 	// EIP-4361 messages for its verification pages.
 	site *siweSite
+	// budgets bound each member's checks of the chains.
+	budgets chainBudgets
 }
 
 // WalletServiceDeps are the dependencies of a WalletService.
@@ -121,13 +123,15 @@ type WalletStore interface {
 	// UseChallenge marks the challenge with that nonce used, if it is
 	// unused, unexpired at at and not locked (fewer than
 	// MaxWrongSignatures wrong signatures), and verifies its wallet as
-	// address. A wallet of another member of the platform (or another
-	// wallet of the same member) verified as that address loses it: it
+	// address; chain, when not zero, is the chain on which a
+	// smart-contract wallet accepted the signature, for the audit log. A
+	// wallet of another member of the platform (or another wallet of the
+	// same member) verified as that address loses it: it
 	// stays linked, unverified, and the move is audited. It returns
 	// ErrNoChallenge, ErrChallengeUsed, ErrChallengeLocked or
 	// ErrChallengeExpired when the challenge cannot be used, and
 	// ErrConflict when the wallet cannot take that address.
-	UseChallenge(ctx context.Context, nonce, address string, at time.Time) (Verification, error)
+	UseChallenge(ctx context.Context, nonce, address string, chain int64, at time.Time) (Verification, error)
 	// UnlinkWallets removes the user's wallet with that value, or all
 	// their wallets when value is empty. When the primary goes, the
 	// oldest remaining wallet becomes primary. It returns ErrNotFound when

@@ -103,7 +103,7 @@ func TestDB_LinkWallet_Challenges(t *testing.T) {
 		if err != nil || mailLink.Challenge != nil {
 			t.Errorf("LinkWallet(e-mail, no challenge, 2 open) = %+v, %v, want it linked", mailLink, err)
 		}
-		if _, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 401), addr(400), t0.Add(2*time.Minute)); err != nil {
+		if _, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 401), addr(400), 0, t0.Add(2*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := link(t, db, u, addr(402), 403, t0.Add(3*time.Minute), two); err != nil {
@@ -213,10 +213,10 @@ func TestDB_FailChallenge(t *testing.T) {
 		if err != nil || c.WrongSignatures != 2*core.MaxWrongSignatures {
 			t.Errorf("ChallengeByNonce() = %+v, %v, want %d wrong signatures", c, err, 2*core.MaxWrongSignatures)
 		}
-		if _, err := db.UseChallenge(t.Context(), nonce, addr(701), t0.Add(time.Minute)); !errors.Is(err, core.ErrChallengeLocked) {
+		if _, err := db.UseChallenge(t.Context(), nonce, addr(701), 0, t0.Add(time.Minute)); !errors.Is(err, core.ErrChallengeLocked) {
 			t.Errorf("UseChallenge(locked) = %v, want ErrChallengeLocked", err)
 		}
-		if _, err := db.UseChallenge(t.Context(), nonce, addr(701), t0.Add(core.ChallengeTTL)); !errors.Is(err, core.ErrChallengeExpired) {
+		if _, err := db.UseChallenge(t.Context(), nonce, addr(701), 0, t0.Add(core.ChallengeTTL)); !errors.Is(err, core.ErrChallengeExpired) {
 			t.Errorf("UseChallenge(locked, expired) = %v, want ErrChallengeExpired", err)
 		}
 	})

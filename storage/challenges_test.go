@@ -51,7 +51,7 @@ func mustLink(t *testing.T, db *DB, u core.User, value string, n int) core.Linke
 // mustUse uses the challenge numbered n at t0 or fails the test.
 func mustUse(t *testing.T, db *DB, n int, address string) core.Verification {
 	t.Helper()
-	v, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", n), address, t0.Add(time.Minute))
+	v, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", n), address, 0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatalf("UseChallenge(#%d, %s) = %v", n, address, err)
 	}

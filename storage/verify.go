@@ -19,7 +19,9 @@ type usedChallenge struct {
 
 // UseChallenge, in one transaction, marks the challenge with that nonce
 // used at at, if it is unused and expires after at, and verifies its
-// wallet as address (a 0x address in lower case). A wallet of the same
+// wallet as address (a 0x address in lower case); a chain other than zero
+// is where a smart-contract wallet accepted the signature, named in the
+// audit entry. A wallet of the same
 // platform verified as that address before, another member's or another
 // of the same member's, loses the address: it stays linked, unverified,
 // which keeps that member's link (and mints to it) while the proof moves.
@@ -33,7 +35,7 @@ type usedChallenge struct {
 // transaction-scoped advisory lock on the address on Postgres; SQLite
 // transactions exclude each other), so the second moves it from the first
 // and the unique index on verified addresses is never hit.
-func (db *DB) UseChallenge(ctx context.Context, nonce, address string, at time.Time) (core.Verification, error) {
+func (db *DB) UseChallenge(ctx context.Context, nonce, address string, chain int64, at time.Time) (core.Verification, error) {
 	const op = "use challenge"
 	at = dbTime(at)
 	var v core.Verification
@@ -56,7 +58,7 @@ func (db *DB) UseChallenge(ctx context.Context, nonce, address string, at time.T
 			return err
 		}
 		v.User = owner.user()
-		return auditVerification(tx, v, address)
+		return auditVerification(tx, v, address, chain)
 	})
 	if err != nil {
 		return core.Verification{}, translate(op, err)
@@ -139,8 +141,11 @@ func verifyWallet(tx *gorm.DB, walletID int64, address string, at time.Time) (co
 
 // auditVerification writes the verification and each move. Details name
 // wallets and members by id, and the address; never a signature or nonce.
-func auditVerification(tx *gorm.DB, v core.Verification, address string) error {
+func auditVerification(tx *gorm.DB, v core.Verification, address string, chain int64) error {
 	detail := fmt.Sprintf("wallet #%d (%s) verified as %s", v.Wallet.ID, v.Wallet.Kind, address)
+	if chain != 0 {
+		detail += fmt.Sprintf(" by its contract on chain %d", chain)
+	}
 	if err := audit(tx, &v.User.ID, core.AuditWalletVerified, detail); err != nil {
 		return err
 	}

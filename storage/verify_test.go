@@ -28,6 +28,15 @@ func TestDB_UseChallenge(t *testing.T) {
 				t.Errorf("%d %q audit entries, want 1", n, core.AuditWalletVerified)
 			}
 		})
+		t.Run("ContractWallet", func(t *testing.T) {
+			l := mustLink(t, db, member(core.Discord, "contract"), addr(90), 90)
+			if _, err := db.UseChallenge(t.Context(), l.Challenge.Nonce, addr(90), 8453, t0.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, db, "audit_log", "action = ? AND user_id = ? AND detail LIKE ?", core.AuditWalletVerified, l.User.ID, "% on chain 8453"); n != 1 {
+				t.Errorf("%d %q audit entries naming chain 8453, want 1", n, core.AuditWalletVerified)
+			}
+		})
 		t.Run("ENS", func(t *testing.T) {
 			mustLink(t, db, member(core.Discord, "ens"), "ens.eth", 2)
 			if v := mustUse(t, db, 2, addr(2)); v.Wallet.Value != "ens.eth" || v.Wallet.Address != addr(2) {
@@ -49,7 +58,7 @@ func TestDB_UseChallenge(t *testing.T) {
 				{"ErrConflict", fmt.Sprintf("%032x", 4), addr(5), t0, core.ErrConflict},
 			}
 			for _, tt := range tests {
-				if _, err := db.UseChallenge(t.Context(), tt.nonce, tt.address, tt.at); !errors.Is(err, tt.want) {
+				if _, err := db.UseChallenge(t.Context(), tt.nonce, tt.address, 0, tt.at); !errors.Is(err, tt.want) {
 					t.Errorf("%s: UseChallenge() = %v, want %v", tt.name, err, tt.want)
 				}
 			}
@@ -57,7 +66,7 @@ func TestDB_UseChallenge(t *testing.T) {
 				t.Errorf("%d challenges used after failures, want 0", n)
 			}
 			mustUse(t, db, 4, addr(4))
-			if _, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 4), addr(4), t0); !errors.Is(err, core.ErrChallengeUsed) {
+			if _, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 4), addr(4), 0, t0); !errors.Is(err, core.ErrChallengeUsed) {
 				t.Errorf("UseChallenge(again) = %v, want ErrChallengeUsed", err)
 			}
 		})
@@ -112,7 +121,7 @@ func TestDB_UseChallenge_Race(t *testing.T) {
 			mustLink(t, db, member(core.Discord, fmt.Sprintf("racer%d", i)), target, 100+i)
 		}
 		errs := race(members, func(i int) error {
-			_, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 100+i), target, t0.Add(time.Minute))
+			_, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 100+i), target, 0, t0.Add(time.Minute))
 			return err
 		})
 		for i, err := range errs {
@@ -129,7 +138,7 @@ func TestDB_UseChallenge_Race(t *testing.T) {
 
 		mustLink(t, db, member(core.Discord, "replayer"), addr(78), 200)
 		errs = race(members, func(int) error {
-			_, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 200), addr(78), t0.Add(time.Minute))
+			_, err := db.UseChallenge(t.Context(), fmt.Sprintf("%032x", 200), addr(78), 0, t0.Add(time.Minute))
 			return err
 		})
 		won := 0

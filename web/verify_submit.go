@@ -32,6 +32,9 @@ var (
 	errBodyTooLarge  = errors.New("request body too large")
 	errBadJSON       = errors.New("request body is not the expected JSON")
 	errNoSignature   = errors.New("no signature in the request")
+	// errContractUnchecked stands for core.ErrChainsNotConfigured alone,
+	// without a key's mismatch: a contract's signature nobody judged.
+	errContractUnchecked = errors.New("smart-contract wallet signature not checked")
 )
 
 // submitResult is the JSON answer of a POST.
@@ -189,11 +192,15 @@ var problems = []struct {
 	// Before the signature errors: the one that locks wraps its reason.
 	{core.ErrChallengeLocked, problem{http.StatusGone, "This verification link is locked after " + strconv.Itoa(core.MaxWrongSignatures) + " wrong signatures",
 		"It takes no signature now, not even the right one. " + relink}},
-	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by 130 hex digits. Sign the message again."}},
+	{core.ErrBadSignature, problem{http.StatusBadRequest, "The signature is malformed", "A signature is 0x followed by hex digits: 130 of them for an ordinary wallet, more for a smart-contract wallet. Sign the message again."}},
 	{core.ErrSignatureOldMessage, problem{http.StatusUnprocessableEntity, "This signature is of an earlier message", "Sign the message shown on this page."}},
 	{core.ErrSignatureAltered, problem{http.StatusUnprocessableEntity, "Your wallet signed a changed copy of the message", "Sign the exact message shown on this page: use the Copy button, and change nothing."}},
+	{core.ErrTooManyChainChecks, problem{http.StatusTooManyRequests, "Too many signatures were checked for smart wallets in a short time",
+		"Nothing was counted against you. Wait a few minutes, then press the button again."}},
 	{core.ErrChainUnavailable, problem{http.StatusServiceUnavailable, "A network could not be reached to check your smart wallet's signature",
 		"Nothing was counted against you. Press the button again in a minute."}},
+	{errContractUnchecked, problem{http.StatusUnprocessableEntity, "This looks like a smart-contract wallet's signature, which this bot can't check",
+		"Nothing was counted against you. A smart-contract wallet (a Safe, a Coinbase Smart Wallet, a passkey wallet) can verify only once the bot's operator sets CHAIN_RPC_URLS. If your wallet is an ordinary one, sign again."}},
 	{core.ErrChainsNotConfigured, problem{http.StatusUnprocessableEntity, "The signature was not made by the linked wallet's key",
 		"A smart-contract wallet (a Safe, a Coinbase Smart Wallet) can verify only once the bot's operator sets CHAIN_RPC_URLS. Otherwise, switch your wallet to the linked account and sign again."}},
 	{core.ErrMessageMalformed, problem{http.StatusUnprocessableEntity, "What your wallet signed is not this page's sign-in message",
@@ -221,6 +228,9 @@ var problems = []struct {
 // also logged with the error, so support can find it; its text, which may
 // name database or network internals, is never shown.
 func (h *verification) problemFor(ctx context.Context, err error) problem {
+	if errors.Is(err, core.ErrChainsNotConfigured) && !errors.Is(err, core.ErrSignatureMismatch) {
+		err = errContractUnchecked
+	}
 	for _, e := range problems {
 		if errors.Is(err, e.err) {
 			return e.p

@@ -76,8 +76,8 @@ func Start(t testing.TB) *Chain {
 	return c
 }
 
-// proxy serves the JSON-RPC methods the chain package uses (eth_chainId,
-// eth_getCode and eth_call at the latest block) over HTTP, through the
+// proxy serves the JSON-RPC methods the chain package uses (eth_chainId
+// and eth_call at the latest block) over HTTP, through the
 // backend's client: the answers are the simulated chain's own.
 func (c *Chain) proxy() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -115,13 +115,6 @@ func (c *Chain) answer(ctx context.Context, method string, params []json.RawMess
 			return nil, err
 		}
 		return "0x" + id.Text(16), nil
-	case "eth_getCode":
-		var address common.Address
-		if len(params) < 1 || json.Unmarshal(params[0], &address) != nil {
-			return nil, errors.New("want an address")
-		}
-		code, err := c.client.CodeAt(ctx, address, nil)
-		return Hex(code), err
 	case "eth_call":
 		var tx struct {
 			To   *common.Address `json:"to"`
@@ -197,6 +190,36 @@ func (c *Chain) DeployWrongMagic() string {
 	c.t.Helper()
 	return lower(c.deploy(mustHex(wrongMagicBin)))
 }
+
+// DeployRuntime deploys runtime as a contract's code, whatever it is (a
+// tiny creation code copies it), and returns its address in lower case:
+// for contracts that misbehave below the ABI, such as one whose every call
+// returns its own calldata (EchoRuntime).
+func (c *Chain) DeployRuntime(runtime []byte) string {
+	c.t.Helper()
+	if len(runtime) > 0xff {
+		c.t.Fatal("chaintest: DeployRuntime takes at most 255 bytes")
+	}
+	n := byte(len(runtime))
+	// PUSH1 n PUSH1 12 PUSH1 0 CODECOPY PUSH1 n PUSH1 0 RETURN, then the code.
+	initCode := []byte{0x60, n, 0x60, 12, 0x60, 0, 0x39, 0x60, n, 0x60, 0, 0xf3}
+	return lower(c.deploy(append(initCode, runtime...)))
+}
+
+// Runtime code of contracts that misbehave, for DeployRuntime.
+var (
+	// EchoRuntime returns its calldata: CALLDATASIZE PUSH1 0 PUSH1 0
+	// CALLDATACOPY CALLDATASIZE PUSH1 0 RETURN. Asked isValidSignature,
+	// it answers a word that starts with the magic value's 4 bytes.
+	EchoRuntime = mustHex("366000600037366000f3")
+	// InvalidRuntime hits the invalid opcode 0xfe at once, which uses up
+	// all the gas of the call.
+	InvalidRuntime = []byte{0xfe}
+	// RevertRuntime reverts: PUSH1 0 PUSH1 0 REVERT.
+	RevertRuntime = mustHex("60006000fd")
+	// BombRuntime answers 1 MiB of zeros: PUSH3 0x100000 PUSH1 0 RETURN.
+	BombRuntime = mustHex("621000006000f3")
+)
 
 // Counterfactual returns the address of owner's wallet that the factory
 // would deploy with salt, not deployed, and the ERC-6492 wrapper's

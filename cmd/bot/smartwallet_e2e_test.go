@@ -98,33 +98,40 @@ func TestSmartWallet_Console(t *testing.T) {
 }
 
 // TestSmartWallet_ChainTimeout tells the member that a chain could not be
-// reached, not that the signature is wrong, and counts nothing; a chain
-// that answers yes wins without waiting for one that hangs.
+// reached, not that the signature is wrong, and counts nothing, up to the
+// member's budget of checks; a chain that answers yes wins over one that
+// hangs (an outage refuses nothing).
 func TestSmartWallet_ChainTimeout(t *testing.T) {
 	sim := chaintest.Start(t)
 	s := startWithChains(t, fmt.Sprintf("8453=%s/v2/secret-key,%d=%s", chaintest.Hang(t), chaintest.ID, sim.URL), nil)
 	owner, stranger := chaintest.Key(t), chaintest.Key(t)
-	wallet := sim.DeployWallet(owner)
+	wallet, factory, calldata := sim.Counterfactual(owner, [32]byte{1})
 
 	msg := linkChallenge(t, s, "alice", wallet)
 	wrong := chaintest.SignHash(t, stranger, chaintest.PersonalHash(msg))
-	for range core.MaxWrongSignatures + 1 {
+	for range core.ChainChecksBurst {
 		out := verifyAs(t, s, wrong, "could not reach")
 		if !strings.Contains(out, "Base (chain 8453)") || strings.Contains(out, "secret-key") {
 			t.Fatalf("the reply does not name the chain, or names its URL:\n%s", out)
 		}
 	}
-	// Unanswered checks counted nothing: the right signature still
-	// proves the wallet, on the chain that answers.
-	verifyAs(t, s, chaintest.SignHash(t, owner, chaintest.PersonalHash(msg)), "Verified on chain 1337")
+	verifyAs(t, s, wrong, "wait a few minutes")
+
+	// Another member: chain 1337 accepts, chain 8453 hangs.
+	msg = linkChallenge(t, s, "bob", wallet)
+	sig := chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, chaintest.PersonalHash(msg)))
+	verifyAs(t, s, sig, "Verified on chain 1337")
 
 	mark := len(s.out.String())
 	fmt.Fprintln(s.stdin, "/as console\n/setup check")
 	out := waitFor(t, s, mark, "Setup check")
-	for _, want := range []string{"✅ chain 1337 answers at 127.0.0.1", "❌ Base (chain 8453) answers at 127.0.0.1: no answer just now"} {
+	for _, want := range []string{"✅ chain 1337 answers", "❌ Base (chain 8453) answers: no answer just now"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("/setup check lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "127.0.0.1") {
+		t.Errorf("/setup check names an endpoint's host:\n%s", out)
 	}
 }
 

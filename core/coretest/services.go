@@ -153,7 +153,7 @@ func (NoWallets) FailChallenge(context.Context, string) (int, error) {
 }
 
 // UseChallenge finds none.
-func (NoWallets) UseChallenge(context.Context, string, string, time.Time) (core.Verification, error) {
+func (NoWallets) UseChallenge(context.Context, string, string, int64, time.Time) (core.Verification, error) {
 	return core.Verification{}, core.ErrNoChallenge
 }
 
