@@ -9,9 +9,9 @@ import (
 	"crypto/ecdsa"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
+	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,11 +20,11 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
-	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/node"
 )
 
 // ID is the chain id of every simulated chain.
@@ -45,7 +45,8 @@ var (
 
 // Chain is a simulated chain with its JSON-RPC endpoint.
 type Chain struct {
-	// URL is the JSON-RPC endpoint, on loopback.
+	// URL is the JSON-RPC endpoint, on loopback: the simulated node's own
+	// HTTP server.
 	URL string
 
 	t       testing.TB
@@ -55,7 +56,13 @@ type Chain struct {
 	factory common.Address
 }
 
-// Start starts a chain with a WalletFactory deployed, and stops it when
+// startTries is how many free ports Start tries for the node's HTTP
+// server: a port found free may be taken by another process before the
+// node binds it.
+const startTries = 5
+
+// Start starts a chain, its node serving JSON-RPC (the eth namespace)
+// over HTTP on loopback, with a WalletFactory deployed, and stops it when
 // the test ends.
 func Start(t testing.TB) *Chain {
 	t.Helper()
@@ -64,70 +71,48 @@ func Start(t testing.TB) *Chain {
 		t.Fatal(err)
 	}
 	alloc := types.GenesisAlloc{crypto.PubkeyToAddress(funder.PublicKey): {Balance: new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)}}
-	backend := simulated.NewBackend(alloc)
+	var backend *simulated.Backend
+	var port int
+	for try := 1; backend == nil; try++ {
+		port = freePort(t)
+		backend, err = newBackend(alloc, port)
+		if err != nil && try == startTries {
+			t.Fatalf("chaintest: the simulated node did not start: %v", err)
+		}
+	}
 	c := &Chain{t: t, backend: backend, client: backend.Client(), funder: funder}
-	srv := httptest.NewServer(c.proxy())
-	t.Cleanup(func() {
-		srv.Close()
-		_ = backend.Close()
-	})
-	c.URL = srv.URL
+	t.Cleanup(func() { _ = backend.Close() })
+	c.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	c.factory = c.deploy(mustHex(factoryBin))
 	return c
 }
 
-// proxy serves the JSON-RPC methods the chain package uses (eth_chainId
-// and eth_call at the latest block) over HTTP, through the
-// backend's client: the answers are the simulated chain's own.
-func (c *Chain) proxy() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage   `json:"id"`
-			Method string            `json:"method"`
-			Params []json.RawMessage `json:"params"`
+// newBackend starts a simulated chain whose node serves the eth namespace
+// over HTTP on 127.0.0.1:port, through the node options simulated.NewBackend
+// takes. The backend panics when its node does not start (the port was
+// taken meanwhile): that comes back as an error.
+func newBackend(alloc types.GenesisAlloc, port int) (b *simulated.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, "bad JSON", http.StatusBadRequest)
-			return
-		}
-		resp := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		if result, err := c.answer(r.Context(), req.Method, req.Params); err != nil {
-			code := -32000
-			var rpcErr rpc.Error
-			if errors.As(err, &rpcErr) {
-				code = rpcErr.ErrorCode()
-			}
-			resp["error"] = map[string]any{"code": code, "message": err.Error()}
-		} else {
-			resp["result"] = result
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(resp)
-	})
+	}()
+	return simulated.NewBackend(alloc, func(nodeConf *node.Config, _ *ethconfig.Config) {
+		nodeConf.HTTPHost = "127.0.0.1"
+		nodeConf.HTTPPort = port
+		nodeConf.HTTPModules = []string{"eth"}
+	}), nil
 }
 
-// answer runs one JSON-RPC method on the simulated chain.
-func (c *Chain) answer(ctx context.Context, method string, params []json.RawMessage) (any, error) {
-	switch method {
-	case "eth_chainId":
-		id, err := c.client.ChainID(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return "0x" + id.Text(16), nil
-	case "eth_call":
-		var tx struct {
-			To   *common.Address `json:"to"`
-			Data hexutil.Bytes   `json:"data"`
-			Gas  hexutil.Uint64  `json:"gas"`
-		}
-		if len(params) < 1 || json.Unmarshal(params[0], &tx) != nil {
-			return nil, errors.New("want a call")
-		}
-		out, err := c.client.CallContract(ctx, ethereum.CallMsg{To: tx.To, Data: tx.Data, Gas: uint64(tx.Gas)}, nil)
-		return Hex(out), err
+// freePort returns a TCP port free on loopback just now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return nil, errors.New("chaintest: method not served: " + method)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // deploy sends a contract creation and mines it, and returns the

@@ -72,14 +72,18 @@ func TestSmartWallet_PageCases(t *testing.T) {
 	t.Run("ChainTimeout", func(t *testing.T) {
 		chains := fmt.Sprintf("8453=%s,%d=%s", chaintest.Hang(t), chaintest.ID, sim.URL)
 		s := startWithChains(t, chains, map[string]string{"PUBLIC_URL": base})
-		wallet := sim.DeployWallet(owner)
+		// Not deployed anywhere: no chain's answer refuses it, so the
+		// hanging one leaves it in doubt; the owner's ERC-6492 signature
+		// then proves it on the chain that answers.
+		wallet, factory, calldata := sim.Counterfactual(owner, [32]byte{3})
 		msg := linkChallenge(t, s, "dave", wallet)
 		nonce := pageNonce(t, s, base)
 		code, ok, problem := postPage(t, s, nonce, chaintest.SignHash(t, stranger, chaintest.PersonalHash(msg)))
 		if ok || code != http.StatusServiceUnavailable || !strings.Contains(problem, "could not be reached") {
 			t.Errorf("POST while a chain hangs = %d %v %q, want 503, could not be reached", code, ok, problem)
 		}
-		if code, ok, problem := postPage(t, s, nonce, chaintest.SignHash(t, owner, chaintest.PersonalHash(msg))); !ok {
+		sig := chaintest.Wrap6492(t, factory, calldata, chaintest.SignHash(t, owner, chaintest.PersonalHash(msg)))
+		if code, ok, problem := postPage(t, s, nonce, sig); !ok {
 			t.Errorf("POST of the owner's signature after the outage = %d %q, want ok", code, problem)
 		}
 	})
