@@ -55,6 +55,7 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 			// settled by the next /claim after DeliveryLease.
 			s.log.Error("delivery claim not recorded", "event", d.EventID, "err", err)
 			res.Minted = true
+			s.minted(ctx, user, e.Address)
 			return res, nil
 		}
 		return ClaimResult{}, wrap("claim", err)
@@ -70,6 +71,7 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
 	res.Minted = true
+	s.minted(ctx, user, e.Address)
 	if uid != "" {
 		s.record(ctx, d.TenantID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
 	}

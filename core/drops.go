@@ -41,6 +41,16 @@ type DropService struct {
 	delivIssuer DeliveryIssuer
 	roster      Roster
 	deliveryURL string
+	// mints hears of the POAPs minted to members; nil hears nothing.
+	mints MintEvents
+}
+
+// MintEvents hears of a POAP the bot minted to a member's wallet (a direct
+// mint, a delivery claim, a website claim the member waited for), once as
+// the mint is recorded, so that what the member holds counts at once
+// (GateService re-evaluates their gates). It must not block.
+type MintEvents interface {
+	Minted(ctx context.Context, user User, wallet string)
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -79,6 +89,9 @@ type DropServiceDeps struct {
 	DeliveryIssuer DeliveryIssuer
 	Roster         Roster
 	DeliveryURL    string
+	// Mints hears of the POAPs minted to members (GateService); nil
+	// hears nothing.
+	Mints MintEvents
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -103,7 +116,7 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
 		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait,
 		netIssuer: d.Networks, netStore: d.NetworkStore,
-		deliveries: d.Deliveries, delivIssuer: d.DeliveryIssuer, roster: d.Roster, deliveryURL: DefaultDeliveryURL}
+		deliveries: d.Deliveries, delivIssuer: d.DeliveryIssuer, roster: d.Roster, deliveryURL: DefaultDeliveryURL, mints: d.Mints}
 	if base := strings.TrimRight(strings.TrimSpace(d.DeliveryURL), "/"); base != "" {
 		s.deliveryURL = base
 	}
@@ -120,6 +133,13 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 		s.mintURL = base
 	}
 	return s, nil
+}
+
+// minted tells MintEvents of the member's POAP minted to wallet.
+func (s *DropService) minted(ctx context.Context, user User, wallet string) {
+	if s.mints != nil && wallet != "" {
+		s.mints.Minted(ctx, user, wallet)
+	}
 }
 
 // MintURL is the address of the mint link qrHash: <base>/mint/<qr_hash>.

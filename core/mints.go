@@ -92,6 +92,7 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 		switch out {
 		case mintDone:
 			res.Minted = true
+			s.minted(ctx, user, res.Wallet)
 			return res, nil
 		case mintPending:
 			res.Pending, res.Again = true, again

@@ -226,14 +226,15 @@ func (m *Main) services(client *poap.Client) bot.Services {
 
 // dropDeps are the drop service's dependencies: the database and the
 // issuing service, which serve every distribution method, and the gates'
-// platforms, which say who has a role for a delivery. A direct mint
-// forgets what holdings keeps of the wallet.
-func (m *Main) dropDeps(client *poap.Client, roster core.Roster, holdings *core.HoldingsCache) core.DropServiceDeps {
+// platforms, which say who has a role for a delivery and re-evaluate a
+// member the bot minted to. A direct mint forgets what holdings keeps of
+// the wallet.
+func (m *Main) dropDeps(client *poap.Client, gates *core.GateService, holdings *core.HoldingsCache) core.DropServiceDeps {
 	issuer := poap.NewDropIssuer(client)
 	return core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
 		Issuer: holdings.ForgetMinted(issuer), Distribution: issuer, DistributionStore: m.DB,
-		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: roster, DeliveryURL: m.Config.POAPDeliveryURL,
+		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: gates, Mints: gates, DeliveryURL: m.Config.POAPDeliveryURL,
 		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger, Tally: m.Metrics,
 	}
 }

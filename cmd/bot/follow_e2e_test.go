@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
+)
+
+// followWait is the platform-like deadline for a role to follow a mint.
+const followWait = 5 * time.Second
+
+// TestFollow_ConsoleMint: a direct mint to a verified member of a place
+// gated on the drop grants the role within seconds, from one scan.
+func TestFollow_ConsoleMint(t *testing.T) {
+	s := startMain(t, "")
+	consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:mint", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
+	consoleAnswer(t, s, fmt.Sprintf("/gate add role:holders drops:%d", sandbox.DemoLinksDropID), "Gate added")
+	fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", coretest.TestAddress)
+	waitOutput(t, s, "Signing is free")
+	consoleAnswer(t, s, "/verify "+coretest.Sign(coretest.TestKey, challengeIn(t, s.out.String())), "Verified")
+	settle(t, s)
+	if strings.Contains(s.out.String(), "gained the role") {
+		t.Fatalf("a role before the mint:\n%s", s.out)
+	}
+	before := s.m.SandboxAPI.Requests(wire.OpScan)
+	fmt.Fprintln(s.stdin, claimLine)
+	ctx, cancel := context.WithTimeout(t.Context(), followWait)
+	defer cancel()
+	if _, err := s.out.WaitFor(ctx, func(out string) bool { return strings.Contains(out, "[roles] alice gained the role holders") }); err != nil {
+		t.Fatalf("no role after the mint: %v\n%s", err, s.out)
+	}
+	settle(t, s)
+	if n := s.m.SandboxAPI.Requests(wire.OpScan) - before; n != 1 {
+		t.Errorf("%d scans after the mint, want 1", n)
+	}
+}
+
+// TestFollow_DiscordMint: the same on Discord, the role seen on the guild.
+func TestFollow_DiscordMint(t *testing.T) {
+	srv, s := startDiscord(t, "", nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*gateWait)
+	defer cancel()
+	const holders = "600000000000000001"
+	srv.AddRole(discordgo.Role{ID: holders, Name: "Holders", Position: 1})
+	alice := discordtest.Alice
+	srv.AddMember(alice.ID, alice.Username)
+	discordAnswer(ctx, t, srv.Command(discordtest.Moderator, fmt.Sprintf("/drop add %d %s delivery:mint", sandbox.DemoLinksDropID, sandbox.DemoEditCode)), containing("is set up here"))
+	discordAnswer(ctx, t, srv.Command(discordtest.Moderator, fmt.Sprintf("/gate add drops:%d role:%s", sandbox.DemoLinksDropID, holders)), containing("Gate added"))
+	discordVerify(ctx, t, srv, alice, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+	settle(t, s)
+	if roles := srv.MemberRoles(alice.ID); len(roles) != 0 {
+		t.Fatalf("roles %v before the mint", roles)
+	}
+	before := s.m.SandboxAPI.Requests(wire.OpScan)
+	discordAnswer(ctx, t, srv.Command(alice, claimLine), containing("Minted"))
+	wctx, wcancel := context.WithTimeout(ctx, followWait)
+	defer wcancel()
+	if err := srv.WaitRole(wctx, alice.ID, holders, true); err != nil {
+		t.Fatalf("no role after the mint: %v (roles %v)", err, srv.MemberRoles(alice.ID))
+	}
+	settle(t, s)
+	if n := s.m.SandboxAPI.Requests(wire.OpScan) - before; n != 1 {
+		t.Errorf("%d scans after the mint, want 1", n)
+	}
+}
+
+// settle waits for the gate evaluations under way to finish.
+func settle(t *testing.T, s *session) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), gateWait)
+	defer cancel()
+	if err := s.m.gates.Wait(ctx); err != nil {
+		t.Fatalf("gate evaluations still running: %v", err)
+	}
+}
