@@ -29,6 +29,9 @@ type Options struct {
 	CommandTimeout time.Duration
 	Observer       Observer
 	Logger         *slog.Logger
+	// Signer, when set (only under -sandbox with the console), adds the
+	// console's /sign, which signs with the sandbox's demo keys.
+	Signer DemoSigner
 }
 
 // Services are the core's services the commands call; each is required.
@@ -57,6 +60,7 @@ type Bot struct {
 	log         *slog.Logger
 	commands    []*Command
 	byName      map[string]*Command
+	signer      DemoSigner
 	inflight    sync.WaitGroup
 }
 
@@ -79,6 +83,7 @@ func New(s Services, opts Options) *Bot {
 		observer:    opts.Observer,
 		log:         opts.Logger,
 		byName:      map[string]*Command{},
+		signer:      opts.Signer,
 	}
 	if b.name == "" {
 		b.name = "POAP bot"
@@ -92,6 +97,9 @@ func New(s Services, opts Options) *Bot {
 	b.register(b.helpCommand())
 	b.register(b.linkCommand())
 	b.register(b.verifyCommand())
+	if b.signer != nil {
+		b.register(b.signCommand())
+	}
 	b.register(b.walletCommand())
 	b.register(b.unlinkCommand())
 	b.register(b.forgetCommand())
@@ -146,7 +154,7 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	// The issuing service's budget is shared out member by member.
 	ctx = core.WithRequester(ctx, core.MemberRequester(req.Platform, req.Caller.ExternalID))
 
-	if cmd == nil {
+	if cmd == nil || (cmd.Console && req.Platform != core.Console) {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
 	if req.Caller.Anonymous && !cmd.AnswerInGroup {

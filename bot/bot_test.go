@@ -15,7 +15,7 @@ import (
 	"github.com/poapbot/poapbot/core/coretest"
 )
 
-const demo = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+const demo = "0xd3eeee483984730e415b604b6a526c504a7b1eca"
 
 type stubIssuer struct {
 	holdings []core.Holding

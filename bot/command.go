@@ -153,6 +153,10 @@ type Command struct {
 	// read the answer in the group. The others tell them to use their own
 	// account.
 	AnswerInGroup bool
+	// Console commands exist only on the console: Discord and Telegram
+	// do not list them, help shows them only there, and Handle answers
+	// ErrUnknownCommand for them elsewhere.
+	Console bool
 }
 
 // Group returns the first word of the name, and Sub the second ("" when the

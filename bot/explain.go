@@ -71,6 +71,8 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		return personal(optionText(req, optErr), OutcomeUserError)
 	case errors.Is(err, ErrUnknownCommand):
 		return personal("I don't know the command "+codeSpan("/"+req.Command)+". Type /help to see what I can do.", OutcomeUserError)
+	case errors.Is(err, ErrNotDemoWallet):
+		return personal(notDemoText(b.signer), OutcomeUserError)
 	case errors.Is(err, core.ErrForbidden) && req.Platform == core.Telegram && req.Place.Private && strings.HasPrefix(req.Command, "gate "):
 		return personal("On Telegram a gate is a group: run "+codeSpan("/"+req.Command)+" in the group you want to gate, as one of its administrators.", OutcomeForbidden)
 	case errors.Is(err, core.ErrForbidden):

@@ -25,7 +25,7 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 		"then prove it's yours with " + codeSpan("/verify") + ". " + codeSpan("/poaps") + " shows the POAPs you hold.\n\n")
 	s.WriteString("**Commands**\n")
 	for _, c := range b.commands {
-		if !allowed(c.Access, req.Caller) {
+		if !allowed(c.Access, req.Caller) || (c.Console && req.Platform != core.Console) {
 			continue
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")

@@ -85,7 +85,7 @@ func TestBot_ParseLine_Errors(t *testing.T) {
 
 func TestPlainText(t *testing.T) {
 	in := "**POAPs of `0xabc`**\n1. **Drop** · [image](https://x.test/a.png?size=small)\n```\ncode *here*\n```"
-	want := "POAPs of 0xabc\n1. Drop · image <https://x.test/a.png?size=small>\n\ncode *here*\n"
+	want := "POAPs of 0xabc\n1. Drop · image <https://x.test/a.png?size=small>\n" + CodeBegin + "\ncode *here*\n" + CodeEnd
 	if got := PlainText(in); got != want {
 		t.Errorf("PlainText() = %q, want %q", got, want)
 	}

@@ -104,7 +104,12 @@ func (b *Bot) challengeText(c core.Challenge) string {
 
 // verify completes the caller's pending challenge.
 func (b *Bot) verify(ctx context.Context, req *Request) (Reply, error) {
-	w, err := b.wallets.Verify(ctx, member(req), req.Text("signature"))
+	return b.verifyWith(ctx, req, req.Text("signature"))
+}
+
+// verifyWith completes the caller's pending challenge with signature.
+func (b *Bot) verifyWith(ctx context.Context, req *Request, signature string) (Reply, error) {
+	w, err := b.wallets.Verify(ctx, member(req), signature)
 	if err != nil {
 		return Reply{}, err
 	}

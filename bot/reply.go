@@ -106,14 +106,21 @@ type Button struct {
 	Public bool
 }
 
+// CodeBegin and CodeEnd frame a code block in PlainText, so that a member
+// copying a challenge message by hand takes exactly the lines between.
+const (
+	CodeBegin = "----- begin exact text -----"
+	CodeEnd   = "----- end -----"
+)
+
 var mdLink = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^)\s]+)\)`)
 
 // PlainText renders Markdown-subset text for a plain terminal: mentions as
 // Mention.Plain says, links become "label <url>", bold marks and code-span
 // fences are dropped, escaped characters are shown as they are, and the
 // lines of a code block are kept exactly as they are (no indent: a
-// challenge message copied from the terminal must be the exact text), with
-// blank lines around.
+// challenge message copied from the terminal must be the exact text),
+// between the lines CodeBegin and CodeEnd.
 func PlainText(s string) string {
 	s = RenderMentions(s, Mention.Plain)
 	var out []string
@@ -121,9 +128,7 @@ func PlainText(s string) string {
 	for line := range strings.SplitSeq(s, "\n") {
 		if IsFence(line) {
 			inFence = !inFence
-			if len(out) > 0 && out[len(out)-1] != "" {
-				out = append(out, "")
-			}
+			out = append(out, map[bool]string{true: CodeBegin, false: CodeEnd}[inFence])
 			continue
 		}
 		if !inFence {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 	"golang.org/x/crypto/sha3"
 )
@@ -26,6 +27,17 @@ func RecoverAddress(message, signature string) (string, error) {
 		return "", err
 	}
 	return recoverAddress(message, sig)
+}
+
+// PersonalSign signs message with EIP-191 personal_sign under key and
+// returns the signature as a wallet app shows it: 0x, then r, s and v (27
+// or 28) in 130 hex digits. The bot signs only with the sandbox's
+// published demo keys (/sign); it returns no error.
+func PersonalSign(key *secp256k1.PrivateKey, message string) string {
+	compact := ecdsa.SignCompact(key, personalHash(message), false)
+	// decred puts the recovery byte (27 + id) first; Ethereum puts it last.
+	sig := append(append([]byte{}, compact[1:]...), compact[0])
+	return "0x" + hex.EncodeToString(sig)
 }
 
 // parseSignature decodes a hex signature into decred's compact form:

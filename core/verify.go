@@ -54,6 +54,29 @@ func (s *WalletService) Verify(ctx context.Context, m Member, signature string) 
 	return s.prove(ctx, recent[0], recent[1:], "", signature)
 }
 
+// Pending returns the member's latest challenge, the one Verify completes,
+// for a signer that needs its message (the sandbox's /sign). It may be
+// used, locked or expired already: Verify says so. Errors: ErrNoChallenge
+// when the member has none (ErrEmailNotVerifiable when they linked only
+// e-mails).
+func (s *WalletService) Pending(ctx context.Context, m Member) (Challenge, error) {
+	user, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
+	if errors.Is(err, ErrNotFound) {
+		return Challenge{}, ErrNoChallenge
+	}
+	if err != nil {
+		return Challenge{}, wrap("pending challenge", err)
+	}
+	recent, err := s.wallets.RecentChallenges(ctx, user.ID, 1)
+	if err != nil {
+		return Challenge{}, wrap("pending challenge", err)
+	}
+	if len(recent) == 0 {
+		return Challenge{}, s.noChallenge(ctx, user.ID)
+	}
+	return recent[0], nil
+}
+
 // Challenge returns the challenge with that nonce, for the verification
 // page. A challenge that can no longer be signed comes back with
 // ErrChallengeUsed, ErrChallengeLocked or ErrChallengeExpired, so the page

@@ -52,6 +52,9 @@ func renderCommands(table []*bot.Command) ([]*discordgo.ApplicationCommand, erro
 	var order []*entry
 	byName := map[string]*entry{}
 	for _, c := range table {
+		if c.Console {
+			continue
+		}
 		group, sub := c.Group(), c.Sub()
 		if !commandName.MatchString(group) || (sub != "" && !commandName.MatchString(sub)) {
 			return nil, fmt.Errorf("discord: command name %q is not a valid slash command name", c.Name)

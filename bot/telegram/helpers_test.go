@@ -16,7 +16,7 @@ import (
 	"github.com/poapbot/poapbot/internal/testlog"
 )
 
-const demo = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+const demo = "0xd3eeee483984730e415b604b6a526c504a7b1eca"
 
 var (
 	alice = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}

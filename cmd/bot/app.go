@@ -180,8 +180,13 @@ func (m *Main) open(ctx context.Context) error {
 	}
 	services := m.services(client)
 	m.drops, m.gates, m.moments = services.Drops, services.Gates, services.Moments
-	m.Bot = bot.New(services, bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
-		Observer: m.Metrics, Logger: m.Logger})
+	opts := bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
+		Observer: m.Metrics, Logger: m.Logger}
+	if m.Sandbox && m.Console {
+		// The console's /sign signs with the demo wallets' published keys.
+		opts.Signer = sandbox.NewSigner()
+	}
+	m.Bot = bot.New(services, opts)
 	if m.Config.PublicURL != "" {
 		m.Web.HandleVerification(services.Wallets, m.Config.PublicURL)
 	}

@@ -188,7 +188,7 @@ func TestMain_Console(t *testing.T) {
 				t.Errorf("Run() = %v, want nil at end of input", err)
 			}
 			got := s.out.String()
-			for _, want := range []string{"/poaps [wallet] [member]", "POAPs of 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed: 14, newest first (page 1 of 2)", "[Next] type: /poaps wallet:", "That wallet doesn't look right"} {
+			for _, want := range []string{"/poaps [wallet] [member]", "POAPs of 0xd3eeee483984730e415b604b6a526c504a7b1eca: 14, newest first (page 1 of 2)", "[Next] type: /poaps wallet:", "That wallet doesn't look right"} {
 				if !strings.Contains(got, want) {
 					t.Errorf("console output lacks %q:\n%s", want, got)
 				}

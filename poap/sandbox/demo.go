@@ -5,19 +5,20 @@ import (
 	"time"
 )
 
-// Demo identities SeedDemo creates; the README names them.
+// Demo identities SeedDemo creates; the README names them. The three
+// wallets are the addresses of DemoKeys, published test keys.
 const (
 	// DemoWallet holds 14 POAPs on several chains, minted on distinct
 	// days, enough to show paging after 10.
-	DemoWallet = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+	DemoWallet = "0xD3EeEe483984730e415b604b6a526c504A7B1EcA"
 	// DemoENS resolves to DemoWallet.
 	DemoENS = "poapdemo.eth"
 	// DemoWallet2 holds 2 POAPs, one of them of DemoDropID.
-	DemoWallet2 = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"
+	DemoWallet2 = "0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5"
 	// DemoEmail holds 1 POAP reserved by e-mail (tokenId "" in scans).
 	DemoEmail = "demo@example.org"
 	// EmptyWallet holds none.
-	EmptyWallet = "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB"
+	EmptyWallet = "0x0b84F93f4f15BC024dC2aE1f750D545c3948AC93"
 	// DemoDropID is a drop both DemoWallet and DemoWallet2 hold.
 	DemoDropID int64 = 14187
 )

@@ -19,7 +19,7 @@ import (
 )
 
 // author is the 0x address the test Moments are posted by.
-const author = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+const author = "0xd3eeee483984730e415b604b6a526c504a7b1eca"
 
 // pngFile is content http.DetectContentType takes for a PNG image.
 var pngFile = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0, 7, 42}, 300)...)
