@@ -35,6 +35,18 @@ func gatedDrop(t *testing.T, s *session, name string, holders ...string) int64 {
 	return d.ID
 }
 
+// addGroupGate has mod gate the group on drop and returns the bot's answer
+// in the group, the one with the join-request link.
+func addGroupGate(ctx context.Context, t *testing.T, tg *telegramtest.Server, group telegramtest.Chat, mod telegramtest.User, drop int64) telegramtest.Message {
+	t.Helper()
+	tg.SendText(group, mod, fmt.Sprintf("/gate@%s add %d", tg.Username, drop))
+	added, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("join-request link")))
+	if err != nil {
+		t.Fatalf("/gate add did not answer in the group: %v", err)
+	}
+	return added
+}
+
 // telegramVerify links and verifies the key's address for u in the
 // private chat.
 func telegramVerify(ctx context.Context, t *testing.T, tg *telegramtest.Server, u telegramtest.User, address string, sign func(string) string) {
@@ -76,11 +88,7 @@ func TestGate_TelegramJoinRequests(t *testing.T) {
 			group, mod := gatedGroup(tg)
 			drop := gatedDrop(t, s, "Gated Meetup", coretest.TestAddress, coretest.OtherAddress)
 
-			tg.SendText(group, mod, fmt.Sprintf("/gate@%s add %d", tg.Username, drop))
-			added, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("join-request link")))
-			if err != nil {
-				t.Fatalf("/gate add did not answer in the group: %v", err)
-			}
+			added := addGroupGate(ctx, t, tg, group, mod, drop)
 			if !strings.Contains(added.Text, "Gated Meetup") || !strings.Contains(added.Text, "https://t.me/+") {
 				t.Errorf("/gate add reply lacks the drop or the invite link:\n%s", added.Text)
 			}

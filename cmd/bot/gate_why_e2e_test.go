@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -22,10 +21,7 @@ func TestGate_TelegramWhyJoinRequests(t *testing.T) {
 			defer cancel()
 			group, mod := gatedGroup(tg)
 			drop := gatedDrop(t, s, "Gated Meetup", coretest.TestAddress)
-			tg.SendText(group, mod, fmt.Sprintf("/gate@%s add %d", tg.Username, drop))
-			if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("join-request link"))); err != nil {
-				t.Fatalf("/gate add did not answer in the group: %v", err)
-			}
+			addGroupGate(ctx, t, tg, group, mod, drop)
 
 			bob := telegramtest.User{ID: 1002, FirstName: "Bob"}
 			tg.OpenPrivateChat(bob.ID)

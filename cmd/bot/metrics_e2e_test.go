@@ -61,10 +61,7 @@ func TestMetrics_TelegramGate(t *testing.T) {
 	defer cancel()
 	group, mod := gatedGroup(tg)
 	drop := gatedDrop(t, s, "Counted Meetup", coretest.TestAddress)
-	tg.SendText(group, mod, fmt.Sprintf("/gate@%s add %d", tg.Username, drop))
-	if _, err := tg.WaitMessage(ctx, telegramtest.All(telegramtest.To(group.ID), telegramtest.Contains("join-request link"))); err != nil {
-		t.Fatalf("/gate add did not answer: %v", err)
-	}
+	addGroupGate(ctx, t, tg, group, mod, drop)
 	alice := telegramtest.User{ID: 1001, FirstName: "Alice"}
 	bob := telegramtest.User{ID: 1002, FirstName: "Bob"}
 	bobKey := coretest.MustKey(strings.Repeat("12", 32))

@@ -15,24 +15,31 @@ import (
 	"github.com/poapbot/poapbot/core/coretest"
 )
 
-// pageAnswer is the JSON answer of the verification page to a POST.
+// pageAnswer is the JSON answer of the verification page to a POST, with
+// its HTTP status.
 type pageAnswer struct {
+	Status int    `json:"-"`
 	OK     bool   `json:"ok"`
 	Wallet string `json:"wallet"`
+	Chain  string `json:"chain"`
 	Error  string `json:"error"`
 }
 
-// postSigned posts a signature and the message signed to the page at url,
-// as verify.js does.
+// postSigned posts a signature and the message signed (when not empty) to
+// the page at url, as verify.js does.
 func postSigned(t *testing.T, url, message, signature string) pageAnswer {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"signature": signature, "message": message})
+	req := map[string]string{"signature": signature}
+	if message != "" {
+		req["message"] = message
+	}
+	body, _ := json.Marshal(req)
 	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var a pageAnswer
+	a := pageAnswer{Status: resp.StatusCode}
 	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
 		t.Fatalf("POST %s: answer is not JSON: %v", url, err)
 	}

@@ -2,10 +2,7 @@ package main
 
 import (
 	"crypto/ecdsa"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -169,22 +166,7 @@ func TestSmartWallet_VerificationPage(t *testing.T) {
 }
 
 // postSignature posts the owner's signature of msg to the page.
-func postSignature(t *testing.T, url string, owner *ecdsa.PrivateKey, msg string) (res struct {
-	OK     bool   `json:"ok"`
-	Wallet string `json:"wallet"`
-	Chain  string `json:"chain"`
-	Error  string `json:"error"`
-}) {
+func postSignature(t *testing.T, url string, owner *ecdsa.PrivateKey, msg string) pageAnswer {
 	t.Helper()
-	body := `{"signature":"` + chaintest.Hex(chaintest.SignHash(t, owner, chaintest.PersonalHash(msg))) + `"}`
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("POST %s = %d %s", url, resp.StatusCode, raw)
-	}
-	return res
+	return postSigned(t, url, "", chaintest.Hex(chaintest.SignHash(t, owner, chaintest.PersonalHash(msg))))
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,21 +25,8 @@ func pageNonce(t *testing.T, s *session, base string) string {
 // status and the answer's ok and error.
 func postPage(t *testing.T, s *session, nonce string, sig []byte) (int, bool, string) {
 	t.Helper()
-	body := `{"signature":"` + chaintest.Hex(sig) + `"}`
-	resp, err := http.Post("http://"+s.m.Web.Addr()+"/verify/"+nonce, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var res struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("POST /verify/%s = %d %s", nonce, resp.StatusCode, raw)
-	}
-	return resp.StatusCode, res.OK, res.Error
+	res := postSigned(t, "http://"+s.m.Web.Addr()+"/verify/"+nonce, "", chaintest.Hex(sig))
+	return res.Status, res.OK, res.Error
 }
 
 // TestSmartWallet_PageCases runs the other smart-wallet cases through the
