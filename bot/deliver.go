@@ -193,7 +193,7 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 			" button again in a minute: I look for it at its page first, so it is never created twice.", true
 	case errors.Is(err, core.ErrInvalidWallet) && req.Command == "drop deliver":
 		return "POAP refused an address on the list, so the delivery was not created. Please tell the bot's operators.", true
-	case errors.Is(err, core.ErrInvalidWallet) && de.Drop.Delivery == core.DeliveryList:
+	case errors.Is(err, core.ErrInvalidWallet) && de.Drop.Method == core.ClaimDelivery:
 		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + ", your address on the delivery list of " + title +
 			", so nothing was minted. The list is fixed; please tell a moderator.", true
 	case errors.Is(err, core.ErrDraftGone):

@@ -86,7 +86,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	// An anonymous administrator's answer is read by the whole group.
 	s.WriteString(settingsText(d, req.Caller.Anonymous))
 	switch {
-	case d.Delivery == core.DeliveryWebsite:
+	case d.Method == core.ClaimWebsite:
 		fmt.Fprintf(&s, "\nMembers claim with %s: I mint to their primary wallet through the website claim, one each.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
 	case st.Stock.Available == 0:
 		fmt.Fprintf(&s, "\nIt has no mint links to hand out yet: ask POAP for some with %s.", codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)))
@@ -107,7 +107,7 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
 	}
 	opts := core.AddDropOptions{EventID: event, EditCode: core.Secret(code), Codeword: codewordOption(req), RequiredRole: requiredRole(req)}
-	if opts.Delivery, opts.Website, err = deliveryOptions(req); err != nil {
+	if opts.Method, opts.Website, err = deliveryOptions(req); err != nil {
 		return core.AddDropOptions{}, err
 	}
 	if opts.Starts, err = timeOption(req, "starts"); err != nil {
@@ -125,19 +125,19 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 // deliveryOptions reads delivery and website as /drop add and /drop edit
 // take them: a website claim's name goes with delivery:website, and only
 // with it.
-func deliveryOptions(req *Request) (core.Delivery, string, error) {
-	d := core.Delivery(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
+func deliveryOptions(req *Request) (core.ClaimMethod, string, error) {
+	d := core.ClaimMethod(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
 	switch d {
-	case "", core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint, core.DeliveryWebsite:
+	case "", core.ClaimAuto, core.ClaimLink, core.ClaimMint, core.ClaimWebsite:
 	default:
 		return "", "", &OptionError{Option: "delivery", Reason: "must be auto, link, mint or website"}
 	}
 	website := strings.TrimSpace(req.Text("website"))
 	switch {
-	case d == core.DeliveryWebsite && website == "":
+	case d == core.ClaimWebsite && website == "":
 		return "", "", &OptionError{Option: "website", Reason: "is required with delivery:website: the drop's website claim name. " +
 			"A drop without one can ask POAP for it with /drop website once it is set up here"}
-	case d != core.DeliveryWebsite && website != "":
+	case d != core.ClaimWebsite && website != "":
 		return "", "", &OptionError{Option: "website", Reason: "goes with delivery:website only"}
 	}
 	return d, website, nil
@@ -236,8 +236,8 @@ func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	s.WriteString("**Drops here**\n")
 	for _, st := range drops {
-		fmt.Fprintf(&s, "• %s — %s delivery · %d of %d left · %d handed out · %d minted\n",
-			dropTitle(st.Drop), st.Drop.Delivery, st.Stock.Available, st.Stock.Total, st.Stock.HandedOut, st.Stock.Minted)
+		fmt.Fprintf(&s, "• %s — claim method: %s · %d of %d left · %d handed out · %d minted\n",
+			dropTitle(st.Drop), st.Drop.Method, st.Stock.Available, st.Stock.Total, st.Stock.HandedOut, st.Stock.Minted)
 	}
 	s.WriteString("Details: " + codeSpan("/drop info <drop>") + ".")
 	return Reply{Personal: true, Text: s.String()}, nil
@@ -262,7 +262,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 func dropInfoText(st core.DropStatus) string {
 	d := st.Drop
 	text := dropTitle(d) + "\n"
-	if d.Delivery != core.DeliveryWebsite && d.Delivery != core.DeliveryList {
+	if d.Method != core.ClaimWebsite && d.Method != core.ClaimDelivery {
 		text += stockLine(st.Stock) + "\n"
 	}
 	text += settingsText(d, false)
@@ -377,6 +377,6 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	}
 	return Reply{Personal: true, Text: fmt.Sprintf("Stopped %s: no more links are handed out. Links already given out stay valid at POAP, "+
 		"and stay with their members: adding the drop here again with %s gives each member the same link back, never a second one. "+
-		"To change its window, codeword, role or delivery, %s does it in place.",
+		"To change its window, codeword, role or claim method, %s does it in place.",
 		dropTitle(d), codeSpan(fmt.Sprintf("/drop add %d <edit_code>", d.EventID)), codeSpan(fmt.Sprintf("/drop edit %d", d.EventID)))}, nil
 }

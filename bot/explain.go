@@ -212,8 +212,8 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrInvalidWindow):
 		return "That claim window can't work: " + codeSpan("ends") + " must be in the future and after " + codeSpan("starts") +
 			". Times are in UTC, like 2026-12-01 18:00.", true
-	case errors.Is(err, core.ErrInvalidDelivery):
-		return "The delivery must be auto, link or mint.", true
+	case errors.Is(err, core.ErrInvalidClaimMethod):
+		return "The claim method (" + codeSpan("delivery") + ") must be auto, link or mint.", true
 	case errors.Is(err, core.ErrInvalidTopUp):
 		return fmt.Sprintf("Ask for between 1 and %d mint links at a time.", core.MaxTopUp), true
 	case errors.Is(err, core.ErrTopUpPending):
@@ -227,7 +227,7 @@ func dropText(req *Request, err error) (string, bool) {
 			"so nothing was asked of POAP and nothing was stored. Check the name and try again.", core.MaxWebsiteName, codeSpan("increase-group-student")), true
 	case errors.Is(err, core.ErrNoWebsite):
 		return "POAP has no website claim " + codeSpan(req.Text("website")) + " for drop " + codeSpan(id) + ", so nothing was stored. " +
-			"Check the name (the end of its poap.website address), or set the drop up with another delivery and ask POAP for a website with " +
+			"Check the name (the end of its poap.website address), or set the drop up with another claim method and ask POAP for a website with " +
 			codeSpan("/drop website") + ".", true
 	case errors.Is(err, core.ErrNoSuchDrop):
 		return "There is no drop " + codeSpan(id) + " here. Check the number; moderators see the drops of this place with " + codeSpan("/drop list") + ".", true
@@ -281,7 +281,7 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 			"Moderators can raise its limit at POAP; try again after that.", true
 	case errors.Is(err, core.ErrWebsiteInactive):
 		return title + " is not open for claims yet: its website claim is waiting for POAP's review or is paused. Try again later.", true
-	case errors.Is(err, core.ErrNoWebsite) && de.Drop.Delivery == core.DeliveryWebsite:
+	case errors.Is(err, core.ErrNoWebsite) && de.Drop.Method == core.ClaimWebsite:
 		return "The website claim of " + title + " belongs to another drop at POAP, so I can't mint through it. Please tell a moderator.", true
 	case errors.Is(err, core.ErrMintRefused):
 		return "POAP refused to mint " + title + " to " + codeSpan(walletText(de.Wallet)) + ", so nothing was minted. Please tell a moderator.", true

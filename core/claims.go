@@ -48,7 +48,7 @@ type ClaimResult struct {
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct
-// mint to their primary wallet, as the drop's delivery says. It checks, in
+// mint to their primary wallet, as the drop's claim method says. It checks, in
 // order, that the drop exists here and is not removed, that its claim window
 // is open, the codeword and the required role. A member who claims again gets
 // the same link (or the same mint) back. A direct mint is recorded before it
@@ -77,14 +77,14 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	if err := s.mayClaim(d, opts); err != nil {
 		return ClaimResult{}, err
 	}
-	switch d.Delivery {
-	case DeliveryWebsite:
+	switch d.Method {
+	case ClaimWebsite:
 		return s.claimWebsite(ctx, d, user)
-	case DeliveryList:
+	case ClaimDelivery:
 		return s.claimDelivery(ctx, d, user)
 	}
 	wallet := ""
-	if d.Delivery != DeliveryLink {
+	if d.Method != ClaimLink {
 		if wallet, err = primaryWallet(ctx, s.members, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
 			return ClaimResult{}, wrap("claim", err)
 		}
@@ -93,7 +93,7 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	switch {
 	case wallet != "":
 		res, err = s.claimMint(ctx, d, user, wallet)
-	case d.Delivery == DeliveryMint:
+	case d.Method == ClaimMint:
 		return ClaimResult{}, dropError(d, ErrNotLinked)
 	default:
 		res, err = s.claimMintLink(ctx, d, user)

@@ -16,7 +16,7 @@ func TestDropService_Claim(t *testing.T) {
 	starts, ends := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 1, core.AddDropOptions{Delivery: core.DeliveryLink})
+		dt.add(t, 3, 1, core.AddDropOptions{Method: core.ClaimLink})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
 		if err != nil || res.URL != "https://mint.test/mint/e4242-2" || res.Again || res.Minted || res.Pending {
@@ -127,7 +127,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("LostAnswer", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.dropNext = 1 })
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
 		if err != nil || !res.Minted {
@@ -139,7 +139,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("FailedBeforeApplied", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.failMints = 1 })
 		alice := dt.member(t, "alice", wallet(1))
 		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
@@ -159,7 +159,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		// reaches the service. The link goes back to the member at once
 		// instead of staying minting until a status read gets through.
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.unsent = true })
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
@@ -180,7 +180,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ClaimedElsewhere", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.claimOutside("e4242-1")
 		dt.issuer.claimOutside("e4242-2")
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
@@ -193,7 +193,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrWalletHoldsDrop", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.links["e4242-3"].claimed, f.links["e4242-3"].beneficiary = true, wallet(1) })
 		_, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
 		var dropErr *core.DropError
@@ -203,7 +203,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrWalletClaimed", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		if _, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrNotLinked", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		if _, err := dt.claim(t, dt.member(t, "alice", ""), core.ClaimOptions{}); !errors.Is(err, core.ErrNotLinked) {
 			t.Errorf("Claim() of a mint drop without a wallet = %v, want ErrNotLinked", err)
 		}
@@ -235,7 +235,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 func TestDropService_Claim_Pending(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
@@ -259,7 +259,7 @@ func TestDropService_Claim_Pending(t *testing.T) {
 func TestDropService_Claim_StaleMint(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.failMints, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
 	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Pending {
@@ -276,7 +276,7 @@ func TestDropService_Claim_StaleMint(t *testing.T) {
 func TestDropService_ReconcileMints(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 4, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 4, 0, core.AddDropOptions{Method: core.ClaimMint})
 	// Alice's mint went through, Bob's did not; neither outcome was read.
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
@@ -311,7 +311,7 @@ func TestDropService_ReconcileMints(t *testing.T) {
 func TestDropService_Claim_LowStock(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryLink, LowStock: 3})
+	dt.add(t, 5, 0, core.AddDropOptions{Method: core.ClaimLink, LowStock: 3})
 	ref := core.PostRef{Platform: core.Console, Place: dt.place.ExternalID, Channel: "c", Message: "m"}
 	if err := dt.svc.RecordPost(t.Context(), ref, eventID, ""); err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestDropService_Claim_Concurrent(t *testing.T) {
 	t.Parallel()
 	const members = 60
 	dt := newDropTest(t)
-	dt.add(t, members+5, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, members+5, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext = 6 })
 	var wg sync.WaitGroup
 	for i := range members * 2 {
@@ -422,7 +422,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 	a, b := wallet(1), wallet(2)
 	setup := func(t *testing.T) (*dropTest, core.Member) {
 		dt := newDropTest(t)
-		dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 5, 0, core.AddDropOptions{Method: core.ClaimMint})
 		alice := dt.member(t, "alice", a)
 		dt.issuer.set(func(f *dropIssuer) { f.late = 1 })
 		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {

@@ -272,7 +272,7 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 	dl = created
 	s.auditBy(ctx, d.TenantID, moderator, AuditDeliveryCreated,
 		fmt.Sprintf("event %d, delivery %d, %d addresses", d.EventID, id, len(entries)))
-	d.Delivery = DeliveryList
+	d.Method = ClaimDelivery
 	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug)}, nil
 }
 
@@ -307,7 +307,7 @@ func (s *DropService) createDelivery(ctx context.Context, d Drop, dl DropDeliver
 // the service's count of claims (fresh). Failures to read the service are
 // part of the answer.
 func (s *DropService) deliveryInfo(ctx context.Context, d Drop) (*DeliveryInfo, error) {
-	if d.Delivery != DeliveryList || !s.deliveriesOn() {
+	if d.Method != ClaimDelivery || !s.deliveriesOn() {
 		return nil, nil
 	}
 	dl, err := s.deliveries.CreatedDelivery(ctx, d.ID)

@@ -257,7 +257,7 @@ func TestDropService_Delivery(t *testing.T) {
 		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
 		wantDropError(t, err, core.ErrWrongEditCode)
 		fake.set(func(f *deliveryIssuer) { f.code = editCode })
-		if st, err := nt.svc.DropInfo(ctx, nt.place, eventID); err != nil || st.Drop.Delivery == core.DeliveryList || st.Delivery != nil {
+		if st, err := nt.svc.DropInfo(ctx, nt.place, eventID); err != nil || st.Drop.Method == core.ClaimDelivery || st.Delivery != nil {
 			t.Fatalf("after a refused creation: %+v, %v; want no delivery", st, err)
 		}
 
@@ -349,7 +349,7 @@ func TestDropService_Delivery(t *testing.T) {
 		if err != nil || st.Delivery == nil {
 			t.Fatalf("DropInfo() = %+v, %v; want its delivery", st, err)
 		}
-		if c := st.Delivery.Claims; c.Claimed != 4 || c.Listed != 0 || st.Delivery.Delivery.Size != 4 || st.Drop.Delivery != core.DeliveryList {
+		if c := st.Delivery.Claims; c.Claimed != 4 || c.Listed != 0 || st.Delivery.Delivery.Size != 4 || st.Drop.Method != core.ClaimDelivery {
 			t.Errorf("DropInfo().Delivery = %+v, want 4 of 4 claimed", st.Delivery)
 		}
 		if n := len(nt.audited(core.AuditDeliveryCreated)); n != 1 {

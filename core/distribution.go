@@ -11,23 +11,6 @@ import (
 // addresses, and the network a drop mints on. Secret words are redeemable
 // in the service's app only, so the bot has nothing to do with them.
 
-// Deliveries of a drop that go through another method than its mint links.
-const (
-	// DeliveryWebsite mints to the member's primary wallet through the
-	// drop's website claim (Drop.Website), queued because the service's
-	// endpoint is rate limited.
-	DeliveryWebsite Delivery = "website"
-	// DeliveryList mints to the member's listed address through the drop's
-	// delivery (a fixed list of addresses, see Delivery).
-	DeliveryList Delivery = "delivery"
-)
-
-// UsesLinks reports whether the delivery hands out or mints the drop's
-// mint links (auto, link, mint).
-func (d Delivery) UsesLinks() bool {
-	return d == DeliveryAuto || d == DeliveryLink || d == DeliveryMint
-}
-
 // Errors of the other distribution methods, inside a *DropError.
 var (
 	// ErrNoWebsite means the issuing service has no website claim of that

@@ -5,20 +5,38 @@ import (
 	"time"
 )
 
-// Delivery says how a drop reaches members.
-type Delivery string
+// ClaimMethod says how members claim a drop: through its mint links
+// (auto, link, mint), its website claim, or its POAP Delivery.
+type ClaimMethod string
 
-// Deliveries of a drop.
+// Claim methods of a drop through its mint links.
 const (
-	// DeliveryAuto mints to the member's primary wallet when one is linked,
+	// ClaimAuto mints to the member's primary wallet when one is linked,
 	// else hands out the member's mint link.
-	DeliveryAuto Delivery = "auto"
-	// DeliveryLink always hands out the member's mint link.
-	DeliveryLink Delivery = "link"
-	// DeliveryMint always mints; members without a linked wallet are told
+	ClaimAuto ClaimMethod = "auto"
+	// ClaimLink always hands out the member's mint link.
+	ClaimLink ClaimMethod = "link"
+	// ClaimMint always mints; members without a linked wallet are told
 	// to link one.
-	DeliveryMint Delivery = "mint"
+	ClaimMint ClaimMethod = "mint"
 )
+
+// Claim methods of a drop that go another way than its mint links.
+const (
+	// ClaimWebsite mints to the member's primary wallet through the
+	// drop's website claim (Drop.Website), queued because the service's
+	// endpoint is rate limited.
+	ClaimWebsite ClaimMethod = "website"
+	// ClaimDelivery mints to the member's listed address through the
+	// drop's POAP Delivery (a fixed list of addresses, see DropDelivery).
+	ClaimDelivery ClaimMethod = "delivery"
+)
+
+// UsesLinks reports whether the method hands out or mints the drop's mint
+// links (auto, link, mint).
+func (m ClaimMethod) UsesLinks() bool {
+	return m == ClaimAuto || m == ClaimLink || m == ClaimMint
+}
 
 // Drop is a POAP drop registered in a tenant (a Discord server, a Telegram
 // chat, the console). EventID is the issuing service's drop id.
@@ -31,8 +49,8 @@ type Drop struct {
 	// EditCode is the drop's 6-digit secret_code; storage keeps it
 	// encrypted.
 	EditCode Secret
-	Delivery Delivery
-	// Website is the name of the drop's website claim, for DeliveryWebsite
+	Method   ClaimMethod
+	// Website is the name of the drop's website claim, for ClaimWebsite
 	// ({website_url}/<name>); WebsiteRequestedAt is when the bot asked the
 	// issuing service for it (nil when the moderator brought one the drop
 	// had).
@@ -76,10 +94,10 @@ type DropEdit struct {
 	// Codeword and RequiredRole: an empty To removes them.
 	Codeword     Change[string]
 	RequiredRole Change[string]
-	// Delivery is auto, link, mint or website; Website names the website
-	// claim of DeliveryWebsite.
-	Delivery Change[Delivery]
-	Website  string
+	// Method is auto, link, mint or website; Website names the website
+	// claim of ClaimWebsite.
+	Method  Change[ClaimMethod]
+	Website string
 	// LowStock: as AddDropOptions.LowStock, zero is DefaultLowStock and
 	// negative never (stored as 0).
 	LowStock Change[int]
@@ -87,7 +105,7 @@ type DropEdit struct {
 
 // Empty reports whether e changes nothing.
 func (e DropEdit) Empty() bool {
-	return !e.Starts.Set && !e.Ends.Set && !e.Codeword.Set && !e.RequiredRole.Set && !e.Delivery.Set && !e.LowStock.Set
+	return !e.Starts.Set && !e.Ends.Set && !e.Codeword.Set && !e.RequiredRole.Set && !e.Method.Set && !e.LowStock.Set
 }
 
 // MintLinkState is where a mint link is in its life.

@@ -179,7 +179,7 @@ const (
 // link (DropStatus.Again): a member who had a link gets the same one, a
 // member minted to is told they have it, so removing and adding a drop
 // again never gives anyone a second link. Errors,
-// inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
+// inside a *DropError: ErrInvalidClaimMethod, ErrInvalidWindow,
 // ErrInvalidWebsiteName (checked before any request), ErrNoWebsite,
 // ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
 // ErrIssuerUnavailable or ErrIssuerRejected.
@@ -199,7 +199,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	if opts.Delivery == DeliveryWebsite {
+	if opts.Method == ClaimWebsite {
 		if err := s.checkWebsite(ctx, opts.EventID, opts.Website); err != nil {
 			return DropStatus{}, dropError(d, err)
 		}
@@ -214,7 +214,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	}
 	d = Drop{
 		TenantID: tenant.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
-		EditCode: opts.EditCode, Delivery: opts.Delivery, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
+		EditCode: opts.EditCode, Method: opts.Method, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
 		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(), Website: opts.Website,
 	}
@@ -234,8 +234,8 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if again {
 		action = AuditDropAddedAgain
 	}
-	s.record(ctx, d.TenantID, user.ID, action, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
-		d.EventID, d.Delivery, stock.Total, stock.ClaimedElsewhere))
+	s.record(ctx, d.TenantID, user.ID, action, fmt.Sprintf("event %d, claim method %s, %d links (%d claimed elsewhere)",
+		d.EventID, d.Method, stock.Total, stock.ClaimedElsewhere))
 	return DropStatus{Drop: d, Stock: stock, Again: again}, nil
 }
 

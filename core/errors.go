@@ -122,8 +122,9 @@ var (
 	// ErrInvalidWindow means a claim window that ends before it starts,
 	// or ends in the past.
 	ErrInvalidWindow = errors.New("invalid claim window")
-	// ErrInvalidDelivery means a delivery other than auto, link or mint.
-	ErrInvalidDelivery = errors.New("invalid delivery")
+	// ErrInvalidClaimMethod means a claim method other than auto, link,
+	// mint or website.
+	ErrInvalidClaimMethod = errors.New("invalid claim method")
 	// ErrInvalidTopUp means a top-up count outside 1 to MaxTopUp.
 	ErrInvalidTopUp = errors.New("invalid top-up count")
 	// ErrTopUpPending means a request for more mint links is pending

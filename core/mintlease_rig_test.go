@@ -89,7 +89,7 @@ func (r *replica) addMintDrop(t *testing.T, issuer *dropIssuer, n int) core.Drop
 	t.Helper()
 	issuer.addEvent(eventID, editCode, n, 0)
 	st, err := r.svc.AddDrop(t.Context(), core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"}, mintPlace,
-		core.AddDropOptions{EventID: eventID, EditCode: editCode, Delivery: core.DeliveryMint})
+		core.AddDropOptions{EventID: eventID, EditCode: editCode, Method: core.ClaimMint})
 	if err != nil {
 		t.Fatalf("AddDrop() = %v", err)
 	}

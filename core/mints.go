@@ -58,7 +58,7 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 		if !again {
 			s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
 		}
-		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
+		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Method == ClaimAuto {
 			// The member was given this link to mint themselves before
 			// they linked a wallet; it is theirs, as it was.
 			return s.mintLinkResult(d, link, true), nil

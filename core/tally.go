@@ -70,9 +70,9 @@ const (
 type Tallied struct {
 	Act      Act
 	Platform Platform
-	// Method is a claim's claim method (a Drop's Delivery); empty for
+	// Method is a claim's claim method (a Drop's Method); empty for
 	// other acts.
-	Method  Delivery
+	Method  ClaimMethod
 	Outcome string
 }
 
@@ -127,10 +127,10 @@ func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
 	if s.tally == nil {
 		return
 	}
-	method := res.Drop.Delivery
+	method := res.Drop.Method
 	var de *DropError
 	if errors.As(err, &de) {
-		method = de.Drop.Delivery
+		method = de.Drop.Method
 	}
 	s.tally.Count(Tallied{Act: ActClaim, Platform: p, Method: method, Outcome: claimOutcome(res, err)})
 }
@@ -208,9 +208,9 @@ func Acts() []Act {
 // other.
 func (a Act) Outcomes() []string { return actOutcomes[a] }
 
-// ClaimMethods lists the claim methods a drop can have (its Delivery).
-func ClaimMethods() []Delivery {
-	return []Delivery{DeliveryAuto, DeliveryLink, DeliveryMint, DeliveryWebsite, DeliveryList}
+// ClaimMethods lists the claim methods a drop can have (its Method).
+func ClaimMethods() []ClaimMethod {
+	return []ClaimMethod{ClaimAuto, ClaimLink, ClaimMint, ClaimWebsite, ClaimDelivery}
 }
 
 // Platforms lists the platforms the bot serves.

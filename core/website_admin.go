@@ -85,7 +85,7 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	if s.dist == nil || s.distStore == nil {
 		return Drop{}, dropError(d, ErrMethodUnavailable)
 	}
-	if d.Delivery == DeliveryList {
+	if d.Method == ClaimDelivery {
 		// Its members' claims go through the delivery, whose list is
 		// fixed: another method would leave them on a list nobody reads.
 		return Drop{}, dropError(d, ErrDeliveryExists)
@@ -109,7 +109,7 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	if err := s.distStore.SetDropWebsite(ctx, d.ID, r.Name, &now); err != nil {
 		return Drop{}, wrap("request website", err)
 	}
-	d.Delivery, d.Website, d.WebsiteRequestedAt = DeliveryWebsite, r.Name, &now
+	d.Method, d.Website, d.WebsiteRequestedAt = ClaimWebsite, r.Name, &now
 	s.web.forget(r.Name)
 	s.auditBy(ctx, d.TenantID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
 	return d, nil
@@ -119,7 +119,7 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 // status (fresh, not cached), the requests under review and the members'
 // claims here. Failures to read the service are part of the answer.
 func (s *DropService) websiteInfo(ctx context.Context, d Drop) (*WebsiteInfo, error) {
-	if d.Delivery != DeliveryWebsite || s.dist == nil || s.distStore == nil {
+	if d.Method != ClaimWebsite || s.dist == nil || s.distStore == nil {
 		return nil, nil
 	}
 	info := &WebsiteInfo{Name: d.Website, Pending: -1}

@@ -84,7 +84,7 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 		s.log.Warn("website claim's drop not read", "claim", c.ID, "err", err)
 		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: c.Sent})
 		return
-	case d.RemovedAt != nil || d.Delivery != DeliveryWebsite:
+	case d.RemovedAt != nil || d.Method != ClaimWebsite:
 		if !c.Sent {
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
 			return
@@ -104,7 +104,7 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 			s.recordMint(ctx, d, c, "settled")
 			return
 		}
-		if d.RemovedAt != nil || d.Delivery != DeliveryWebsite {
+		if d.RemovedAt != nil || d.Method != ClaimWebsite {
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
 			return
 		}

@@ -54,7 +54,7 @@ func TestWebsiteNames(t *testing.T) {
 		ctx := t.Context()
 		for _, name := range bad {
 			_, err := nt.svc.AddDrop(ctx, nt.mod, nt.place, core.AddDropOptions{
-				EventID: eventID, EditCode: editCode, Delivery: core.DeliveryWebsite, Website: name,
+				EventID: eventID, EditCode: editCode, Method: core.ClaimWebsite, Website: name,
 			})
 			wantDropError(t, err, core.ErrInvalidWebsiteName)
 		}

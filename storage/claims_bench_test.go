@@ -109,7 +109,7 @@ func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
 	for i := range links {
 		links[i] = core.ImportedMintLink{QRHash: fmt.Sprintf("bench-%d", i)}
 	}
-	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Delivery: core.DeliveryLink}
+	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Method: core.ClaimLink}
 	drop, _, err := db.AddDrop(ctx, d, links)
 	if err != nil {
 		b.Fatal(err)

@@ -64,7 +64,7 @@ func newDrop(tenantID, eventID int64) core.Drop {
 		EventID:  eventID,
 		Name:     fmt.Sprintf("Event %d", eventID),
 		EditCode: editCode,
-		Delivery: core.DeliveryLink,
+		Method:   core.ClaimLink,
 	}
 }
 
@@ -102,7 +102,7 @@ func TestDB_AddDrop(t *testing.T) {
 			ends := starts.Add(2 * time.Hour)
 			in := core.Drop{
 				TenantID: tn.ID, EventID: 101, Name: "Meetup", ImageURL: "https://example.com/a.png",
-				EditCode: editCode, Delivery: core.DeliveryAuto, Starts: &starts, Ends: &ends,
+				EditCode: editCode, Method: core.ClaimAuto, Starts: &starts, Ends: &ends,
 				Codeword: "Moon", RequiredRole: "role-1", ExpiresAt: ends.Add(24 * time.Hour),
 				LowStock: 5, CreatedBy: creator.ID, CreatedAt: starts.Add(-time.Hour),
 			}
@@ -156,9 +156,9 @@ func TestDB_AddDrop(t *testing.T) {
 		})
 		t.Run("Invalid", func(t *testing.T) {
 			bad := newDrop(tn.ID, 105)
-			bad.Delivery = "carrier pigeon"
+			bad.Method = "carrier pigeon"
 			if _, _, err := db.AddDrop(t.Context(), bad, nil); err == nil {
-				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Delivery)
+				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Method)
 			}
 			if _, _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedMintLink{{QRHash: " "}}); err == nil {
 				t.Error("AddDrop(empty qr_hash) = nil, want an error")

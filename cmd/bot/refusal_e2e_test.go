@@ -36,7 +36,7 @@ func TestRefusal_WebsiteConsole(t *testing.T) {
 	if err != nil || len(tenants) != 1 {
 		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
 	}
-	if d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, demo); err != nil || d.Website != "" || d.Delivery != core.DeliveryLink {
+	if d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, demo); err != nil || d.Website != "" || d.Method != core.ClaimLink {
 		t.Errorf("after the refusal the drop is %+v, %v, want it unchanged: mint links, no website", d, err)
 	}
 

@@ -208,8 +208,8 @@ func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.Imported
 		return core.Drop{}, false, core.ErrConflict
 	case prev != nil:
 		d.ID, d.CreatedAt, d.CreatedBy, d.Chain = prev.ID, prev.CreatedAt, prev.CreatedBy, cmpOr(d.Chain, prev.Chain)
-		if prev.Delivery == core.DeliveryList {
-			d.Delivery, d.Website, d.WebsiteRequestedAt = prev.Delivery, prev.Website, prev.WebsiteRequestedAt
+		if prev.Method == core.ClaimDelivery {
+			d.Method, d.Website, d.WebsiteRequestedAt = prev.Method, prev.Website, prev.WebsiteRequestedAt
 		}
 		*prev = d
 		delete(s.lowTold, d.ID)
