@@ -138,27 +138,6 @@ func deliveryCreatedReply(req *Request, plan core.DeliveryPlan) Reply {
 	return reply
 }
 
-// deliveryClaimReply words a claim through a delivery.
-func deliveryClaimReply(res core.ClaimResult) Reply {
-	d := res.Drop
-	title := dropTitle(d)
-	wallet := codeSpan(walletText(res.Wallet))
-	reply := Reply{Personal: true, Image: d.ImageURL}
-	switch {
-	case res.Again:
-		reply.Text = fmt.Sprintf("You have it already: %s was claimed for %s, your address on its delivery list.", title, wallet)
-		return reply
-	case res.Pending:
-		reply.Text = fmt.Sprintf("Pending: your claim of %s for %s may have reached POAP, but POAP has not confirmed it. "+
-			"I check your address before anything else is sent, so it is never claimed twice. Run %s again in a minute to see how it went.",
-			title, wallet, codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
-		return reply
-	}
-	reply.Text = fmt.Sprintf("Claimed %s for %s, your address on its delivery list: POAP is minting it, and it shows in %s in a few minutes.",
-		title, wallet, codeSpan("/poaps"))
-	return reply
-}
-
 // deliveryErrText words the delivery errors, inside a *core.DropError.
 func deliveryErrText(req *Request, de *core.DropError, title, id string) (string, bool) {
 	err := error(de)

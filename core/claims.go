@@ -21,29 +21,49 @@ type ClaimOptions struct {
 	MemberRoles []string
 }
 
+// ClaimOutcome is what a claim gave the member: one of the Result values.
+type ClaimOutcome int
+
+// Outcomes of a claim.
+const (
+	// ResultLink: the member's own mint link (ClaimResult.URL), which they
+	// mint themselves.
+	ResultLink ClaimOutcome = iota + 1
+	// ResultMinted: the bot minted the drop's mint link to Wallet.
+	ResultMinted
+	// ResultMintPending: a mint of the member's link to Wallet was sent
+	// and is not confirmed yet.
+	ResultMintPending
+	// ResultWebsiteMinted: minted to Wallet through the drop's website
+	// claim.
+	ResultWebsiteMinted
+	// ResultWebsiteQueued: the mint through the drop's website claim waits
+	// its turn, with Ahead claims before it.
+	ResultWebsiteQueued
+	// ResultDeliveryClaimed: claimed for Wallet, the member's address on
+	// the drop's POAP Delivery list.
+	ResultDeliveryClaimed
+	// ResultDeliveryPending: the claim through the drop's POAP Delivery
+	// may have reached POAP and is not confirmed yet.
+	ResultDeliveryPending
+)
+
 // ClaimResult is what a claim gave the member.
 type ClaimResult struct {
-	Drop     Drop
-	MintLink MintLink
-	// URL is the mint link's address; it is shown only when the member
-	// mints it themselves (not Minted nor Pending).
-	URL string
-	// Wallet is where a direct mint went.
-	Wallet string
-	// Minted: the POAP was minted to Wallet. Pending: the mint was sent
-	// and is not confirmed yet.
-	Minted  bool
-	Pending bool
+	Drop    Drop
+	Outcome ClaimOutcome
 	// Again: the member had claimed the drop before and this claim added
 	// nothing: the same link, the same mint, or the same pending mint.
-	Again bool
-	// Website: the mint goes through the drop's website claim. Queued: it
-	// waits its turn, with Ahead claims before it (Minted when done).
-	Website bool
-	Queued  bool
-	Ahead   int
-	// DeliveryPage is, for a drop minted through its delivery, the
-	// delivery's page, where the member may claim too.
+	Again    bool
+	MintLink MintLink
+	// URL is the mint link's address, for ResultLink.
+	URL string
+	// Wallet is where a mint went.
+	Wallet string
+	// Ahead counts the claims before a ResultWebsiteQueued one.
+	Ahead int
+	// DeliveryPage is, for a drop claimed through its POAP Delivery, the
+	// Delivery's page, where the member may claim too.
 	DeliveryPage string
 }
 
@@ -198,11 +218,11 @@ func (s *DropService) mintLinkResult(d Drop, link MintLink, again bool) ClaimRes
 	res := ClaimResult{Drop: d, MintLink: link, Again: again, Wallet: link.Wallet}
 	switch link.State {
 	case MintLinkMinted:
-		res.Minted = true
+		res.Outcome = ResultMinted
 	case MintLinkMinting:
-		res.Pending = true
+		res.Outcome = ResultMintPending
 	default:
-		res.URL = s.MintURL(link.QRHash)
+		res.Outcome, res.URL = ResultLink, s.MintURL(link.QRHash)
 	}
 	return res
 }

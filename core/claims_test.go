@@ -19,7 +19,7 @@ func TestDropService_Claim(t *testing.T) {
 		dt.add(t, 3, 1, core.AddDropOptions{Method: core.ClaimLink})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || res.URL != "https://mint.test/mint/e4242-2" || res.Again || res.Minted || res.Pending {
+		if err != nil || res.URL != "https://mint.test/mint/e4242-2" || res.Again || res.Outcome == core.ResultMinted || res.Outcome == core.ResultMintPending {
 			t.Fatalf("Claim() = %+v, %v, want the first free link", res, err)
 		}
 		again, err := dt.claim(t, alice, core.ClaimOptions{EventID: 0})
@@ -114,11 +114,11 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		dt.add(t, 3, 0, core.AddDropOptions{})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != wallet(1) || res.URL != "" || res.MintLink.State != core.MintLinkMinted {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != wallet(1) || res.URL != "" || res.MintLink.State != core.MintLinkMinted {
 			t.Fatalf("Claim() = %+v, %v, want minted to the wallet", res, err)
 		}
 		again, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !again.Minted || !again.Again || again.MintLink.TransactionID != "1" {
+		if err != nil || again.Outcome != core.ResultMinted || !again.Again || again.MintLink.TransactionID != "1" {
 			t.Errorf("Claim() again = %+v, %v, want the same mint", again, err)
 		}
 		if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -130,7 +130,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.dropNext = 1 })
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || !res.Minted {
+		if err != nil || res.Outcome != core.ResultMinted {
 			t.Fatalf("Claim() with a lost answer = %+v, %v, want minted (read from the status)", res, err)
 		}
 		if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -149,7 +149,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 			t.Errorf("after a failed mint the link is %s, want handed_out", got)
 		}
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
 		}
 		dt.issuer.checkNoBlindRetry(t)
@@ -174,7 +174,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		}
 		dt.issuer.set(func(f *dropIssuer) { f.unsent = false })
 		res, err = dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
 		}
 	})
@@ -184,7 +184,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		dt.issuer.claimOutside("e4242-1")
 		dt.issuer.claimOutside("e4242-2")
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-3" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-3" {
 			t.Fatalf("Claim() = %+v, %v, want the third link minted", res, err)
 		}
 		if got := dt.stock(t); got != (core.Stock{Total: 3, Minted: 1, ClaimedElsewhere: 2}) {
@@ -226,7 +226,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 			t.Fatalf("Claim() without a wallet = %+v, %v, want a link", first, err)
 		}
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || res.URL != first.URL || res.Minted || !res.Again {
+		if err != nil || res.URL != first.URL || res.Outcome == core.ResultMinted || !res.Again {
 			t.Errorf("Claim() after linking a wallet = %+v, %v, want the same link, not minted", res, err)
 		}
 	})
@@ -239,16 +239,16 @@ func TestDropService_Claim_Pending(t *testing.T) {
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Pending || res.Minted {
+	if err != nil || res.Outcome != core.ResultMintPending || res.Outcome == core.ResultMinted {
 		t.Fatalf("Claim() with a lost answer and no status = %+v, %v, want pending", res, err)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failStatus = 1 })
 	res, err = dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Pending || !res.Again {
+	if err != nil || res.Outcome != core.ResultMintPending || !res.Again {
 		t.Errorf("Claim() again while pending = %+v, %v, want pending again", res, err)
 	}
 	res, err = dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Minted {
+	if err != nil || res.Outcome != core.ResultMinted {
 		t.Errorf("Claim() once the status reads = %+v, %v, want minted", res, err)
 	}
 	if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -262,12 +262,12 @@ func TestDropService_Claim_StaleMint(t *testing.T) {
 	dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.failMints, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
-	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Pending {
+	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || res.Outcome != core.ResultMintPending {
 		t.Fatalf("Claim() = %+v, %v, want pending", res, err)
 	}
 	dt.clock.Add(core.MintLease)
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+	if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 		t.Errorf("Claim() after the lease = %+v, %v, want the link read unclaimed, then minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
@@ -280,11 +280,11 @@ func TestDropService_ReconcileMints(t *testing.T) {
 	// Alice's mint went through, Bob's did not; neither outcome was read.
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
-	if res, _ := dt.claim(t, alice, core.ClaimOptions{}); !res.Pending {
+	if res, _ := dt.claim(t, alice, core.ClaimOptions{}); res.Outcome != core.ResultMintPending {
 		t.Fatalf("alice's claim = %+v, want pending", res)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failMints, f.failStatus = 1, 1 })
-	if res, _ := dt.claim(t, dt.member(t, "bob", wallet(2)), core.ClaimOptions{}); !res.Pending {
+	if res, _ := dt.claim(t, dt.member(t, "bob", wallet(2)), core.ClaimOptions{}); res.Outcome != core.ResultMintPending {
 		t.Fatalf("bob's claim = %+v, want pending", res)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failStatus = 1 })
@@ -302,7 +302,7 @@ func TestDropService_ReconcileMints(t *testing.T) {
 	if n, _ := dt.svc.ReconcileMints(t.Context()); n != 0 {
 		t.Errorf("ReconcileMints() with nothing left = %d", n)
 	}
-	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Minted || !res.Again {
+	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || res.Outcome != core.ResultMinted || !res.Again {
 		t.Errorf("alice's claim after reconciling = %+v, %v, want minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
@@ -439,7 +439,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt, alice := setup(t)
 		dt.issuer.applyLate()
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != a {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != a {
 			t.Errorf("Claim() after the late mint = %+v, %v; want minted to %s", res, err, a)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {
@@ -453,7 +453,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		// new one, which the service then refuses as already claimed.
 		dt.issuer.set(func(f *dropIssuer) { f.failStatus = 0 })
 		res, err := dt.claimAfterStatus(t, alice, dt.issuer.applyLate)
-		if err != nil || !res.Minted {
+		if err != nil || res.Outcome != core.ResultMinted {
 			t.Errorf("Claim() = %+v, %v; want minted", res, err)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {
@@ -477,7 +477,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt.store.SetPrimary(t.Context(), u.ID, c)
 		dt.issuer.applyLate()
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != a {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != a {
 			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, a)
 		}
 		if n := dt.issuer.holders(eventID, a, b, c); n != 1 {
@@ -488,7 +488,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt, alice := setup(t)
 		dt.issuer.set(func(f *dropIssuer) { f.delayed = nil })
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != b {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != b {
 			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, b)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {

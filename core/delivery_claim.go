@@ -38,7 +38,7 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 	res.Wallet = e.Address
 	switch {
 	case !taken && e.State == EntryClaimed:
-		res.Minted, res.Again = true, true
+		res.Outcome, res.Again = ResultDeliveryClaimed, true
 		return res, nil
 	case !taken:
 		return ClaimResult{}, dropError(d, ErrClaimInProgress)
@@ -54,7 +54,7 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 			// Claimed at POAP: the entry, left claiming and sent, is
 			// settled by the next /claim after DeliveryLease.
 			s.log.Error("delivery claim not recorded", "event", d.EventID, "err", err)
-			res.Minted = true
+			res.Outcome = ResultDeliveryClaimed
 			s.minted(ctx, user, e.Address)
 			return res, nil
 		}
@@ -65,12 +65,12 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 		// The claim may have been taken: the member hears it is pending,
 		// and their next claim settles it.
 		s.log.Warn("delivery claim outcome unknown", "event", d.EventID, "err", cerr)
-		res.Pending = true
+		res.Outcome = ResultDeliveryPending
 		return res, nil
 	case cerr != nil:
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
-	res.Minted = true
+	res.Outcome = ResultDeliveryClaimed
 	s.minted(ctx, user, e.Address)
 	if uid != "" {
 		s.record(ctx, d.TenantID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))

@@ -301,7 +301,7 @@ func TestDropService_Delivery(t *testing.T) {
 		}
 
 		res, err := claim(ann)
-		if err != nil || !res.Minted || res.Again || res.Wallet != addr(1) || res.DeliveryPage == "" {
+		if err != nil || res.Outcome != core.ResultDeliveryClaimed || res.Again || res.Wallet != addr(1) || res.DeliveryPage == "" {
 			t.Errorf("Ann's claim = %+v, %v; want minted to %s", res, err, addr(1))
 		}
 		if res, err := claim(ann); err != nil || !res.Again {
@@ -317,7 +317,7 @@ func TestDropService_Delivery(t *testing.T) {
 			wantDropError(t, err, core.ErrIssuerUnavailable)
 		}
 		_, before := fake.counts()
-		if res, err := claim(ben); err != nil || !res.Minted || res.Wallet != addr(3) {
+		if res, err := claim(ben); err != nil || res.Outcome != core.ResultDeliveryClaimed || res.Wallet != addr(3) {
 			t.Errorf("Ben's claim = %+v, %v; want minted to %s", res, err, addr(3))
 		}
 		if _, after := fake.counts(); after != before+1 {
@@ -327,11 +327,11 @@ func TestDropService_Delivery(t *testing.T) {
 		// Lost answer: the next claim settles it (Cat's address holds
 		// the drop) and sends nothing.
 		fake.set(func(f *deliveryIssuer) { f.next = "lost" })
-		if res, err := claim(cat); err != nil || !res.Pending || res.Minted {
+		if res, err := claim(cat); err != nil || res.Outcome != core.ResultDeliveryPending || res.Outcome == core.ResultDeliveryClaimed {
 			t.Errorf("Cat's claim with a lost answer = %+v, %v; want pending", res, err)
 		}
 		_, before = fake.counts()
-		if res, err := claim(cat); err != nil || !res.Minted {
+		if res, err := claim(cat); err != nil || res.Outcome != core.ResultDeliveryClaimed {
 			t.Errorf("Cat's claim after the lost answer = %+v, %v; want minted", res, err)
 		}
 		if _, after := fake.counts(); after != before {
@@ -341,7 +341,7 @@ func TestDropService_Delivery(t *testing.T) {
 		// Dan claimed on the page: the service refuses his claim as
 		// already claimed, which is his POAP.
 		fake.set(func(f *deliveryIssuer) { f.holders[addr(6)] = true })
-		if res, err := claim(dan); err != nil || !res.Minted {
+		if res, err := claim(dan); err != nil || res.Outcome != core.ResultDeliveryClaimed {
 			t.Errorf("Dan's claim after the page = %+v, %v; want minted", res, err)
 		}
 

@@ -147,7 +147,7 @@ func checkMinted(t *testing.T, db *storage.DB, d core.Drop, results []claimed, t
 		}
 	}
 	for _, c := range results {
-		if c.err != nil || !c.res.Minted {
+		if c.err != nil || c.res.Outcome != core.ResultMinted {
 			t.Errorf("%s's claim = %+v, %v, want minted", c.who, c.res, c.err)
 			continue
 		}

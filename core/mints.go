@@ -91,11 +91,11 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 		res := ClaimResult{Drop: d, MintLink: link, Wallet: mintWallet(link, wallet)}
 		switch out {
 		case mintDone:
-			res.Minted = true
+			res.Outcome = ResultMinted
 			s.minted(ctx, user, res.Wallet)
 			return res, nil
 		case mintPending:
-			res.Pending, res.Again = true, again
+			res.Outcome, res.Again = ResultMintPending, again
 			return res, nil
 		}
 	}

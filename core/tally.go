@@ -111,11 +111,13 @@ func claimOutcome(res ClaimResult, err error) string {
 		return failedOrRefused(err)
 	case res.Again:
 		return OutcomeAgain
-	case res.Queued:
+	}
+	switch res.Outcome {
+	case ResultWebsiteQueued:
 		return OutcomeQueued
-	case res.Pending:
+	case ResultMintPending, ResultDeliveryPending:
 		return OutcomePending
-	case res.Minted:
+	case ResultMinted, ResultWebsiteMinted, ResultDeliveryClaimed:
 		return OutcomeMinted
 	}
 	return OutcomeLink

@@ -378,13 +378,10 @@ func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (Website
 
 // websiteResult is the answer for a website claim minted or queued.
 func websiteResult(d Drop, c WebsiteClaim, again bool) ClaimResult {
-	res := ClaimResult{Drop: d, Wallet: c.Wallet, Again: again, Website: true,
+	res := ClaimResult{Drop: d, Wallet: c.Wallet, Again: again, Outcome: ResultWebsiteQueued,
 		MintLink: MintLink{QRHash: c.QRHash, TransactionID: c.TransactionID}}
-	switch c.State {
-	case WebsiteMinted:
-		res.Minted = true
-	default:
-		res.Queued = true
+	if c.State == WebsiteMinted {
+		res.Outcome = ResultWebsiteMinted
 	}
 	return res
 }
