@@ -48,7 +48,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if confirming {
-		plan, err := b.drops.ConfirmDelivery(ctx, member(req), place(req), id, draft)
+		plan, err := b.deliveries.ConfirmDelivery(ctx, member(req), place(req), id, draft)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -58,7 +58,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	plan, err := b.drops.DraftDelivery(ctx, member(req), place(req), core.DeliverySpec{
+	plan, err := b.deliveries.DraftDelivery(ctx, member(req), place(req), core.DeliverySpec{
 		EventID: id, Target: target, Slug: req.Text("slug"), Title: req.Text("title"), Text: req.Text("text"),
 	})
 	if err != nil {
@@ -153,6 +153,8 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 	case errors.Is(err, core.ErrEmptyDelivery):
 		return "No member there has a verified wallet, so there is nobody to deliver " + title + " to. Members link a wallet with " +
 			codeSpan("/link") + " and prove it is theirs with " + codeSpan("/verify") + "; run this again after that.", true
+	case errors.Is(err, core.ErrCannotListMembers):
+		return "I can't read who has a role or is in a group on this platform, so I built nothing.", true
 	case errors.Is(err, core.ErrRosterIncomplete):
 		return "I could not check every member's roles just now, and a delivery's list can't be changed once created, so I built nothing. " +
 			"Try again in a minute.", true

@@ -34,7 +34,7 @@ func TestDropInfoText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := dropInfoText(tc.st)
+			got := dropInfoText(tc.st, true)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("dropInfoText() lacks %q:\n%s", w, got)

@@ -22,8 +22,11 @@ const (
 // dropOption is the drop id option of the /drop subcommands.
 var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description: "the drop's id (see /drop list)"}
 
+// dropCommands are the /drop commands, with those of the services the bot
+// was given: /drop website, /drop network and /drop deliver are offered only
+// with theirs.
 func (b *Bot) dropCommands() []*Command {
-	return []*Command{
+	cmds := []*Command{
 		{
 			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{
@@ -53,10 +56,17 @@ func (b *Bot) dropCommands() []*Command {
 		b.dropEditCommand(),
 		{Name: "drop remove", Description: "Stop handing out a drop's links; adding it again keeps who got which link", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption}, Handler: b.dropRemove},
-		b.websiteCommand(),
-		b.networkCommand(),
-		b.deliverCommand(),
 	}
+	if b.websites != nil {
+		cmds = append(cmds, b.websiteCommand())
+	}
+	if b.networks != nil {
+		cmds = append(cmds, b.networkCommand())
+	}
+	if b.deliveries != nil {
+		cmds = append(cmds, b.deliverCommand())
+	}
+	return cmds
 }
 
 // place is the request's place as the core knows places.
@@ -84,7 +94,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	}
 	s.WriteString(stockLine(st.Stock) + "\n")
 	// An anonymous administrator's answer is read by the whole group.
-	s.WriteString(settingsText(d, req.Caller.Anonymous))
+	s.WriteString(settingsText(d, req.Caller.Anonymous, b.networks != nil))
 	switch {
 	case d.Method == core.ClaimWebsite:
 		fmt.Fprintf(&s, "\nMembers claim with %s: I mint to their primary wallet through the website claim, one each.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
@@ -243,7 +253,7 @@ func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
 	return Reply{Personal: true, Text: s.String()}, nil
 }
 
-// dropInfo shows a drop's settings and what applies to its delivery.
+// dropInfo shows a drop's settings and what applies to its claim method.
 func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	id, err := requiredID(req, "drop")
 	if err != nil {
@@ -253,19 +263,20 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Personal: true, Text: dropInfoText(st), Image: st.Drop.ImageURL}, nil
+	return Reply{Personal: true, Text: dropInfoText(st, b.networks != nil), Image: st.Drop.ImageURL}, nil
 }
 
-// dropInfoText words a drop's settings and what applies to its delivery:
+// dropInfoText words a drop's settings and what applies to its claim method:
 // the mint links' stock where members get or are minted through links, the
-// website claim of a website drop, the delivery of a delivery drop.
-func dropInfoText(st core.DropStatus) string {
+// website claim of a website drop, the delivery of a delivery drop;
+// networks says whether /drop network is offered.
+func dropInfoText(st core.DropStatus, networks bool) string {
 	d := st.Drop
 	text := dropTitle(d) + "\n"
 	if d.Method != core.ClaimWebsite && d.Method != core.ClaimDelivery {
 		text += stockLine(st.Stock) + "\n"
 	}
-	text += settingsText(d, false)
+	text += settingsText(d, false, networks)
 	if st.Website != nil {
 		text += "\n" + websiteText(d, *st.Website)
 	}
@@ -327,7 +338,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	data, err := exportCSV(b.drops, rows)
+	data, err := exportCSV(b.links, rows)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -339,7 +350,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 
 // exportCSV writes the export: link, member, wallet, state, time (RFC 3339,
 // UTC).
-func exportCSV(drops *core.DropService, rows []core.ExportRow) ([]byte, error) {
+func exportCSV(links *core.MintLinkService, rows []core.ExportRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	records := [][]string{{"link", "member", "wallet", "state", "time"}}
@@ -348,7 +359,7 @@ func exportCSV(drops *core.DropService, rows []core.ExportRow) ([]byte, error) {
 		if !r.At.IsZero() {
 			at = r.At.UTC().Format(time.RFC3339)
 		}
-		records = append(records, []string{drops.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
+		records = append(records, []string{links.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
 	}
 	if err := w.WriteAll(records); err != nil {
 		return nil, fmt.Errorf("export: %w", err)

@@ -21,11 +21,12 @@ func stockLine(s core.Stock) string {
 
 // settingsText says how a drop is claimed, on which network, when and to
 // whom. In an answer the whole group reads (public), the codeword and the
-// website claim's name, which let whoever knows them claim, are not shown.
-func settingsText(d core.Drop, public bool) string {
+// website claim's name, which let whoever knows them claim, are not shown;
+// networks says whether /drop network is offered.
+func settingsText(d core.Drop, public, networks bool) string {
 	var s strings.Builder
 	s.WriteString("Claim method: " + methodText(d, public) + "\n")
-	s.WriteString(networkLine(d) + "\n")
+	s.WriteString(networkLine(d, networks) + "\n")
 	switch {
 	case d.Starts != nil && d.Ends != nil:
 		s.WriteString("Claims: from " + when(*d.Starts) + " until " + when(*d.Ends) + ".")

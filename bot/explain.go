@@ -236,11 +236,11 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrUnknownChain):
 		return "POAP can't mint on that network, so nothing was changed. Name one of " + networkList() +
 			" (or its chain id), for example " + codeSpan("/drop network "+id+" base") + ".", true
-	case errors.Is(err, core.ErrMethodUnavailable) && strings.HasPrefix(req.Command, "drop "):
-		return "This bot was built without the POAP calls " + codeSpan("/"+req.Command) + " needs, so nothing was changed. " +
-			"Ask whoever runs the bot to update it; the other drop commands work as before.", true
-	case errors.Is(err, core.ErrMethodUnavailable):
-		return title + " can't be claimed through this bot right now: it was built without the POAP calls this drop needs. " +
+	case errors.Is(err, core.ErrMethodNotOffered) && strings.HasPrefix(req.Command, "drop "):
+		return "This bot is not set up to hand out drops with " + codeSpan("delivery:"+req.Text("delivery")) + ", so nothing was changed. " +
+			"Use auto, link or mint, or ask whoever runs the bot to set it up.", true
+	case errors.Is(err, core.ErrMethodNotOffered):
+		return title + " can't be claimed through this bot right now: it is handed out through a claim method this bot is not set up for. " +
 			"Please tell a moderator.", true
 	}
 	return claimText(req, de, title, claimLine)
@@ -288,8 +288,6 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 	case errors.Is(err, core.ErrInvalidWallet) && de.Wallet != "":
 		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + " as a wallet, so nothing was minted. Link another with " +
 			codeSpan("/link <wallet>") + " and run " + claimLine + " again.", true
-	case errors.Is(err, core.ErrMethodUnavailable):
-		return title + " is handed out in a way this bot was set up without. Please tell a moderator.", true
 	case errors.Is(err, core.ErrNotLinked):
 		return title + " is minted straight to your wallet. Link one first with " + codeSpan("/link <wallet>") + ", then run " + claimLine + " again.", true
 	}

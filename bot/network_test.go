@@ -18,11 +18,17 @@ func TestBot_Drop_Network(t *testing.T) {
 		const id = sandbox.DemoLinksDropID
 		line := func(format string, args ...any) string { return fmt.Sprintf(format, append([]any{id}, args...)...) }
 		if _, ok := e.store.(core.NetworkStore); !ok {
-			// The in-memory store records no network: the command says it
-			// is not available, and the drop's network is not read.
-			wantText(t, e.mod(t, demoDrop), "Network: not read yet: `/drop network 197001`.")
-			wantOutcome(t, e, line("/drop network %d base"), "user_error",
-				"This bot was built without the POAP calls `/drop network` needs, so nothing was changed.")
+			// The in-memory store records no network: there is no network
+			// service, so the command is not offered (nor listed by
+			// /help) and the drop's network is not read.
+			wantText(t, e.mod(t, demoDrop), "Network: not read.")
+			wantOutcome(t, e, line("/drop network %d base"), "user_error", "I don't know the command `/drop`.")
+			if e.b.Command("drop network") != nil {
+				t.Error("/drop network is offered without a network service")
+			}
+			if help := e.mod(t, "/help"); strings.Contains(help.Text, "drop network") {
+				t.Errorf("/help lists /drop network without a network service:\n%s", help.Text)
+			}
 			return
 		}
 		wantText(t, e.mod(t, demoDrop), "Network: Gnosis (chain 100).")
@@ -82,8 +88,11 @@ func TestNetworkLine(t *testing.T) {
 		{core.Drop{EventID: 12}, "Network: not read yet: `/drop network 12`."},
 	}
 	for _, tt := range tests {
-		if got := networkLine(tt.d); got != tt.want {
+		if got := networkLine(tt.d, true); got != tt.want {
 			t.Errorf("networkLine(chain %d) = %q, want %q", tt.d.Chain, got, tt.want)
 		}
+	}
+	if got, want := networkLine(core.Drop{EventID: 12}, false), "Network: not read."; got != want {
+		t.Errorf("networkLine(not read, /drop network not offered) = %q, want %q", got, want)
 	}
 }

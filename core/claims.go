@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -97,31 +96,15 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	if err := s.mayClaim(d, opts); err != nil {
 		return ClaimResult{}, err
 	}
-	switch d.Method {
-	case ClaimWebsite:
-		return s.claimWebsite(ctx, d, user)
-	case ClaimDelivery:
-		return s.claimDelivery(ctx, d, user)
+	method, err := s.method(d.Method)
+	if err != nil {
+		return ClaimResult{}, dropError(d, err)
 	}
-	wallet := ""
-	if d.Method != ClaimLink {
-		if wallet, err = primaryWallet(ctx, s.members, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
-			return ClaimResult{}, wrap("claim", err)
-		}
-	}
-	var res ClaimResult
-	switch {
-	case wallet != "":
-		res, err = s.claimMint(ctx, d, user, wallet)
-	case d.Method == ClaimMint:
-		return ClaimResult{}, dropError(d, ErrNotLinked)
-	default:
-		res, err = s.claimMintLink(ctx, d, user)
-	}
+	res, err := method.claim(ctx, d, user)
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	if !res.Again {
+	if d.Method.UsesLinks() && !res.Again {
 		s.noteStock(ctx, d)
 	}
 	return res, nil
@@ -198,40 +181,4 @@ func (s *DropService) mayClaim(d Drop, opts ClaimOptions) error {
 		return dropError(d, ErrMissingRole)
 	}
 	return nil
-}
-
-// claimMintLink hands out the member's mint link.
-func (s *DropService) claimMintLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	link, again, err := s.mintLinks.ClaimMintLink(ctx, d.ID, user.ID, "", s.clock.Now())
-	if err != nil {
-		return ClaimResult{}, s.claimError(d, "", err)
-	}
-	if !again {
-		s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
-	}
-	return s.mintLinkResult(d, link, again), nil
-}
-
-// mintLinkResult is the answer for a link the member mints themselves, or for
-// a mint done before.
-func (s *DropService) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult {
-	res := ClaimResult{Drop: d, MintLink: link, Again: again, Wallet: link.Wallet}
-	switch link.State {
-	case MintLinkMinted:
-		res.Outcome = ResultMinted
-	case MintLinkMinting:
-		res.Outcome = ResultMintPending
-	default:
-		res.Outcome, res.URL = ResultLink, s.MintURL(link.QRHash)
-	}
-	return res
-}
-
-// claimError wraps a ClaimMintLink error in a *DropError when it is one of the
-// refusals, else adds the operation.
-func (s *DropService) claimError(d Drop, wallet string, err error) error {
-	if errors.Is(err, ErrNoMintLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
-		return &DropError{Drop: d, Wallet: wallet, Err: err}
-	}
-	return wrap("claim", err)
 }

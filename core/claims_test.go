@@ -273,7 +273,7 @@ func TestDropService_Claim_StaleMint(t *testing.T) {
 	dt.issuer.checkNoBlindRetry(t)
 }
 
-func TestDropService_ReconcileMints(t *testing.T) {
+func TestMintLinkService_ReconcileMints(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
 	dt.add(t, 4, 0, core.AddDropOptions{Method: core.ClaimMint})
@@ -288,18 +288,18 @@ func TestDropService_ReconcileMints(t *testing.T) {
 		t.Fatalf("bob's claim = %+v, want pending", res)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failStatus = 1 })
-	n, err := dt.svc.ReconcileMints(t.Context())
+	n, err := dt.links.ReconcileMints(t.Context())
 	if err != nil || n != 1 {
 		t.Fatalf("ReconcileMints() with one status failing = %d, %v, want 1 settled", n, err)
 	}
-	if n, err = dt.svc.ReconcileMints(t.Context()); err != nil || n != 1 {
+	if n, err = dt.links.ReconcileMints(t.Context()); err != nil || n != 1 {
 		t.Fatalf("ReconcileMints() = %d, %v, want the other settled", n, err)
 	}
 	links := dt.store.Links(1)
 	if links[0].State != core.MintLinkMinted || links[1].State != core.MintLinkHandedOut {
 		t.Errorf("after ReconcileMints: %s, %s, want minted, handed_out", links[0].State, links[1].State)
 	}
-	if n, _ := dt.svc.ReconcileMints(t.Context()); n != 0 {
+	if n, _ := dt.links.ReconcileMints(t.Context()); n != 0 {
 		t.Errorf("ReconcileMints() with nothing left = %d", n)
 	}
 	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || res.Outcome != core.ResultMinted || !res.Again {

@@ -23,13 +23,18 @@
 //     work is for, so that the issuing service's request budget is served
 //     to members in turn (requester.go).
 //
-//   - DropService owns drops and their mint links: /drop add, list, info,
-//     remove (drops.go), refresh, top-up and export (stock.go), the claim
-//     (claims.go) with its direct mints and their reconciliation
-//     (mints.go), /distribute and the claim posts kept current (posts.go),
-//     and the low-stock notices (notices.go). Its types and the stores it
-//     consumes are in drop.go, the issuing service it needs in
-//     dropissuer.go.
+//   - DropService owns drops and their stock of mint links: moderators
+//     add, edit, list, refresh, top up, export and remove them, claim
+//     posts are kept current and moderators hear when a drop runs low. It
+//     checks a member's claim (the drop, its window, codeword and role) and
+//     hands it to the service of the drop's claim method (a ClaimMethod):
+//     MintLinkService (auto, link, mint: the member's one link, or a
+//     direct mint recorded before it is sent and never sent twice, with
+//     ReconcileMints for mints left in doubt), WebsiteService (website: a
+//     queue minted at the pace the issuing service allows) or
+//     DeliveryService (a POAP Delivery: a fixed list of verified
+//     addresses). A method whose service a process was not given is not
+//     offered. NetworkService reads and sets the network a drop mints on.
 //
 //   - GateService owns role and group gating: its contract (gates, grants,
 //     join requests, the store, the issuer and the adapters' GateActions)
@@ -202,9 +207,9 @@ type AuditLog interface {
 	Audit(ctx context.Context, e AuditEntry) error
 }
 
-// runtime is what every service keeps beside its stores: the clock and the
+// base is what every service keeps beside its stores: the clock and the
 // logger, defaulted when a dependencies struct leaves them nil.
-type runtime struct {
+type base struct {
 	clock Clock
 	log   *slog.Logger
 	// tally counts the service's acts for the domain metrics; nil counts
@@ -212,16 +217,16 @@ type runtime struct {
 	tally Tally
 }
 
-// newRuntime defaults a nil clock to the system clock and a nil logger to
+// newBase defaults a nil clock to the system clock and a nil logger to
 // one that discards; a nil tally counts nothing.
-func newRuntime(clock Clock, log *slog.Logger, tally Tally) runtime {
+func newBase(clock Clock, log *slog.Logger, tally Tally) base {
 	if clock == nil {
 		clock = SystemClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return runtime{clock: clock, log: log, tally: tally}
+	return base{clock: clock, log: log, tally: tally}
 }
 
 // missing returns the error of a constructor given a nil dependency, or

@@ -137,8 +137,8 @@ func sameTime(a, b *time.Time) bool {
 // count only, so none of these settings changes them. Errors, inside a
 // *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrInvalidWindow,
 // ErrInvalidClaimMethod, ErrNoWebsite, ErrInvalidWebsiteName,
-// ErrDeliveryExists, ErrMethodUnavailable (website without the service's
-// calls); the issuer's ErrIssuerUnavailable; or the store's error.
+// ErrDeliveryExists, ErrMethodNotOffered (a method this process does not
+// offer); the issuer's ErrIssuerUnavailable; or the store's error.
 func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e DropEdit) (DropChange, error) {
 	d, err := s.placeDrop(ctx, p, e.EventID, false)
 	if err != nil {
@@ -173,6 +173,7 @@ func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e
 // values as /drop add does; the website claim method is checked with the
 // issuing service last.
 func (s *DropService) checkEdit(ctx context.Context, d Drop, e *DropEdit) error {
+	var method claimer
 	if e.Method.Set {
 		if d.Method == ClaimDelivery {
 			// Its members' claims go through the delivery, whose list is
@@ -181,6 +182,9 @@ func (s *DropService) checkEdit(ctx context.Context, d Drop, e *DropEdit) error 
 		}
 		var err error
 		if e.Method.To, e.Website, err = checkClaimMethod(e.Method.To, e.Website); err != nil {
+			return err
+		}
+		if method, err = s.method(e.Method.To); err != nil {
 			return err
 		}
 	}
@@ -203,8 +207,8 @@ func (s *DropService) checkEdit(ctx context.Context, d Drop, e *DropEdit) error 
 	}
 	e.Codeword.To = strings.TrimSpace(e.Codeword.To)
 	e.RequiredRole.To = strings.TrimSpace(e.RequiredRole.To)
-	if e.Method.Set && e.Method.To == ClaimWebsite {
-		return s.checkWebsite(ctx, d.EventID, e.Website)
+	if method != nil {
+		return method.check(ctx, d.EventID, e.Website)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 // with Attach once the adapter exists; a place whose platform has no
 // actions attached cannot be gated.
 type GateService struct {
-	runtime
+	base
 	members  MemberStore
 	gates    GateStore
 	issuer   GateIssuer
@@ -113,7 +113,7 @@ func NewGateService(d GateServiceDeps) (*GateService, error) {
 		return nil, err
 	}
 	s := &GateService{
-		runtime: newRuntime(d.Clock, d.Logger, d.Tally),
+		base:    newBase(d.Clock, d.Logger, d.Tally),
 		members: d.Members, gates: d.Gates, issuer: d.Issuer, locks: d.Locks, audit: d.Audit, check: d.Check,
 		interval: d.Interval,
 		actions:  map[Platform]GateActions{},

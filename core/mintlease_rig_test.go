@@ -63,6 +63,7 @@ func auditCount(action string, taps ...*auditTap) map[int64]int {
 // replica is one process's drop service on a database handle.
 type replica struct {
 	svc   *core.DropService
+	links *core.MintLinkService
 	db    *storage.DB
 	audit *auditTap
 	clock *coretest.Clock
@@ -71,14 +72,8 @@ type replica struct {
 func newReplica(t *testing.T, db *storage.DB, issuer core.DropIssuer, clock *coretest.Clock) *replica {
 	t.Helper()
 	tap := &auditTap{AuditLog: db}
-	svc, err := core.NewDropService(core.DropServiceDeps{
-		Members: db, Drops: db, MintLinks: db, Posts: db, Audit: tap,
-		Issuer: issuer, MintURL: "https://mint.test/", Clock: clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &replica{svc: svc, db: db, audit: tap, clock: clock}
+	s := wiring{store: db, audit: tap, issuer: issuer, mintURL: "https://mint.test/", clock: clock}.build(t)
+	return &replica{svc: s.drops, links: s.links, db: db, audit: tap, clock: clock}
 }
 
 // mintPlace is where the lease tests' drop lives.

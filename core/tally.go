@@ -84,7 +84,7 @@ type Tally interface {
 }
 
 // count tells the service's tally, if any, of one act.
-func (r runtime) count(act Act, p Platform, outcome string) {
+func (r base) count(act Act, p Platform, outcome string) {
 	if r.tally != nil {
 		r.tally.Count(Tallied{Act: act, Platform: p, Outcome: outcome})
 	}
@@ -125,7 +125,7 @@ func claimOutcome(res ClaimResult, err error) string {
 
 // countClaim counts a member's claim that returned res and err, by the
 // drop's claim method when it is known.
-func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
+func (s base) countClaim(p Platform, res ClaimResult, err error) {
 	if s.tally == nil {
 		return
 	}

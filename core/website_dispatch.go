@@ -17,11 +17,7 @@ import (
 // slow down it pauses every send, for as long as the service said or with
 // a growing backoff. Run it on one replica at a time (cmd/bot takes a lock
 // for it); it returns nil when ctx is done, or the error that stopped it.
-func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
-	if s.dist == nil || s.distStore == nil {
-		<-ctx.Done()
-		return nil
-	}
+func (s *WebsiteService) RunWebsiteClaims(ctx context.Context) error {
 	var (
 		wg     sync.WaitGroup
 		slots  = make(chan struct{}, websiteWorkers)
@@ -39,7 +35,7 @@ func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
 		var claims []WebsiteClaim
 		if free > 0 {
 			var err error
-			claims, err = s.distStore.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
+			claims, err = s.store.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -77,7 +73,7 @@ func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
 
 // sendWebsite settles or sends one claim the dispatcher took, and records
 // what became of it.
-func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
+func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
 	d, err := s.drops.DropByID(ctx, c.DropID)
 	switch {
 	case err != nil:
@@ -93,7 +89,7 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 	if c.Sent {
 		// The last request may have reached the service: the wallet's
 		// holding says whether it minted.
-		holds, err := s.dist.Holds(ctx, c.Wallet, d.EventID)
+		holds, err := s.issuer.Holds(ctx, c.Wallet, d.EventID)
 		if err != nil {
 			s.log.Warn("website mint left unsettled: holding not read", "claim", c.ID, "err", err)
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: true})
@@ -109,11 +105,11 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 			return
 		}
 	}
-	if err := s.distStore.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
+	if err := s.store.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
 		s.log.Warn("website claim not marked sent; not sending", "claim", c.ID, "err", err)
 		return
 	}
-	mint, err := s.dist.MintWebsite(ctx, d.Website, c.Wallet)
+	mint, err := s.issuer.MintWebsite(ctx, d.Website, c.Wallet)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	now := s.clock.Now()
@@ -153,7 +149,7 @@ func retryAfter(err error) time.Duration {
 }
 
 // recordMint audits a mint through a website claim.
-func (s *DropService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
+func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
 	detail := fmt.Sprintf("event %d, website claim #%d", d.EventID, c.ID)
 	if how != "" {
 		detail += " (" + how + ")"
@@ -164,8 +160,8 @@ func (s *DropService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, ho
 // finishWebsite records a claim's outcome and wakes the claims waiting on
 // one; a failure to record is logged: the lease runs out and the claim is
 // taken again (settled first when it was sent).
-func (s *DropService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) {
-	if err := s.distStore.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
+func (s *WebsiteService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) {
+	if err := s.store.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
 		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
 		return
 	}
