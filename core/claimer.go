@@ -40,14 +40,14 @@ type dropBase struct {
 // placeDrop returns the place's drop eventID: ErrNoSuchDrop when it has
 // none, ErrDropRemoved when it was removed (unless removed is true).
 func (s dropBase) placeDrop(ctx context.Context, p Place, eventID int64, removed bool) (Drop, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return Drop{}, wrap("drop", err)
 	}
-	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
+	d, err := s.drops.DropByEvent(ctx, place.ID, eventID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
+		return Drop{}, dropError(Drop{PlaceID: place.ID, EventID: eventID}, ErrNoSuchDrop)
 	case err != nil:
 		return Drop{}, wrap("drop", err)
 	case d.RemovedAt != nil && !removed:
@@ -57,24 +57,24 @@ func (s dropBase) placeDrop(ctx context.Context, p Place, eventID int64, removed
 }
 
 // upsertPlace stores the place and the member, returning both.
-func (s dropBase) upsertPlace(ctx context.Context, p Place, m Member) (Tenant, User, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+func (s dropBase) upsertPlace(ctx context.Context, p Place, m Member) (Place, User, error) {
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
-		return Tenant{}, User{}, err
+		return Place{}, User{}, err
 	}
 	user, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
-		return Tenant{}, User{}, err
+		return Place{}, User{}, err
 	}
-	return tenant, user, nil
+	return place, user, nil
 }
 
 // record appends an entry to the audit log. A failure is logged, not
 // returned: the step it records has happened already.
-func (s dropBase) record(ctx context.Context, tenantID, userID int64, action, detail string) {
+func (s dropBase) record(ctx context.Context, placeID, userID int64, action, detail string) {
 	e := AuditEntry{Action: action, Detail: detail, CreatedAt: s.clock.Now()}
-	if tenantID != 0 {
-		e.TenantID = &tenantID
+	if placeID != 0 {
+		e.PlaceID = &placeID
 	}
 	if userID != 0 {
 		e.UserID = &userID
@@ -85,13 +85,13 @@ func (s dropBase) record(ctx context.Context, tenantID, userID int64, action, de
 }
 
 // auditBy audits an action of the member, upserting them first.
-func (s dropBase) auditBy(ctx context.Context, tenantID int64, m Member, action, detail string) {
+func (s dropBase) auditBy(ctx context.Context, placeID int64, m Member, action, detail string) {
 	user, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
 		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
 		return
 	}
-	s.record(ctx, tenantID, user.ID, action, detail)
+	s.record(ctx, placeID, user.ID, action, detail)
 }
 
 // newDropBase checks the shared dependencies of the drop service named

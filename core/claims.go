@@ -85,11 +85,11 @@ type ClaimResult struct {
 func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (claimed ClaimResult, err error) {
 	defer func() { s.countClaim(m.Platform, claimed, err) }()
 	ctx = withPlatform(ctx, m.Platform)
-	tenant, user, err := s.upsertPlace(ctx, p, m)
+	place, user, err := s.upsertPlace(ctx, p, m)
 	if err != nil {
 		return ClaimResult{}, wrap("claim", err)
 	}
-	d, err := s.claimedDrop(ctx, tenant, opts.EventID)
+	d, err := s.claimedDrop(ctx, place, opts.EventID)
 	if err != nil {
 		return ClaimResult{}, err
 	}
@@ -110,16 +110,16 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	return res, nil
 }
 
-// claimedDrop returns the drop eventID of the tenant, or its one drop open
+// claimedDrop returns the drop eventID of the place, or its one drop open
 // for claims when eventID is zero.
-func (s *DropService) claimedDrop(ctx context.Context, tenant Tenant, eventID int64) (Drop, error) {
+func (s *DropService) claimedDrop(ctx context.Context, place Place, eventID int64) (Drop, error) {
 	if eventID == 0 {
-		return s.openDrop(ctx, tenant)
+		return s.openDrop(ctx, place)
 	}
-	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
+	d, err := s.drops.DropByEvent(ctx, place.ID, eventID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
+		return Drop{}, dropError(Drop{PlaceID: place.ID, EventID: eventID}, ErrNoSuchDrop)
 	case err != nil:
 		return Drop{}, wrap("claim", err)
 	case d.RemovedAt != nil:
@@ -128,11 +128,11 @@ func (s *DropService) claimedDrop(ctx context.Context, tenant Tenant, eventID in
 	return d, nil
 }
 
-// openDrop returns the tenant's one drop whose claim window has not ended,
+// openDrop returns the place's one drop whose claim window has not ended,
 // or a *ChoiceError. When several are not open yet or ended and none is
 // open, the one that opens first counts, so the member learns when.
-func (s *DropService) openDrop(ctx context.Context, tenant Tenant) (Drop, error) {
-	drops, err := s.drops.Drops(ctx, tenant.ID)
+func (s *DropService) openDrop(ctx context.Context, place Place) (Drop, error) {
+	drops, err := s.drops.Drops(ctx, place.ID)
 	if err != nil {
 		return Drop{}, wrap("claim", err)
 	}

@@ -71,7 +71,7 @@ import (
 	"unicode/utf8"
 )
 
-// Platform names the chat platform a member or tenant lives on.
+// Platform names the chat platform a member or place lives on.
 type Platform string
 
 // The platforms the bot speaks on.
@@ -96,16 +96,6 @@ func (p Platform) Title() string {
 		return ""
 	}
 	return strings.ToUpper(string(p[:1])) + string(p[1:])
-}
-
-// Tenant is the place the bot serves: a Discord server, a Telegram chat or
-// the console. ExternalID is the platform's own id for it.
-type Tenant struct {
-	ID         int64
-	Platform   Platform
-	ExternalID string
-	Name       string
-	CreatedAt  time.Time
 }
 
 // User is a member of a platform, known by the platform's own user id.
@@ -150,23 +140,27 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n])
 }
 
-// Place is where a command runs, in the platform's terms: a Discord server,
-// a Telegram chat, the console. It becomes the tenant drops belong to.
+// Place is a place the bot serves, where commands run: a Discord server, a
+// Telegram chat, the console. ExternalID is the platform's own id for it;
+// ID and CreatedAt are set once it is stored (MemberStore.UpsertPlace), and
+// the drops, gates and Moments of the place belong to it by ID.
 type Place struct {
+	ID         int64
 	Platform   Platform
 	ExternalID string
 	Name       string
+	CreatedAt  time.Time
 }
 
-// tenant is the place as a Tenant to upsert.
-func (p Place) tenant() Tenant {
-	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
+// stored is the place as it is upserted: its name clipped to MaxNameLen.
+func (p Place) stored() Place {
+	return Place{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
 }
 
 // AuditEntry is one line of the audit log: who did what, where, and when.
 type AuditEntry struct {
 	ID        int64
-	TenantID  *int64
+	PlaceID   *int64
 	UserID    *int64
 	Action    string
 	Detail    string
@@ -185,11 +179,11 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
 // MemberStore is what every service needs from stored state about places
-// and members: the tenants and users it meets, and the wallets a user
+// and members: the places and users it meets, and the wallets a user
 // linked. Methods return ErrNotFound when a looked-up row does not exist.
 type MemberStore interface {
-	// UpsertTenant creates the tenant or refreshes its name, and returns it.
-	UpsertTenant(ctx context.Context, t Tenant) (Tenant, error)
+	// UpsertPlace creates the place or refreshes its name, and returns it.
+	UpsertPlace(ctx context.Context, t Place) (Place, error)
 	// UpsertUser creates the user or refreshes its name, and returns it.
 	UpsertUser(ctx context.Context, u User) (User, error)
 	// FindUser returns the user with that platform id, or ErrNotFound.

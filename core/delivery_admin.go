@@ -319,7 +319,7 @@ func (s *DeliveryService) ConfirmDelivery(ctx context.Context, moderator Member,
 		return DeliveryPlan{}, dropError(d, err)
 	}
 	dl = created
-	s.auditBy(ctx, d.TenantID, moderator, AuditDeliveryCreated,
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDeliveryCreated,
 		fmt.Sprintf("event %d, delivery %d, %d addresses", d.EventID, id, len(entries)))
 	d.Method = ClaimDelivery
 	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug)}, nil

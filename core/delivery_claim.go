@@ -71,7 +71,7 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	res.Outcome = ResultDeliveryClaimed
 	s.minted(ctx, user, e.Address)
 	if uid != "" {
-		s.record(ctx, d.TenantID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
+		s.record(ctx, d.PlaceID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
 	}
 	return res, nil
 }

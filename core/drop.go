@@ -38,11 +38,11 @@ func (m ClaimMethod) UsesLinks() bool {
 	return m == ClaimAuto || m == ClaimLink || m == ClaimMint
 }
 
-// Drop is a POAP drop registered in a tenant (a Discord server, a Telegram
+// Drop is a POAP drop registered in a place (a Discord server, a Telegram
 // chat, the console). EventID is the issuing service's drop id.
 type Drop struct {
 	ID       int64
-	TenantID int64
+	PlaceID  int64
 	EventID  int64
 	Name     string
 	ImageURL string
@@ -196,11 +196,11 @@ type DropStatus struct {
 // Every method is one atomic step; lookups return ErrNotFound for a missing
 // drop.
 type DropStore interface {
-	// AddDrop registers a drop in its tenant with its mint links (those
-	// already claimed are stored as claimed elsewhere). When the tenant's
+	// AddDrop registers a drop in its place with its mint links (those
+	// already claimed are stored as claimed elsewhere). When the place's
 	// latest drop of the event was removed, that drop is brought back
 	// (again true) with d's settings and its links, so that each member
-	// keeps the link they were given. ErrConflict when the tenant has the
+	// keeps the link they were given. ErrConflict when the place has the
 	// event already (and it is not removed).
 	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (added Drop, again bool, err error)
 	// EditDrop changes the settings e gives of the drop, atomically, and
@@ -209,17 +209,17 @@ type DropStore interface {
 	// ErrDeliveryExists (a delivery set for a drop minted through its
 	// delivery).
 	EditDrop(ctx context.Context, dropID int64, e DropEdit) (before, after Drop, err error)
-	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
-	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
+	// DropByEvent returns the place's drop of eventID, or ErrNotFound.
+	DropByEvent(ctx context.Context, placeID, eventID int64) (Drop, error)
 	// DropByID returns the drop, removed or not, or ErrNotFound.
 	DropByID(ctx context.Context, dropID int64) (Drop, error)
-	// Drops lists the tenant's drops that are not removed.
-	Drops(ctx context.Context, tenantID int64) ([]Drop, error)
-	// AllDrops lists every tenant's drops that are not removed.
+	// Drops lists the place's drops that are not removed.
+	Drops(ctx context.Context, placeID int64) ([]Drop, error)
+	// AllDrops lists every place's drops that are not removed.
 	AllDrops(ctx context.Context) ([]Drop, error)
-	// DropTenants lists the tenants of the platform that have a drop of
-	// eventID that is not removed, oldest tenant first.
-	DropTenants(ctx context.Context, platform Platform, eventID int64) ([]Tenant, error)
+	// DropPlaces lists the places of the platform that have a drop of
+	// eventID that is not removed, oldest place first.
+	DropPlaces(ctx context.Context, platform Platform, eventID int64) ([]Place, error)
 	// RemoveDrop stops handing out the drop's mint links.
 	RemoveDrop(ctx context.Context, dropID int64, at time.Time) error
 }

@@ -161,7 +161,7 @@ func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e
 	}
 	c := DropChange{Before: before, After: after}
 	if changed := c.Changed(); len(changed) > 0 {
-		s.auditBy(ctx, d.TenantID, moderator, AuditDropEdited, fmt.Sprintf("event %d: %s", d.EventID, strings.Join(changed, ", ")))
+		s.auditBy(ctx, d.PlaceID, moderator, AuditDropEdited, fmt.Sprintf("event %d: %s", d.EventID, strings.Join(changed, ", ")))
 	}
 	if before.LowStock != after.LowStock {
 		s.noteStock(ctx, after)

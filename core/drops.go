@@ -150,12 +150,12 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	tenant, user, err := s.upsertPlace(ctx, p, moderator)
+	place, user, err := s.upsertPlace(ctx, p, moderator)
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
 	d = Drop{
-		TenantID: tenant.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
+		PlaceID: place.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
 		EditCode: opts.EditCode, Method: opts.Method, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
 		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(), Website: opts.Website,
@@ -179,7 +179,7 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if again {
 		action = AuditDropAddedAgain
 	}
-	s.record(ctx, d.TenantID, user.ID, action, fmt.Sprintf("event %d, claim method %s, %d links (%d claimed elsewhere)",
+	s.record(ctx, d.PlaceID, user.ID, action, fmt.Sprintf("event %d, claim method %s, %d links (%d claimed elsewhere)",
 		d.EventID, d.Method, stock.Total, stock.ClaimedElsewhere))
 	return DropStatus{Drop: d, Stock: stock, Again: again}, nil
 }
@@ -187,11 +187,11 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 // ListDrops lists the place's drops that are not removed, with their stock.
 // It returns the store's error.
 func (s *DropService) ListDrops(ctx context.Context, p Place) ([]DropStatus, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
-	drops, err := s.drops.Drops(ctx, tenant.ID)
+	drops, err := s.drops.Drops(ctx, place.ID)
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
@@ -240,7 +240,7 @@ func (s *DropService) RemoveDrop(ctx context.Context, moderator Member, p Place,
 		return Drop{}, wrap("remove drop", err)
 	}
 	d.RemovedAt = &now
-	s.auditBy(ctx, d.TenantID, moderator, AuditDropRemoved, fmt.Sprintf("event %d", d.EventID))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDropRemoved, fmt.Sprintf("event %d", d.EventID))
 	return d, nil
 }
 
@@ -257,16 +257,16 @@ func (s *DropService) DropPlaces(ctx context.Context, platform Platform, eventID
 	if eventID <= 0 {
 		return nil, nil
 	}
-	tenants, err := s.drops.DropTenants(ctx, platform, eventID)
+	places, err := s.drops.DropPlaces(ctx, platform, eventID)
 	if err != nil {
 		return nil, wrap("drop places", err)
 	}
-	if len(tenants) == 0 {
+	if len(places) == 0 {
 		return nil, nil
 	}
-	places := make([]Place, len(tenants))
-	for i, t := range tenants {
-		places[i] = Place{Platform: t.Platform, ExternalID: t.ExternalID, Name: t.Name}
+	out := make([]Place, len(places))
+	for i, t := range places {
+		out[i] = Place{Platform: t.Platform, ExternalID: t.ExternalID, Name: t.Name}
 	}
-	return places, nil
+	return out, nil
 }

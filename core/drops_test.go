@@ -19,7 +19,7 @@ func TestDropService_AddDrop(t *testing.T) {
 		dt := newDropTest(t)
 		got := dt.add(t, 12, 2, core.AddDropOptions{Method: core.ClaimMint, Starts: &starts, Ends: &ends, Codeword: " Sesame ", RequiredRole: "77"})
 		want := core.Drop{
-			ID: 1, TenantID: 1, EventID: eventID, Name: "Drop 4242", ImageURL: "https://img.test/4242.png", EditCode: editCode,
+			ID: 1, PlaceID: 1, EventID: eventID, Name: "Drop 4242", ImageURL: "https://img.test/4242.png", EditCode: editCode,
 			Method: core.ClaimMint, Starts: &starts, Ends: &ends, Codeword: "Sesame", RequiredRole: "77",
 			ExpiresAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), LowStock: core.DefaultLowStock, CreatedBy: 1, CreatedAt: t0,
 		}

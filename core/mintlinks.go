@@ -104,7 +104,7 @@ func (s *MintLinkService) claimMintLink(ctx context.Context, d Drop, user User) 
 		return ClaimResult{}, s.claimError(d, "", err)
 	}
 	if !again {
-		s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
+		s.record(ctx, d.PlaceID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
 	}
 	return s.mintLinkResult(d, link, again), nil
 }

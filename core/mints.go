@@ -56,7 +56,7 @@ func (s *MintLinkService) claimMint(ctx context.Context, d Drop, user User, wall
 			return ClaimResult{}, s.claimError(d, wallet, err)
 		}
 		if !again {
-			s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
+			s.record(ctx, d.PlaceID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
 		}
 		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Method == ClaimAuto {
 			// The member was given this link to mint themselves before

@@ -31,7 +31,7 @@ func (s *MintLinkService) settle(ctx context.Context, d Drop, link *MintLink, by
 			s.release(ctx, d, *link)
 			s.count(ActMint, platformOf(ctx), OutcomePending)
 		}
-		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
+		s.record(ctx, d.PlaceID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
 	}
 	out := judge(st, s.mine(ctx, *link, wallets...)...)
@@ -98,7 +98,7 @@ func (s *MintLinkService) finish(ctx context.Context, d Drop, link *MintLink, st
 	if tx != "" {
 		detail += ", transaction " + tx
 	}
-	s.record(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
+	s.record(ctx, d.PlaceID, ptrValue(link.UserID), action, detail)
 	return true
 }
 

@@ -174,7 +174,7 @@ func (s *NetworkService) Network(ctx context.Context, moderator Member, p Place,
 		return NetworkResult{}, dropError(d, err)
 	}
 	d = s.recordChain(ctx, d, got)
-	s.auditBy(ctx, d.TenantID, moderator, AuditNetworkSet, fmt.Sprintf("event %d, chain %d", d.EventID, got))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditNetworkSet, fmt.Sprintf("event %d, chain %d", d.EventID, got))
 	return NetworkResult{Drop: d, Requested: want}, nil
 }
 

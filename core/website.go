@@ -342,7 +342,7 @@ func (s *WebsiteService) queueWebsite(ctx context.Context, d Drop, user User, wa
 		return WebsiteClaim{}, false, wrap("claim", err)
 	}
 	if !again {
-		s.record(ctx, d.TenantID, user.ID, AuditWebsiteQueued, fmt.Sprintf("event %d, claim #%d", d.EventID, c.ID))
+		s.record(ctx, d.PlaceID, user.ID, AuditWebsiteQueued, fmt.Sprintf("event %d, claim #%d", d.EventID, c.ID))
 	}
 	return c, again, nil
 }

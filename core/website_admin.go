@@ -105,7 +105,7 @@ func (s *WebsiteService) RequestWebsite(ctx context.Context, moderator Member, p
 	}
 	d.Method, d.Website, d.WebsiteRequestedAt = ClaimWebsite, r.Name, &now
 	s.web.forget(r.Name)
-	s.auditBy(ctx, d.TenantID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
 	return d, nil
 }
 

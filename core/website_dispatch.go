@@ -154,7 +154,7 @@ func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim,
 	if how != "" {
 		detail += " (" + how + ")"
 	}
-	s.record(ctx, d.TenantID, ptrValue(c.UserID), AuditMinted, detail)
+	s.record(ctx, d.PlaceID, ptrValue(c.UserID), AuditMinted, detail)
 }
 
 // finishWebsite records a claim's outcome and wakes the claims waiting on

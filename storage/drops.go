@@ -90,7 +90,7 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 	}
 	d := core.Drop{
 		ID:           r.ID,
-		TenantID:     r.TenantID,
+		PlaceID:      r.TenantID,
 		EventID:      r.EventID,
 		Name:         r.Name,
 		ImageURL:     r.ImageURL,
@@ -154,7 +154,7 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMin
 	}
 	row := db.newDropRow(d)
 	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		prev, err := latestDrop(tx, d.TenantID, d.EventID)
+		prev, err := latestDrop(tx, d.PlaceID, d.EventID)
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
 		case err != nil:
@@ -185,11 +185,11 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMin
 // newDropRow maps d to the row AddDrop inserts, sealing the edit code.
 func (db *DB) newDropRow(d core.Drop) dropRow {
 	row := dropRow{
-		TenantID:     d.TenantID,
+		TenantID:     d.PlaceID,
 		EventID:      d.EventID,
 		Name:         d.Name,
 		ImageURL:     d.ImageURL,
-		EditCode:     db.cipher.Seal([]byte(d.EditCode.Reveal()), editCodeContext(d.TenantID, d.EventID)),
+		EditCode:     db.cipher.Seal([]byte(d.EditCode.Reveal()), editCodeContext(d.PlaceID, d.EventID)),
 		Website:      d.Website,
 		Starts:       nullTime(d.Starts),
 		Ends:         nullTime(d.Ends),
@@ -341,7 +341,7 @@ func checkDrop(d core.Drop) error {
 		return fmt.Errorf("unknown claim method %q", d.Method)
 	}
 	switch {
-	case d.TenantID <= 0:
+	case d.PlaceID <= 0:
 		return fmt.Errorf("no tenant")
 	case d.EventID <= 0:
 		return fmt.Errorf("event id %d is not positive", d.EventID)

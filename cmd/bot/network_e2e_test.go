@@ -27,7 +27,7 @@ func consoleAnswer(t *testing.T, s *session, line, want string) string {
 // demo drop.
 func storedChain(t *testing.T, s *session) int64 {
 	t.Helper()
-	tenants, err := s.m.DB.DropTenants(t.Context(), core.Console, sandbox.DemoLinksDropID)
+	tenants, err := s.m.DB.DropPlaces(t.Context(), core.Console, sandbox.DemoLinksDropID)
 	if err != nil || len(tenants) != 1 {
 		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
 	}

@@ -32,7 +32,7 @@ func TestRefusal_WebsiteConsole(t *testing.T) {
 			t.Errorf("/drop website on a drop with a website claim = %q, want %q", out, want)
 		}
 	}
-	tenants, err := s.m.DB.DropTenants(t.Context(), core.Console, demo)
+	tenants, err := s.m.DB.DropPlaces(t.Context(), core.Console, demo)
 	if err != nil || len(tenants) != 1 {
 		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
 	}
