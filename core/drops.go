@@ -46,9 +46,10 @@ type DropService struct {
 }
 
 // MintEvents hears of a POAP the bot minted to a member's wallet (a direct
-// mint, a delivery claim, a website claim the member waited for), once as
-// the mint is recorded, so that what the member holds counts at once
-// (GateService re-evaluates their gates). It must not block.
+// mint, a delivery claim, a website claim), once as the mint is recorded,
+// whoever records it (the member's claim, the website dispatcher, the
+// reconciler), so that what the member holds counts at once (GateService
+// re-evaluates their gates). It must not block.
 type MintEvents interface {
 	Minted(ctx context.Context, user User, wallet string)
 }

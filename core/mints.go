@@ -91,8 +91,8 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 		res := ClaimResult{Drop: d, MintLink: link, Wallet: mintWallet(link, wallet)}
 		switch out {
 		case mintDone:
+			// MintEvents heard of it where it was recorded (finish).
 			res.Minted = true
-			s.minted(ctx, user, res.Wallet)
 			return res, nil
 		case mintPending:
 			res.Pending, res.Again = true, again

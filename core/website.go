@@ -246,9 +246,8 @@ func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (Clai
 	}
 	switch c.State {
 	case WebsiteMinted:
-		// The dispatcher minted it while the member waited; one minted
-		// later counts at the next sweep.
-		s.minted(ctx, user, c.Wallet)
+		// The dispatcher minted it while the member waited (and told
+		// MintEvents as it recorded it).
 		return websiteResult(d, c, false), nil
 	case WebsiteRefused:
 		return ClaimResult{}, s.websiteRefusal(ctx, d, c)
