@@ -37,7 +37,7 @@ var tourShows = [][]string{
 	{"Verified: 0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5 is now proven yours."},
 	{"Minted Sandbox Demo Drop (drop 197001) to 0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5", "[roles] bob gained the role holders"},
 	{"• 0x1d45038da701f5dafd38505d8147ca57362ad5e5: verified, holds Sandbox Demo Drop (197001)", "✅ You qualify."},
-	{"Uploading file", "Moment posted to Sandbox Demo Drop (drop 197001)", "Recent Moments, newest first", "Our booth · by 0x1d45…d5e5"},
+	{"Checking your Moment…", "Uploading file… 0%", "Moment posted to Sandbox Demo Drop (drop 197001)", "Recent Moments, newest first", "Our booth · by 0x1d45…d5e5"},
 	{"Delivery draft of Sandbox Demo Drop (drop 197001)", "1 address", "[Create the delivery] type: /drop deliver 197001 confirm:1", "✅ Delivery created", "/delivery/sandbox-demo-drop-197001-"},
 }
 
