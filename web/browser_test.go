@@ -134,7 +134,7 @@ window.addEventListener("load", function () { document.getElementById("sign").cl
 // /test-sign signs with browserKey.
 func browserServer(t *testing.T, v Verifier, account string) string {
 	t.Helper()
-	page := NewVerificationHandler(v, "", nil)
+	page := NewVerificationHandler(v, VerificationOptions{})
 	mux := http.NewServeMux()
 	mux.Handle(core.VerificationPath, page)
 	if account != "" {
