@@ -138,14 +138,14 @@ func NewVerificationHandler(v Verifier, opts VerificationOptions) http.Handler {
 
 // verification serves the verification page and takes its signatures.
 type verification struct {
-	v      Verifier
+	v         Verifier
 	origin    string // scheme://host of PUBLIC_URL, or empty
 	publicURL string // PUBLIC_URL when it has an origin, or empty
 	bot       string // the bot's name
 	log       *slog.Logger
-	now    func() time.Time
-	limit  *addressLimiter // of POSTs, per remote address
-	mux    *http.ServeMux
+	now       func() time.Time
+	limit     *addressLimiter // of POSTs, per remote address
+	mux       *http.ServeMux
 }
 
 func (h *verification) ServeHTTP(w http.ResponseWriter, r *http.Request) {
