@@ -99,6 +99,9 @@ func TestVerificationPage_Address(t *testing.T) {
 			if got := decodeQRSVG(t, body); got != tt.want {
 				t.Errorf("QR code = %q, want %q", got, tt.want)
 			}
+			if want := `<code id="page-url">` + tt.want + `</code>`; !strings.Contains(body, want) {
+				t.Errorf("page lacks its address as text, %q; body:\n%s", want, body)
+			}
 			if want := html.EscapeString(appLinks(tt.want)[2].URL); !strings.Contains(body, `href="`+want+`"`) {
 				t.Errorf("page lacks the Trust Wallet link %q; body:\n%s", want, body)
 			}
