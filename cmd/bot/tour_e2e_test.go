@@ -29,10 +29,11 @@ const (
 // quote must be in the step's text in the README and in the console's
 // output of the step.
 var tourShows = [][]string{
-	{"Sandbox Demo Drop (drop 197001) is set up here.", "55 in total · 50 available"},
+	{"Sandbox Demo Drop (drop 197001) is set up here.", "55 in total · 50 available", "auto"},
 	{"--- posted here ---", "50 of 55 links left", "[Claim] type: /claim 197001"},
 	{"✅ Gate added: holders"},
-	{"You are now alice, a member.", "Here is your mint link for Sandbox Demo Drop (drop 197001)", "/mint/", "[post here updated] 49 of 55 links left"},
+	{"You are now alice, a member.", "Here is your mint link for Sandbox Demo Drop (drop 197001)", "/mint/", "[post here updated] 49 of 55 links left",
+		"You claimed Sandbox Demo Drop (drop 197001) before; here is your mint link again"},
 	{"Linked 0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5 as your primary wallet.", "----- begin exact text -----", "----- end -----"},
 	{"Verified: 0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5 is now proven yours."},
 	{"Minted Sandbox Demo Drop (drop 197001) to 0x1D45038dA701f5DaFd38505d8147Ca57362aD5E5", "[roles] bob gained the role holders"},
@@ -40,6 +41,11 @@ var tourShows = [][]string{
 	{"Checking your Moment…", "Uploading file… 0%", "Moment posted to Sandbox Demo Drop (drop 197001)", "Recent Moments, newest first", "Our booth · by 0x1d45…d5e5"},
 	{"Delivery draft of Sandbox Demo Drop (drop 197001)", "1 address", "[Create the delivery] type: /drop deliver 197001 confirm:1", "✅ Delivery created", "/delivery/sandbox-demo-drop-197001-"},
 }
+
+// tourRefusals are the openings of the bot's refusals and errors: no step
+// of the tour may show one, even beside what it should show.
+var tourRefusals = []string{"❌", "I don't know the command", "went wrong on my side", "Nothing was stored",
+	"doesn't look right", "don't look right", "Only moderators", "Please try again"}
 
 // tourStep is one step of the README's quick tour.
 type tourStep struct {
@@ -168,6 +174,12 @@ func TestTour_README(t *testing.T) {
 						}
 					}
 					t.Fatalf("tour step %d (%s): %q does not show %q:\n%s", i+1, st.title, st.lines, missing, out)
+				}
+				out := s.out.String()[before:]
+				for _, refusal := range tourRefusals {
+					if strings.Contains(out, refusal) {
+						t.Fatalf("tour step %d (%s): %q shows a refusal (%q):\n%s", i+1, st.title, st.lines, refusal, out)
+					}
 				}
 			}
 		})
