@@ -47,6 +47,11 @@ type Challenge struct {
 	// WrongSignatures counts the signatures sent for it that did not
 	// prove it; at MaxWrongSignatures it is locked.
 	WrongSignatures int
+	// Place is the name of the community (Discord server, Telegram group)
+	// the member ran /link in, made one line (oneLine) when the challenge
+	// is made; the verification page shows it as who asks. Empty for a
+	// private chat, and for challenges made before it was stored.
+	Place string
 }
 
 // VerificationPath is where the web server serves the wallet-verification
@@ -84,6 +89,7 @@ func (s *WalletService) newChallenge(m Member, place string, kind WalletKind, va
 	issued := s.clock.Now().UTC().Truncate(time.Second)
 	c := &Challenge{
 		Platform:  m.Platform,
+		Place:     oneLine(place),
 		Wallet:    value,
 		Nonce:     nonce,
 		IssuedAt:  issued,

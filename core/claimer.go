@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 )
 
 // ErrMethodNotOffered means a claim method this bot does not offer: the
@@ -103,9 +104,12 @@ func newDropBase(service string, members MemberStore, drops DropStore, audit Aud
 	return dropBase{base: b, members: members, drops: drops, audit: audit}, nil
 }
 
-// mintNews tells MintEvents of the POAPs a claim service minted.
+// mintNews tells MintEvents of the POAPs a claim service minted; users
+// finds a member by id, and logger says when one is not found.
 type mintNews struct {
 	events MintEvents
+	users  MemberStore
+	logger *slog.Logger
 }
 
 // minted tells MintEvents of the member's POAP minted to wallet.
@@ -115,10 +119,34 @@ func (n mintNews) minted(ctx context.Context, user User, wallet string) {
 	}
 }
 
+// mintedTo tells MintEvents of the POAP minted to wallet for the member
+// userID names (a mint link's or a website claim's, nil once they were
+// forgotten), looked up by id: the mint was recorded away from the
+// member's command (the dispatcher, the reconciler), or by it, in one
+// place for all. A member not found is logged: the next sweep counts the
+// POAP.
+func (n mintNews) mintedTo(ctx context.Context, userID *int64, wallet string) {
+	if userID == nil || wallet == "" {
+		return
+	}
+	user, err := n.users.UserByID(ctx, *userID)
+	if err != nil {
+		n.logger.Warn("a member minted to was not re-evaluated: the next sweep does", "user", *userID, "err", err)
+		return
+	}
+	n.minted(ctx, user, wallet)
+}
+
+// newMintNews returns the news of the service whose base is b.
+func newMintNews(events MintEvents, b dropBase) mintNews {
+	return mintNews{events: events, users: b.members, logger: b.log}
+}
+
 // MintEvents hears of a POAP the bot minted to a member's wallet (a direct
-// mint, a delivery claim, a website claim the member waited for), once as
-// the mint is recorded, so that what the member holds counts at once
-// (GateService re-evaluates their gates). It must not block.
+// mint, a delivery claim, a website claim), once as the mint is recorded,
+// whoever records it (the member's claim, the website dispatcher, the
+// reconciler), so that what the member holds counts at once (GateService
+// re-evaluates their gates). It must not block.
 type MintEvents interface {
 	Minted(ctx context.Context, user User, wallet string)
 }

@@ -33,6 +33,14 @@ func (s *memStore) FindUser(_ context.Context, p core.Platform, id string) (core
 	}
 	return core.User{}, core.ErrNotFound
 }
+func (s *memStore) UserByID(_ context.Context, id int64) (core.User, error) {
+	for _, u := range s.users {
+		if u.ID == id {
+			return u, nil
+		}
+	}
+	return core.User{}, core.ErrNotFound
+}
 func (s *memStore) FindUserByName(_ context.Context, p core.Platform, name string) (core.User, error) {
 	for _, u := range s.users {
 		if u.Platform == p && strings.EqualFold(u.Name, name) {

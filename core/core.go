@@ -191,6 +191,8 @@ type MemberStore interface {
 	// FindUserByName returns the user of the platform with that display
 	// name, or ErrNotFound.
 	FindUserByName(ctx context.Context, p Platform, name string) (User, error)
+	// UserByID returns the user with that id, or ErrNotFound.
+	UserByID(ctx context.Context, id int64) (User, error)
 	// Wallets lists the user's wallets, primary first.
 	Wallets(ctx context.Context, userID int64) ([]Wallet, error)
 }

@@ -104,7 +104,7 @@ func NewDeliveryService(d DeliveryServiceDeps) (*DeliveryService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DeliveryService{dropBase: b, mintNews: mintNews{d.Mints}, store: d.Store, issuer: d.Issuer, roster: d.Roster,
+	s := &DeliveryService{dropBase: b, mintNews: newMintNews(d.Mints, b), store: d.Store, issuer: d.Issuer, roster: d.Roster,
 		pages: DefaultDeliveryURL}
 	if base := strings.TrimRight(strings.TrimSpace(d.URL), "/"); base != "" {
 		s.pages = base

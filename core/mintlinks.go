@@ -59,7 +59,7 @@ func NewMintLinkService(d MintLinkServiceDeps) (*MintLinkService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &MintLinkService{dropBase: b, mintNews: mintNews{d.Mints}, mintLinks: d.MintLinks, issuer: d.Issuer, mintURL: DefaultMintURL}
+	s := &MintLinkService{dropBase: b, mintNews: newMintNews(d.Mints, b), mintLinks: d.MintLinks, issuer: d.Issuer, mintURL: DefaultMintURL}
 	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
 		s.mintURL = base
 	}

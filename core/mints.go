@@ -91,8 +91,8 @@ func (s *MintLinkService) claimMint(ctx context.Context, d Drop, user User, wall
 		res := ClaimResult{Drop: d, MintLink: link, Wallet: mintWallet(link, wallet)}
 		switch out {
 		case mintDone:
+			// MintEvents heard of it where it was recorded (finish).
 			res.Outcome = ResultMinted
-			s.minted(ctx, user, res.Wallet)
 			return res, nil
 		case mintPending:
 			res.Outcome, res.Again = ResultMintPending, again

@@ -61,7 +61,8 @@ func (s *MintLinkService) release(ctx context.Context, d Drop, link MintLink) {
 
 // finish records the outcome of the link's mint attempt for by, on link
 // too, and audits it when the state changed, so that each outcome is
-// audited once however many record it. It reports whether the state
+// audited once however many record it; a link that became minted is told
+// to MintEvents then, once too. It reports whether the state
 // changed. A failure to record is logged: a sender's link stays minting,
 // and ReconcileMints or the member's next claim settles it from the
 // status once the lease runs out.
@@ -99,6 +100,12 @@ func (s *MintLinkService) finish(ctx context.Context, d Drop, link *MintLink, st
 		detail += ", transaction " + tx
 	}
 	s.record(ctx, d.PlaceID, ptrValue(link.UserID), action, detail)
+	if state == MintLinkMinted {
+		// Here, where the store said the link became minted, and nowhere
+		// else: the member hears of it once, whoever recorded it (the
+		// sender, the member's next claim, the reconciler).
+		s.mintedTo(ctx, link.UserID, link.Wallet)
+	}
 	return true
 }
 
@@ -107,7 +114,9 @@ func (s *MintLinkService) finish(ctx context.Context, d Drop, link *MintLink, st
 // sending or settling it) it reads the claim status and records minted,
 // claimed elsewhere, or back with the member (who may claim again;
 // nothing is sent here), for the attempt it read: a sender that outlived
-// its lease still has the last word (see MintLease). A mint in flight is
+// its lease still has the last word (see MintLease). A mint it records
+// is told to MintEvents (the member's gates follow), unless the sender
+// recorded it first. A mint in flight is
 // never touched. Call it at start-up and on a schedule. It returns how many
 // links it settled, and the failures joined; links whose status cannot be
 // read stay minting for the next run.

@@ -199,7 +199,7 @@ func NewWebsiteService(d WebsiteServiceDeps) (*WebsiteService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &WebsiteService{dropBase: b, mintNews: mintNews{d.Mints}, issuer: d.Issuer, store: d.Store,
+	s := &WebsiteService{dropBase: b, mintNews: newMintNews(d.Mints, b), issuer: d.Issuer, store: d.Store,
 		web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait}
 	if d.Wait > 0 {
 		s.websiteWait = d.Wait
@@ -298,9 +298,8 @@ func (s *WebsiteService) claim(ctx context.Context, d Drop, user User) (ClaimRes
 	}
 	switch c.State {
 	case WebsiteMinted:
-		// The dispatcher minted it while the member waited; one minted
-		// later counts at the next sweep.
-		s.minted(ctx, user, c.Wallet)
+		// The dispatcher minted it while the member waited (and told
+		// MintEvents as it recorded it).
 		return websiteResult(d, c, false), nil
 	case WebsiteRefused:
 		return ClaimResult{}, s.websiteRefusal(ctx, d, c)

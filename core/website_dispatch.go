@@ -96,8 +96,7 @@ func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause 
 			return
 		}
 		if holds {
-			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
-			s.recordMint(ctx, d, c, "settled")
+			s.websiteMinted(ctx, d, c, WebsiteOutcome{State: WebsiteMinted}, "settled")
 			return
 		}
 		if d.RemovedAt != nil || d.Method != ClaimWebsite {
@@ -116,8 +115,7 @@ func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause 
 	switch reason := websiteReason(err); {
 	case err == nil:
 		pause.reset()
-		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted, Mint: mint})
-		s.recordMint(ctx, d, c, "")
+		s.websiteMinted(ctx, d, c, WebsiteOutcome{State: WebsiteMinted, Mint: mint}, "")
 	case errors.Is(err, ErrIssuerBusy):
 		wait := pause.busy(retryAfter(err))
 		s.log.Info("website claims paused: the service asked to slow down", "for", wait)
@@ -128,8 +126,7 @@ func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause 
 	case reason == reasonHolds && c.Sent:
 		// A mint sent again after an unknown outcome: the first went
 		// through.
-		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteMinted})
-		s.recordMint(ctx, d, c, "settled")
+		s.websiteMinted(ctx, d, c, WebsiteOutcome{State: WebsiteMinted}, "settled")
 	case reason != "":
 		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reason})
 	default:
@@ -148,6 +145,19 @@ func retryAfter(err error) time.Duration {
 	return 0
 }
 
+// websiteMinted records the claim minted (out), audits it, and tells
+// MintEvents, whether or not the member still waits for it: the store
+// takes a claim to minted once (only from sending, by its one taker), so
+// the member hears of it once. A record that fails is neither audited nor
+// told: the claim is taken again and settled from the wallet's holding.
+func (s *WebsiteService) websiteMinted(ctx context.Context, d Drop, c WebsiteClaim, out WebsiteOutcome, how string) {
+	if !s.finishWebsite(ctx, c, out) {
+		return
+	}
+	s.recordMint(ctx, d, c, how)
+	s.mintedTo(ctx, c.UserID, c.Wallet)
+}
+
 // recordMint audits a mint through a website claim.
 func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
 	detail := fmt.Sprintf("event %d, website claim #%d", d.EventID, c.ID)
@@ -158,14 +168,16 @@ func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim,
 }
 
 // finishWebsite records a claim's outcome and wakes the claims waiting on
-// one; a failure to record is logged: the lease runs out and the claim is
-// taken again (settled first when it was sent).
-func (s *WebsiteService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) {
+// one, and reports whether it was recorded; a failure to record is
+// logged: the lease runs out and the claim is taken again (settled first
+// when it was sent).
+func (s *WebsiteService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) bool {
 	if err := s.store.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
 		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
-		return
+		return false
 	}
 	s.web.recorded()
+	return true
 }
 
 // backoff is the dispatcher's pause after the service asked it to slow

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
@@ -31,11 +32,15 @@ type wiring struct {
 
 	website      core.WebsiteIssuer
 	websiteStore core.WebsiteStore
+	websiteWait  time.Duration
 
 	deliveryIssuer core.DeliveryIssuer
 	deliveryStore  core.DeliveryStore
 	roster         core.Roster
 	deliveryURL    string
+
+	// mints hears of the mints; nil hears nothing.
+	mints core.MintEvents
 }
 
 // services are the drop service and the services it was built with.
@@ -56,7 +61,10 @@ func (w wiring) build(t *testing.T) services {
 	if audit == nil {
 		audit = w.store.(core.AuditLog)
 	}
-	mints := coretest.NoMintEvents{}
+	var mints core.MintEvents = coretest.NoMintEvents{}
+	if w.mints != nil {
+		mints = w.mints
+	}
 	s.links, err = core.NewMintLinkService(core.MintLinkServiceDeps{
 		Members: w.store, Drops: w.store, MintLinks: w.store, Audit: audit, Issuer: w.issuer, Mints: mints,
 		MintURL: w.mintURL, Clock: w.clock,
@@ -74,7 +82,7 @@ func (w wiring) build(t *testing.T) services {
 	}
 	if w.website != nil {
 		s.websites, err = core.NewWebsiteService(core.WebsiteServiceDeps{
-			Members: w.store, Drops: w.store, Audit: audit, Store: w.websiteStore, Issuer: w.website, Mints: mints, Clock: w.clock,
+			Members: w.store, Drops: w.store, Audit: audit, Store: w.websiteStore, Issuer: w.website, Mints: mints, Wait: w.websiteWait, Clock: w.clock,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -31,6 +31,7 @@ type challengeRow struct {
 	UsedAt    *time.Time
 
 	WrongSignatures int
+	Place           string
 }
 
 func (r challengeRow) challenge() core.Challenge {
@@ -45,6 +46,7 @@ func (r challengeRow) challenge() core.Challenge {
 		IssuedAt:        r.IssuedAt.UTC(),
 		ExpiresAt:       r.ExpiresAt.UTC(),
 		WrongSignatures: r.WrongSignatures,
+		Place:           r.Place,
 	}
 	if r.Address != nil {
 		c.Address = *r.Address
@@ -59,7 +61,7 @@ func (r challengeRow) challenge() core.Challenge {
 // selectChallenges reads challenges with their wallet's value.
 const selectChallenges = `
 	SELECT c.id, c.user_id, c.platform, c.wallet_id, w.value AS wallet, c.nonce, c.message,
-		c.address, c.issued_at, c.expires_at, c.used_at, c.wrong_signatures
+		c.address, c.issued_at, c.expires_at, c.used_at, c.wrong_signatures, c.place
 	FROM challenges c JOIN wallets w ON w.id = c.wallet_id`
 
 // walletColumns are the columns RETURNING gives back for a walletRow.
@@ -165,12 +167,12 @@ func insertChallenge(tx *gorm.DB, w core.Wallet, c core.Challenge, limit int) (c
 	}
 	var id int64
 	err = tx.Raw(`
-		INSERT INTO challenges (user_id, platform, wallet_id, nonce, message, address, issued_at, expires_at)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?
+		INSERT INTO challenges (user_id, platform, wallet_id, nonce, message, address, issued_at, expires_at, place)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE (SELECT count(*) FROM challenges
 			WHERE user_id = ? AND used_at IS NULL AND expires_at > ? AND wrong_signatures < ?) < ?
 		RETURNING id`,
-		w.UserID, string(w.Platform), w.ID, c.Nonce, c.Message, nullString(c.Address), issued, expires,
+		w.UserID, string(w.Platform), w.ID, c.Nonce, c.Message, nullString(c.Address), issued, expires, c.Place,
 		w.UserID, issued, core.MaxWrongSignatures, limit).Scan(&id).Error
 	if err != nil {
 		return core.Challenge{}, err

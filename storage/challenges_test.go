@@ -169,3 +169,41 @@ func TestDB_ChallengeByNonce_ErrNotFound(t *testing.T) {
 		}
 	})
 }
+
+// TestDB_ChallengePlace: the community a challenge was made in is stored
+// with it and read back by nonce and among the recent ones; a challenge
+// stored without one (as before the column) reads as none.
+func TestDB_ChallengePlace(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		u := member(core.Telegram, "place")
+		c := challengeFor(31, t0, addr(31))
+		c.Place = `Café <b>"POAP"</b> ✓ 'n' friends`
+		l, err := db.LinkWallet(t.Context(), u, core.Wallet{Kind: core.KindAddress, Value: addr(31)}, c, testLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Challenge == nil || l.Challenge.Place != c.Place {
+			t.Errorf("LinkWallet() challenge = %+v, want place %q", l.Challenge, c.Place)
+		}
+		got, err := db.ChallengeByNonce(t.Context(), c.Nonce)
+		if err != nil || got.Place != c.Place {
+			t.Errorf("ChallengeByNonce() = place %q, %v, want %q", got.Place, err, c.Place)
+		}
+		recent, err := db.RecentChallenges(t.Context(), l.User.ID, 5)
+		if err != nil || len(recent) != 1 || recent[0].Place != c.Place {
+			t.Errorf("RecentChallenges() = %+v, %v, want one with place %q", recent, err, c.Place)
+		}
+		// A row written as before migration 0016, without the column.
+		old := fmt.Sprintf("%032x", 32)
+		err = db.gorm.Exec(`INSERT INTO challenges (user_id, platform, wallet_id, nonce, message, address, issued_at, expires_at)
+			VALUES (?, ?, ?, ?, 'old', ?, ?, ?)`, l.User.ID, string(core.Telegram), l.Wallet.ID, old, addr(31),
+			dbTime(t0), dbTime(t0.Add(core.ChallengeTTL))).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.ChallengeByNonce(t.Context(), old); err != nil || got.Place != "" {
+			t.Errorf("ChallengeByNonce(row without place) = place %q, %v, want none", got.Place, err)
+		}
+	})
+}

@@ -129,6 +129,17 @@ func (db *DB) FindUser(ctx context.Context, p core.Platform, externalID string) 
 	return row.user(), nil
 }
 
+// UserByID returns the user with that id, as the bot's background work
+// finds them from what it stored (a mint link's or a website claim's
+// member). It returns core.ErrNotFound when there is none.
+func (db *DB) UserByID(ctx context.Context, id int64) (core.User, error) {
+	var row userRow
+	if err := db.gorm.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return core.User{}, translate("user by id", err)
+	}
+	return row.user(), nil
+}
+
 // FindUserByName returns the user of the platform whose display name
 // matches name, ignoring case (ASCII case on SQLite). When several members
 // share the name, the one seen most recently wins. It returns

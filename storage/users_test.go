@@ -130,6 +130,26 @@ func TestDB_FindUser(t *testing.T) {
 	})
 }
 
+func TestDB_UserByID(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		t.Run("OK", func(t *testing.T) {
+			want := mustUpsertUser(t, db, core.Telegram, "byid", "By Id")
+			mustUpsertUser(t, db, core.Telegram, "other", "Other")
+			got, err := db.UserByID(t.Context(), want.ID)
+			if err != nil || !cmp.Equal(got, want) {
+				t.Errorf("UserByID(%d) = %+v, %v, want %+v", want.ID, got, err, want)
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			_, err := db.UserByID(t.Context(), 1<<40)
+			if !errors.Is(err, core.ErrNotFound) {
+				t.Errorf("UserByID(unknown) = %v, want %v", err, core.ErrNotFound)
+			}
+		})
+	})
+}
+
 func TestDB_FindUserByName(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {

@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -128,35 +130,102 @@ const testProviderJS = `window.ethereum = {
 window.addEventListener("load", function () { document.getElementById("sign").click(); });
 `
 
-// browserServer serves the verification handler on loopback. With account
-// set, pages get a test provider for that account, injected before the
-// page's own script (same origin, so the page's CSP admits it), and
-// /test-sign signs with browserKey.
-func browserServer(t *testing.T, v Verifier, account string) string {
+// browserServer serves the verification handler on loopback. With inject
+// set, pages get that test script, injected before the page's own script
+// (same origin, so the page's CSP admits it); /test-sign signs with
+// browserKey, /test-log records the test wallets' requests and /test-out
+// what a test script reports. /test-frame/{nonce} shows the page in a
+// frame 360 px wide (headless Chromium's window is at least 500): the page
+// in it is framed only there, by its own origin.
+func browserServer(t *testing.T, v Verifier, inject string) (string, *walletLog) {
 	t.Helper()
-	page := NewVerificationHandler(v, "", nil)
+	page := NewVerificationHandler(v, VerificationOptions{})
+	log := &walletLog{}
 	mux := http.NewServeMux()
 	mux.Handle(core.VerificationPath, page)
-	if account != "" {
+	if inject != "" {
 		mux.Handle("GET "+core.VerificationPath+"{nonce}", injectProvider(page))
 		mux.HandleFunc("GET /test-provider.js", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/javascript")
-			fmt.Fprintf(w, testProviderJS, account)
+			_, _ = w.Write([]byte(inject))
 		})
 		mux.HandleFunc("POST /test-sign", testSign(t))
+		mux.HandleFunc("POST /test-log", log.handle)
+		mux.HandleFunc("POST /test-out", log.report)
+		mux.HandleFunc("GET /test-frame/{nonce}", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><body style="margin:0"><iframe src="%s%s?frame=1" width="360" height="800" style="border:0"></iframe>`,
+				core.VerificationPath, url.PathEscape(r.PathValue("nonce")))
+		})
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, log
 }
 
-// injectProvider inserts the test provider's script tag into the page.
+// providerJS is testProviderJS for account.
+func providerJS(account string) string {
+	return fmt.Sprintf(testProviderJS, account)
+}
+
+// walletLog records the requests each test wallet received, as
+// "wallet method", and the last report of a test script.
+type walletLog struct {
+	mu       sync.Mutex
+	requests []string
+	out      []byte
+}
+
+func (l *walletLog) report(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "bad report", http.StatusBadRequest)
+		return
+	}
+	l.mu.Lock()
+	l.out = b
+	l.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Out is the last report of a test script.
+func (l *walletLog) Out() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.out
+}
+
+func (l *walletLog) handle(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Wallet, Method string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, "bad log", http.StatusBadRequest)
+		return
+	}
+	l.mu.Lock()
+	l.requests = append(l.requests, in.Wallet+" "+in.Method)
+	l.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (l *walletLog) Requests() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.requests...)
+}
+
+// injectProvider inserts the test provider's script tag into the page. With
+// ?frame=1 the page may be framed by its own origin (/test-frame).
 func injectProvider(page http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		page.ServeHTTP(rec, r)
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
+		}
+		if r.URL.Query().Get("frame") == "1" {
+			w.Header().Del("X-Frame-Options")
+			w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
+				"frame-ancestors 'none'", "frame-ancestors 'self'", 1))
 		}
 		body := strings.Replace(rec.Body.String(), `<script src="app.js">`,
 			`<script src="/test-provider.js"></script><script src="app.js">`, 1)
@@ -187,7 +256,8 @@ func testSign(t *testing.T) http.HandlerFunc {
 
 // dumpDOM loads url in headless Chromium and returns the DOM once the page's
 // work is done (virtual time lets timers and fetches finish first).
-func dumpDOM(t *testing.T, chromium, url string) string {
+// flags are more Chromium flags (a window size, a user agent).
+func dumpDOM(t *testing.T, chromium, url string, flags ...string) string {
 	t.Helper()
 	profile, err := os.MkdirTemp("", "poapbot-chromium-")
 	if err != nil {
@@ -197,10 +267,11 @@ func dumpDOM(t *testing.T, chromium, url string) string {
 	defer os.RemoveAll(profile)
 	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-extensions", "--no-first-run", "--no-default-browser-check",
-		"--no-proxy-server", "--user-data-dir="+profile, "--virtual-time-budget=15000", "--dump-dom", url)
+		"--no-proxy-server", "--user-data-dir=" + profile, "--virtual-time-budget=15000"}, flags...)
+	cmd := exec.CommandContext(ctx, chromium, append(args, "--dump-dom", url)...)
 	// Chromium starts helper processes: kill the whole group on timeout.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -222,7 +293,8 @@ func TestVerificationPage_Browser(t *testing.T) {
 	t.Run("Verified", func(t *testing.T) {
 		v := &signingVerifier{challenge: c}
 		// Wallets report checksummed accounts; the page compares case-blind.
-		dom := dumpDOM(t, chromium, browserServer(t, v, core.ChecksumAddress(testAddress))+"/verify/"+testNonce)
+		base, _ := browserServer(t, v, providerJS(core.ChecksumAddress(testAddress)))
+		dom := dumpDOM(t, chromium, base+"/verify/"+testNonce)
 		if diff := cmp.Diff([]string{testAddress}, v.Recovered()); diff != "" {
 			t.Errorf("addresses the signatures recovered to (-want +got), want one valid signature by the test key:\n%s", diff)
 		}
@@ -238,7 +310,8 @@ func TestVerificationPage_Browser(t *testing.T) {
 			Statement: "POAP bot asks you to prove you own this wallet.", URI: "https://bot.example.org/verify/" + testNonce,
 			Version: "1", ChainID: "1", Nonce: testNonce, IssuedAt: c.IssuedAt, ExpirationTime: c.ExpiresAt.Truncate(time.Second)}.String()
 		v := &signingVerifier{challenge: siwe}
-		dom := dumpDOM(t, chromium, browserServer(t, v, core.ChecksumAddress(testAddress))+"/verify/"+testNonce)
+		base, _ := browserServer(t, v, providerJS(core.ChecksumAddress(testAddress)))
+		dom := dumpDOM(t, chromium, base+"/verify/"+testNonce)
 		if diff := cmp.Diff([]string{testAddress}, v.Recovered()); diff != "" {
 			t.Errorf("addresses the signatures recovered to (-want +got):\n%s", diff)
 		}
@@ -251,7 +324,8 @@ func TestVerificationPage_Browser(t *testing.T) {
 	t.Run("WrongAccount", func(t *testing.T) {
 		v := &signingVerifier{challenge: c}
 		other := "0x00000000000000000000000000000000000000aa"
-		dom := dumpDOM(t, chromium, browserServer(t, v, other)+"/verify/"+testNonce)
+		base, _ := browserServer(t, v, providerJS(other))
+		dom := dumpDOM(t, chromium, base+"/verify/"+testNonce)
 		if got := v.Recovered(); len(got) != 0 {
 			t.Errorf("signatures recovered to %q, want none (wrong account)", got)
 		}
@@ -261,7 +335,8 @@ func TestVerificationPage_Browser(t *testing.T) {
 	})
 	t.Run("NoWallet", func(t *testing.T) {
 		v := &signingVerifier{challenge: c}
-		dom := dumpDOM(t, chromium, browserServer(t, v, "")+"/verify/"+testNonce)
+		base, _ := browserServer(t, v, "")
+		dom := dumpDOM(t, chromium, base+"/verify/"+testNonce)
 		for _, want := range []string{
 			`<section id="no-wallet">`, "No browser wallet found.", "/verify &lt;signature&gt;",
 			`<section id="wallet" hidden="">`, `<button type="button" id="copy">Copy message</button>`,

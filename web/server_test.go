@@ -286,7 +286,7 @@ func TestServer_Serve(t *testing.T) {
 func TestServer_AccessLogNoNonce(t *testing.T) {
 	var log testlog.Buffer
 	s, _ := newTestServer(t, fakePinger{}, &log)
-	s.HandleVerification(&fakeVerifier{challenge: testChallenge()}, "")
+	s.HandleVerification(&fakeVerifier{challenge: testChallenge()}, VerificationOptions{})
 	base := startServer(t, s)
 
 	get(t, base+core.VerificationPath+testNonce)

@@ -52,13 +52,16 @@ var (
 
 	// verifyCSP allows the page's own script file, its one inline style
 	// block (by hash, so no other inline style or script runs) and requests
-	// back to its own origin; nothing else, and no framing.
+	// back to its own origin; nothing else, and no framing. Images may
+	// also be data: URIs, for the icons that wallets announce (EIP-6963
+	// gives them as data:image/ URIs, and the script takes no other); an
+	// image runs no script, and a data: URI makes no request.
 	verifyCSP = strings.Join([]string{
 		"default-src 'none'",
 		"script-src 'self'",
 		"style-src '" + cspHash(verifyCSS) + "'",
 		"connect-src 'self'",
-		"img-src 'self'",
+		"img-src 'self' data:",
 		"base-uri 'none'",
 		"form-action 'none'",
 		"frame-ancestors 'none'",
@@ -71,36 +74,60 @@ func cspHash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
+// VerificationOptions configure the verification page.
+type VerificationOptions struct {
+	// PublicURL is PUBLIC_URL (may be empty): the page's own origin, which
+	// a POST must come from besides the origin of the request's Host, and
+	// the base of the page's address in its QR code and wallet links.
+	PublicURL string
+	// BotName is the bot's name, which the page shows as who asks; empty
+	// is core.DefaultName.
+	BotName string
+	// Logger gets a line, with the reference shown to the member, for
+	// every unexpected error; nil discards them.
+	Logger *slog.Logger
+}
+
 // HandleVerification mounts the wallet-verification page of v on the server
-// at core.VerificationPath (see NewVerificationHandler). publicURL is PUBLIC_URL.
-func (s *Server) HandleVerification(v Verifier, publicURL string) {
-	s.Handle(core.VerificationPath, NewVerificationHandler(v, publicURL, s.log))
+// at core.VerificationPath (see NewVerificationHandler); a nil
+// opts.Logger is the server's.
+func (s *Server) HandleVerification(v Verifier, opts VerificationOptions) {
+	if opts.Logger == nil {
+		opts.Logger = s.log
+	}
+	s.Handle(core.VerificationPath, NewVerificationHandler(v, opts))
 }
 
 // NewVerificationHandler returns the handler of the one-click wallet
 // verification, to be mounted at core.VerificationPath:
 //
-//	GET  /verify/{nonce}  the page: the wallet, the message, a button that
-//	                      asks the browser wallet to sign it, and the /verify
-//	                      command for members without a browser wallet
+//	GET  /verify/{nonce}  the page: who asks (bot, community, platform), the
+//	                      wallet, the message, what signing does; a button
+//	                      that asks the browser wallet to sign it (a choice
+//	                      when several announce themselves); without one,
+//	                      links that reopen the page in a wallet app (on a
+//	                      phone) or its address as a QR code (on a desktop),
+//	                      and the /verify command
 //	POST /verify/{nonce}  {"signature":"0x...","message":"..."} in (message,
 //	                      the text signed, optional), {"ok":true,"wallet":"0x..."}
 //	                      or {"ok":false,"error":"..."} out
 //	GET  /verify/app.js   the page's script
 //
-// publicURL (PUBLIC_URL, may be empty) names the page's own origin, which a
-// POST must come from besides the origin of the request's Host. POSTs are
-// limited per remote address (see submitBurst), past which they are
-// answered 429 with Retry-After. log gets a
-// line, with the reference shown to the member, for every unexpected error;
-// nil discards them.
-func NewVerificationHandler(v Verifier, publicURL string, log *slog.Logger) http.Handler {
+// POSTs are limited per remote address (see submitBurst), past which they
+// are answered 429 with Retry-After.
+func NewVerificationHandler(v Verifier, opts VerificationOptions) http.Handler {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &verification{v: v, log: log, now: time.Now, limit: newAddressLimiter(submitBurst, submitEvery, maxAddresses)}
-	if u, err := url.Parse(publicURL); err == nil && u.Scheme != "" && u.Host != "" {
+	bot := core.StripDirectionControls(strings.TrimSpace(opts.BotName))
+	if bot == "" {
+		bot = core.DefaultName
+	}
+	h := &verification{v: v, log: log, bot: bot, now: time.Now, limit: newAddressLimiter(submitBurst, submitEvery, maxAddresses)}
+	if u, err := url.Parse(opts.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
 		h.origin = u.Scheme + "://" + u.Host
+		h.publicURL = opts.PublicURL
 	}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET "+core.VerificationPath+"app.js", h.script)
@@ -111,12 +138,14 @@ func NewVerificationHandler(v Verifier, publicURL string, log *slog.Logger) http
 
 // verification serves the verification page and takes its signatures.
 type verification struct {
-	v      Verifier
-	origin string // scheme://host of PUBLIC_URL, or empty
-	log    *slog.Logger
-	now    func() time.Time
-	limit  *addressLimiter // of POSTs, per remote address
-	mux    *http.ServeMux
+	v         Verifier
+	origin    string // scheme://host of PUBLIC_URL, or empty
+	publicURL string // PUBLIC_URL when it has an origin, or empty
+	bot       string // the bot's name
+	log       *slog.Logger
+	now       func() time.Time
+	limit     *addressLimiter // of POSTs, per remote address
+	mux       *http.ServeMux
 }
 
 func (h *verification) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -146,6 +175,13 @@ type pageData struct {
 	// Domain is the domain of an EIP-4361 message, which the wallet
 	// shows as the site the member signs in to; empty for plain text.
 	Domain string
+	// Bot, Place (empty when unknown) and Platform say who asks.
+	Bot, Place, Platform string
+	// PageURL is the page's own address, which Apps reopen in a wallet
+	// app and QR (empty when it cannot be drawn) encodes.
+	PageURL string
+	Apps    []appLink
+	QR      template.HTML
 }
 
 // page renders the challenge, or a page that says why there is none.
@@ -155,6 +191,12 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		p := h.problemFor(r.Context(), err)
 		h.render(w, p.Status, "problem", pageData{Title: p.Title, Hint: p.Hint})
 		return
+	}
+	page := h.pageURL(r, c.Nonce)
+	qr, err := qrSVG(page)
+	if err != nil {
+		// Only an absurdly long Host gets here; the page works without.
+		h.log.Warn("verification page QR code", "err", err)
 	}
 	h.render(w, http.StatusOK, "page", pageData{
 		Title:   "Verify your wallet",
@@ -169,7 +211,27 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		MessageHex:  "0x" + hex.EncodeToString([]byte(c.Message)),
 		MinutesLeft: minutesLeft(c.ExpiresAt, h.now()),
 		Domain:      siweDomain(c.Message),
+		Bot:         h.bot,
+		Place:       core.StripDirectionControls(c.Place),
+		Platform:    c.Platform.Title(),
+		PageURL:     page,
+		Apps:        appLinks(page),
+		QR:          qr,
 	})
+}
+
+// pageURL is the address of the page of nonce that r asked for: below
+// PUBLIC_URL when set (what the /link reply links to), otherwise the
+// request's scheme, host and path.
+func (h *verification) pageURL(r *http.Request, nonce string) string {
+	if h.publicURL != "" {
+		return core.VerificationURL(h.publicURL, nonce)
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return (&url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path}).String()
 }
 
 // siweDomain is the domain of an EIP-4361 message, or empty.

@@ -1,11 +1,15 @@
-// verify.js drives the wallet-verification page. With an EIP-1193 browser
-// wallet (window.ethereum) it shows the "Sign with your wallet" button: a
-// click asks for the account, checks it is the linked one, asks the wallet
-// to personal_sign the message (an EIP-4361 sign-in to this site when the
-// bot has PUBLIC_URL, which the wallet checks against this page's origin)
-// and posts the signature and the message to this page's URL.
-// Without a wallet the page keeps its /verify instructions. No framework,
-// no external resources: the page's CSP allows scripts from itself only.
+// verify.js drives the wallet-verification page. It finds the browser
+// wallets: those that announce themselves (EIP-6963), else the injected
+// window.ethereum (EIP-1193). With one, it shows the "Sign with ..."
+// button; with several, one button per wallet, and the member chooses. A
+// click asks the wallet for the account, checks it is the linked one, asks
+// it to personal_sign the message (an EIP-4361 sign-in to this site when
+// the bot has PUBLIC_URL, which the wallet checks against this page's
+// origin) and posts the signature and the message to this page's URL.
+// Without a wallet, a phone gets links that reopen this page in a wallet
+// app's browser, a desktop the page's address as a QR code for a wallet
+// app's scanner; the /verify instructions stay below. No framework, no
+// external resources: the page's CSP allows scripts from itself only.
 "use strict";
 
 (function () {
@@ -18,22 +22,118 @@
   var signButton = document.getElementById("sign");
   var statusLine = document.getElementById("status");
 
+  // maxWallets caps the wallets listed: any script or extension can
+  // announce one.
+  var maxWallets = 10;
+  // announced are the EIP-6963 wallets: {uuid, name, icon, provider}.
+  var announced = [];
+  // chosen is the provider the "Sign with" button uses.
+  var chosen = null;
+  var verified = false;
+
   function say(text, kind) {
     statusLine.textContent = text;
     statusLine.className = "status " + (kind || "");
   }
 
-  // showWallet switches the page to the button when a wallet is injected.
-  // Some wallets inject after the page loads and then fire
-  // "ethereum#initialized", so the page listens for that too.
-  function showWallet() {
-    var eth = window.ethereum;
-    if (!eth || typeof eth.request !== "function") {
-      return false;
+  // isPhone tells a phone or tablet, whose member needs a wallet app's
+  // browser, from a desktop, whose member can scan a QR code.
+  function isPhone() {
+    var uad = navigator.userAgentData;
+    if (uad && uad.mobile === true) {
+      return true;
     }
-    document.getElementById("no-wallet").hidden = true;
-    document.getElementById("wallet").hidden = false;
-    return true;
+    var ua = navigator.userAgent || "";
+    if (/Android|iPhone|iPad|iPod|Mobile|Opera Mini|IEMobile/i.test(ua)) {
+      return true;
+    }
+    // iPadOS Safari calls itself a Mac; only its touch screen tells.
+    return /Macintosh/.test(ua) && navigator.maxTouchPoints > 1;
+  }
+
+  // cleanName makes an announced name (hostile text) short and without
+  // the characters that reorder text around it.
+  function cleanName(name) {
+    if (typeof name !== "string") {
+      return "";
+    }
+    return name.replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, "").replace(/\s+/g, " ").trim().slice(0, 40);
+  }
+
+  // onAnnounce keeps an EIP-6963 announcement: once per uuid, at most
+  // maxWallets, an icon only as a data:image/ URI (the CSP admits no
+  // other image from elsewhere).
+  function onAnnounce(event) {
+    var d = event && event.detail;
+    if (!d || !d.info || !d.provider || typeof d.provider.request !== "function") {
+      return;
+    }
+    var uuid = typeof d.info.uuid === "string" ? d.info.uuid : "";
+    if (!uuid || announced.length >= maxWallets) {
+      return;
+    }
+    for (var i = 0; i < announced.length; i++) {
+      if (announced[i].uuid === uuid) {
+        return;
+      }
+    }
+    var icon = typeof d.info.icon === "string" && /^data:image\//i.test(d.info.icon) ? d.info.icon : "";
+    announced.push({ uuid: uuid, name: cleanName(d.info.name) || "Wallet " + (announced.length + 1), icon: icon, provider: d.provider });
+    render();
+  }
+
+  // choiceButton is the button of an announced wallet.
+  function choiceButton(w) {
+    var b = document.createElement("button");
+    b.type = "button";
+    if (w.icon) {
+      var img = document.createElement("img");
+      img.alt = "";
+      img.src = w.icon;
+      b.appendChild(img);
+    }
+    var label = document.createElement("span");
+    label.textContent = w.name;
+    b.appendChild(label);
+    b.addEventListener("click", function () {
+      run(w.provider);
+    });
+    return b;
+  }
+
+  // render shows the way to sign that the wallets found allow.
+  function render() {
+    if (verified) {
+      return;
+    }
+    var eth = window.ethereum;
+    var several = announced.length > 1;
+    var one = announced.length === 1 ? announced[0] : null;
+    if (!one && !several && eth && typeof eth.request === "function") {
+      one = { name: "", provider: eth };
+    }
+    document.getElementById("choose").hidden = !several;
+    document.getElementById("wallet").hidden = !one;
+    document.getElementById("no-wallet").hidden = several || !!one;
+    if (several) {
+      var list = document.getElementById("wallets");
+      list.textContent = "";
+      announced.forEach(function (w) {
+        var li = document.createElement("li");
+        li.appendChild(choiceButton(w));
+        list.appendChild(li);
+      });
+    } else if (one) {
+      chosen = one.provider;
+      signButton.textContent = one.name ? "Sign with " + one.name : "Sign with your wallet";
+    } else {
+      var phone = isPhone();
+      document.getElementById("apps").hidden = !phone;
+      var scan = document.getElementById("scan");
+      if (scan) {
+        scan.hidden = phone;
+      }
+    }
   }
 
   function walletError(err) {
@@ -79,21 +179,23 @@
       body = null;
     }
     if (body && body.ok) {
-      document.getElementById("sign").hidden = true;
+      verified = true;
+      document.getElementById("wallet").hidden = true;
+      document.getElementById("choose").hidden = true;
       say("Verified" + (body.chain ? " on " + body.chain : "") + ". You can close this page and go back to the chat.", "ok");
       return;
     }
     say((body && body.error) || "The bot answered with an error (" + res.status + "). Please try again.", "error");
   }
 
-  async function sign() {
-    var eth = window.ethereum;
+  // sign has the wallet eth sign the message with the linked account.
+  async function sign(eth) {
     var signature;
     try {
       say("Open your wallet and approve the request.");
       var accounts = await eth.request({ method: "eth_requestAccounts" });
       var account = (accounts && accounts[0]) || "";
-      if (!account) {
+      if (typeof account !== "string" || !account) {
         say("Your wallet shared no account. Unlock it and press the button again.", "error");
         return;
       }
@@ -111,11 +213,23 @@
     await submit(signature);
   }
 
-  signButton.addEventListener("click", function () {
-    signButton.disabled = true;
-    sign().finally(function () {
-      signButton.disabled = false;
+  // run signs with eth, the page's buttons disabled meanwhile.
+  function run(eth) {
+    var buttons = root.querySelectorAll("#wallet button, #choose button");
+    buttons.forEach(function (b) {
+      b.disabled = true;
     });
+    sign(eth).finally(function () {
+      buttons.forEach(function (b) {
+        b.disabled = false;
+      });
+    });
+  }
+
+  signButton.addEventListener("click", function () {
+    if (chosen) {
+      run(chosen);
+    }
   });
 
   // copyMessage copies the exact message; where the clipboard API is not
@@ -150,7 +264,11 @@
   copyButton.hidden = false;
   copyButton.addEventListener("click", copyMessage);
 
-  if (!showWallet()) {
-    window.addEventListener("ethereum#initialized", showWallet, { once: true });
-  }
+  // EIP-6963: listen first, then ask the wallets to announce themselves;
+  // wallets that load later announce on their own. Some wallets inject
+  // window.ethereum late and then fire "ethereum#initialized".
+  window.addEventListener("eip6963:announceProvider", onAnnounce);
+  window.addEventListener("ethereum#initialized", render, { once: true });
+  render();
+  window.dispatchEvent(new Event("eip6963:requestProvider"));
 })();

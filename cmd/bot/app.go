@@ -191,7 +191,7 @@ func (m *Main) open(ctx context.Context) error {
 	}
 	m.Bot = bot.New(services, opts)
 	if m.Config.PublicURL != "" {
-		m.Web.HandleVerification(services.Wallets, m.Config.PublicURL)
+		m.Web.HandleVerification(services.Wallets, web.VerificationOptions{PublicURL: m.Config.PublicURL, BotName: botName})
 	}
 	return m.openAdapters()
 }

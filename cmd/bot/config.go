@@ -197,11 +197,19 @@ func checkURL(name, value string, optional bool) error {
 		return nil
 	}
 	u, err := url.Parse(value)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	// The scheme as typed: url.Parse lowers it, but the value is used as
+	// written (links are built by appending to it).
+	lower := strings.HasPrefix(value, "http://") || strings.HasPrefix(value, "https://")
+	if err != nil || !lower || u.Host == "" {
 		return fmt.Errorf("%s must be an absolute http:// or https:// address", name)
 	}
 	if u.User != nil {
 		return fmt.Errorf("%s must not carry a user name or password", name)
+	}
+	// Paths are appended to these addresses: a query or a fragment would
+	// swallow them (https://bot.example.org/?a=b/verify/...).
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(value, "#") {
+		return fmt.Errorf("%s must not carry a query (?...) or a fragment (#...)", name)
 	}
 	return nil
 }

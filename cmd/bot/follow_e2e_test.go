@@ -73,6 +73,48 @@ func TestFollow_DiscordMint(t *testing.T) {
 	}
 }
 
+// TestFollow_ConsoleWebsiteLate: a website claim the queue mints after
+// the member stopped waiting (told they are queued: the service asked the
+// bot to slow down) grants the role within seconds of the mint, from one
+// scan, without the member claiming again.
+func TestFollow_ConsoleWebsiteLate(t *testing.T) {
+	s := startMainTuned(t, map[string]string{}, true, func(m *Main) { m.WebsiteWait = time.Nanosecond })
+	sb := s.m.SandboxAPI
+	web, code := sb.CreateDrop(sandbox.Drop{Name: "Follow Website"}, 0)
+	consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:link", web.ID, code), "is set up here")
+	consoleAnswer(t, s, fmt.Sprintf("/drop website %d follow-site count:5", web.ID), "Asked POAP for the website claim")
+	if n := sb.ApproveRequests(web.ID); n != 1 {
+		t.Fatalf("ApproveRequests() = %d, want 1", n)
+	}
+	consoleAnswer(t, s, fmt.Sprintf("/gate add role:holders drops:%d", web.ID), "Gate added")
+	fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", coretest.TestAddress)
+	waitOutput(t, s, "Signing is free")
+	consoleAnswer(t, s, "/verify "+coretest.Sign(coretest.TestKey, challengeIn(t, s.out.String())), "Verified")
+	settle(t, s)
+	if strings.Contains(s.out.String(), "gained the role") {
+		t.Fatalf("a role before the mint:\n%s", s.out)
+	}
+	before := s.m.SandboxAPI.Requests(wire.OpScan)
+	// The first website mint is refused for the rate: the dispatcher
+	// pauses, and the member hears they are queued.
+	sb.FailNextOp(wire.OpWebsiteClaim, 1, 429)
+	consoleAnswer(t, s, fmt.Sprintf("/claim %d", web.ID), "in the queue")
+	// The dispatcher's pause (a second or so), then the platform-like
+	// deadline from the mint.
+	ctx, cancel := context.WithTimeout(t.Context(), followWait+2*time.Second)
+	defer cancel()
+	if _, err := s.out.WaitFor(ctx, func(out string) bool { return strings.Contains(out, "[roles] alice gained the role holders") }); err != nil {
+		t.Fatalf("no role after the late website mint: %v\n%s", err, s.out)
+	}
+	settle(t, s)
+	if n := sb.MintCount(web.ID); n != 1 {
+		t.Errorf("%d mints, want 1", n)
+	}
+	if n := s.m.SandboxAPI.Requests(wire.OpScan) - before; n != 1 {
+		t.Errorf("%d scans after the mint, want 1", n)
+	}
+}
+
 // settle waits for the gate evaluations under way to finish.
 func settle(t *testing.T, s *session) {
 	t.Helper()

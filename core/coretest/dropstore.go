@@ -104,6 +104,18 @@ func (s *MemStore) FindUser(_ context.Context, p core.Platform, externalID strin
 	return core.User{}, core.ErrNotFound
 }
 
+// UserByID returns the user with that id, or core.ErrNotFound.
+func (s *MemStore) UserByID(_ context.Context, id int64) (core.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if u.ID == id {
+			return u, nil
+		}
+	}
+	return core.User{}, core.ErrNotFound
+}
+
 // FindUserByName returns the user with that name, or core.ErrNotFound.
 func (s *MemStore) FindUserByName(_ context.Context, p core.Platform, name string) (core.User, error) {
 	s.mu.Lock()

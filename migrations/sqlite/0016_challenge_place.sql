@@ -1,0 +1,6 @@
+-- 0016_challenge_place (SQLite): the name of the community (Discord server,
+-- Telegram group) a challenge was made in with /link, which the
+-- verification page shows as who asks; empty for a private chat and for
+-- challenges made before this column, which show none.
+ALTER TABLE challenges ADD COLUMN place TEXT NOT NULL DEFAULT ''
+    CHECK (length(place) <= 256);

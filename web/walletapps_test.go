@@ -1,0 +1,67 @@
+package web
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// appTarget returns the page address a wallet app's link opens, parsed back
+// out of the link by the format each wallet documents.
+func appTarget(t *testing.T, name, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil || u.Scheme != "https" {
+		t.Fatalf("%s link %q: %v, want an https universal link", name, link, err)
+	}
+	switch u.Host + u.Path {
+	case "link.metamask.io" + u.Path:
+		if !strings.HasPrefix(u.Path, "/dapp/") || u.RawQuery != "" {
+			break
+		}
+		// The address goes in as it is (not escaped), without https://.
+		target := strings.TrimPrefix(link, "https://link.metamask.io/dapp/")
+		if !strings.HasPrefix(target, "http://") {
+			target = "https://" + target
+		}
+		return target
+	case "go.cb-w.com/dapp":
+		return u.Query().Get("cb_url")
+	case "link.trustwallet.com/open_url":
+		if u.Query().Get("coin_id") != "60" {
+			t.Errorf("%s link %q: coin_id = %q, want 60 (Ethereum)", name, link, u.Query().Get("coin_id"))
+		}
+		return u.Query().Get("url")
+	case "web3.okx.com/download":
+		deep, err := url.Parse(u.Query().Get("deeplink"))
+		if err != nil || deep.Scheme != "okx" || deep.Host != "wallet" || deep.Path != "/dapp/url" {
+			t.Fatalf("%s link %q: deeplink %q (%v), want okx://wallet/dapp/url?dappUrl=...", name, link, deep, err)
+		}
+		return deep.Query().Get("dappUrl")
+	}
+	t.Fatalf("%s link %q: not a known universal link", name, link)
+	return ""
+}
+
+func TestAppLinks(t *testing.T) {
+	for _, page := range []string{
+		"https://bot.example.org/verify/00112233445566778899aabbccddeeff",
+		"https://bot.example.org:8443/poap/verify/0011", // PUBLIC_URL with a path
+		"http://127.0.0.1:8080/verify/00112233445566778899aabbccddeeff",
+	} {
+		links := appLinks(page)
+		var names []string
+		for _, l := range links {
+			names = append(names, l.Name)
+			if got := appTarget(t, l.Name, l.URL); got != page {
+				t.Errorf("%s link %q opens %q, want %q", l.Name, l.URL, got, page)
+			}
+		}
+		if want := "MetaMask,Coinbase Wallet,Trust Wallet,OKX Wallet"; strings.Join(names, ",") != want {
+			t.Errorf("appLinks() wallets = %q, want %q", names, want)
+		}
+	}
+	if got, want := appLinks("https://bot.example.org/verify/ab")[0].URL, "https://link.metamask.io/dapp/bot.example.org/verify/ab"; got != want {
+		t.Errorf("MetaMask link = %q, want %q (the documented form)", got, want)
+	}
+}
