@@ -20,7 +20,6 @@ type DropService struct {
 	mintLinks MintLinkStore
 	posts     PostStore
 	issuer    DropIssuer
-	links     *MintLinkService
 	// methods are the claim methods offered, each with its service.
 	methods map[ClaimMethod]claimer
 	// networks reads the network of a drop just added; nil reads none.
@@ -66,7 +65,7 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DropService{dropBase: b, mintLinks: d.MintLinks, posts: d.Posts, issuer: d.Issuer, links: d.Links,
+	s := &DropService{dropBase: b, mintLinks: d.MintLinks, posts: d.Posts, issuer: d.Issuer,
 		networks: d.Networks, methods: map[ClaimMethod]claimer{ClaimAuto: d.Links, ClaimLink: d.Links, ClaimMint: d.Links}}
 	if d.Websites != nil {
 		s.methods[ClaimWebsite] = d.Websites
