@@ -45,12 +45,19 @@ func (s dropBase) placeDrop(ctx context.Context, p Place, eventID int64, removed
 	if err != nil {
 		return Drop{}, wrap("drop", err)
 	}
+	return s.storedDrop(ctx, "drop", place, eventID, removed)
+}
+
+// storedDrop returns the stored place's drop eventID: ErrNoSuchDrop when
+// it has none, ErrDropRemoved when it was removed (unless removed is
+// true); a store error is wrapped with op.
+func (s dropBase) storedDrop(ctx context.Context, op string, place Place, eventID int64, removed bool) (Drop, error) {
 	d, err := s.drops.DropByEvent(ctx, place.ID, eventID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Drop{}, dropError(Drop{PlaceID: place.ID, EventID: eventID}, ErrNoSuchDrop)
 	case err != nil:
-		return Drop{}, wrap("drop", err)
+		return Drop{}, wrap(op, err)
 	case d.RemovedAt != nil && !removed:
 		return Drop{}, dropError(d, ErrDropRemoved)
 	}

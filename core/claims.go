@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -116,16 +115,7 @@ func (s *DropService) claimedDrop(ctx context.Context, place Place, eventID int6
 	if eventID == 0 {
 		return s.openDrop(ctx, place)
 	}
-	d, err := s.drops.DropByEvent(ctx, place.ID, eventID)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return Drop{}, dropError(Drop{PlaceID: place.ID, EventID: eventID}, ErrNoSuchDrop)
-	case err != nil:
-		return Drop{}, wrap("claim", err)
-	case d.RemovedAt != nil:
-		return Drop{}, dropError(d, ErrDropRemoved)
-	}
-	return d, nil
+	return s.storedDrop(ctx, "claim", place, eventID, false)
 }
 
 // openDrop returns the place's one drop whose claim window has not ended,

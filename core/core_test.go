@@ -45,19 +45,10 @@ func TestNewServices_MissingDependency(t *testing.T) {
 		},
 		"DropService": func(drop string, nilValue bool) error {
 			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer, Links: links}
+			dropDeps{&d.Members, &d.Drops, &d.MintLinks, &d.Audit, &d.Issuer}.leaveOut(drop, nilValue)
 			switch drop {
-			case "Members":
-				d.Members = pick[core.MemberStore](nilValue, unopened)
-			case "Drops":
-				d.Drops = pick[core.DropStore](nilValue, unopened)
-			case "MintLinks":
-				d.MintLinks = pick[core.MintLinkStore](nilValue, unopened)
 			case "Posts":
 				d.Posts = pick[core.PostStore](nilValue, unopened)
-			case "Audit":
-				d.Audit = pick[core.AuditLog](nilValue, unopened)
-			case "Issuer":
-				d.Issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
 			case "Links":
 				d.Links = nil
 			}
@@ -66,18 +57,8 @@ func TestNewServices_MissingDependency(t *testing.T) {
 		},
 		"MintLinkService": func(drop string, nilValue bool) error {
 			d := core.MintLinkServiceDeps{Members: store, Drops: store, MintLinks: store, Audit: store, Issuer: issuer, Mints: coretest.NoMintEvents{}}
-			switch drop {
-			case "Members":
-				d.Members = pick[core.MemberStore](nilValue, unopened)
-			case "Drops":
-				d.Drops = pick[core.DropStore](nilValue, unopened)
-			case "MintLinks":
-				d.MintLinks = pick[core.MintLinkStore](nilValue, unopened)
-			case "Audit":
-				d.Audit = pick[core.AuditLog](nilValue, unopened)
-			case "Issuer":
-				d.Issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
-			case "Mints":
+			dropDeps{&d.Members, &d.Drops, &d.MintLinks, &d.Audit, &d.Issuer}.leaveOut(drop, nilValue)
+			if drop == "Mints" {
 				d.Mints = pick[core.MintEvents](nilValue, (*coretest.NoMintEvents)(nil))
 			}
 			_, err := core.NewMintLinkService(d)
@@ -102,6 +83,34 @@ func TestNewServices_MissingDependency(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// dropDeps are the dependencies the drop service and the mint link
+// service share, by address.
+type dropDeps struct {
+	members   *core.MemberStore
+	drops     *core.DropStore
+	mintLinks *core.MintLinkStore
+	audit     *core.AuditLog
+	issuer    *core.DropIssuer
+}
+
+// leaveOut sets the dependency named drop to nil, or to a nil pointer of
+// a store never opened.
+func (d dropDeps) leaveOut(drop string, nilValue bool) {
+	var unopened *coretest.MemStore
+	switch drop {
+	case "Members":
+		*d.members = pick[core.MemberStore](nilValue, unopened)
+	case "Drops":
+		*d.drops = pick[core.DropStore](nilValue, unopened)
+	case "MintLinks":
+		*d.mintLinks = pick[core.MintLinkStore](nilValue, unopened)
+	case "Audit":
+		*d.audit = pick[core.AuditLog](nilValue, unopened)
+	case "Issuer":
+		*d.issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
 	}
 }
 
