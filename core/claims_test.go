@@ -496,3 +496,30 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		}
 	})
 }
+
+// TestDropService_Claim_MethodNotOffered: a drop stored with a claim
+// method whose service this process was not given (a website claim here)
+// is refused with ErrMethodNotOffered, inside a *DropError, and nothing is
+// handed out; /drop add refuses the method before asking the issuer.
+func TestDropService_Claim_MethodNotOffered(t *testing.T) {
+	t.Parallel()
+	dt := newDropTest(t)
+	st := dt.add(t, 2, 0, core.AddDropOptions{Method: core.ClaimLink})
+	edit := core.DropEdit{Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimWebsite}, Website: "site"}
+	if _, _, err := dt.store.EditDrop(t.Context(), st.Drop.ID, edit); err != nil {
+		t.Fatal(err)
+	}
+	_, err := dt.claim(t, dt.member(t, "alice", ""), core.ClaimOptions{})
+	var de *core.DropError
+	if !errors.Is(err, core.ErrMethodNotOffered) || !errors.As(err, &de) || de.Drop.EventID != eventID {
+		t.Fatalf("Claim() of a website drop without the website service = %v, want a *DropError with ErrMethodNotOffered", err)
+	}
+	if stock, _ := dt.store.Stock(t.Context(), st.Drop.ID); stock.HandedOut != 0 {
+		t.Errorf("%d links handed out, want none", stock.HandedOut)
+	}
+	_, err = dt.svc.AddDrop(t.Context(), dt.mod, dt.place, core.AddDropOptions{EventID: eventID + 1, EditCode: editCode,
+		Method: core.ClaimWebsite, Website: "site"})
+	if !errors.Is(err, core.ErrMethodNotOffered) {
+		t.Errorf("AddDrop(website) without the website service = %v, want ErrMethodNotOffered", err)
+	}
+}
