@@ -72,7 +72,7 @@ func dropEditOptions(req *Request) (core.DropEdit, error) {
 	e.Codeword = core.Change[string]{Set: given("codeword"), To: codewordOption(req)}
 	e.RequiredRole = core.Change[string]{Set: given("required_role"), To: requiredRole(req)}
 	if e.Method.Set = given("delivery"); e.Method.Set {
-		if e.Method.To, e.Website, err = deliveryOptions(req); err != nil {
+		if e.Method.To, e.Website, err = methodOptions(req); err != nil {
 			return core.DropEdit{}, err
 		}
 	} else if given("website") {

@@ -117,7 +117,7 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
 	}
 	opts := core.AddDropOptions{EventID: event, EditCode: core.Secret(code), Codeword: codewordOption(req), RequiredRole: requiredRole(req)}
-	if opts.Method, opts.Website, err = deliveryOptions(req); err != nil {
+	if opts.Method, opts.Website, err = methodOptions(req); err != nil {
 		return core.AddDropOptions{}, err
 	}
 	if opts.Starts, err = timeOption(req, "starts"); err != nil {
@@ -132,10 +132,10 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 	return opts, nil
 }
 
-// deliveryOptions reads delivery and website as /drop add and /drop edit
-// take them: a website claim's name goes with delivery:website, and only
-// with it.
-func deliveryOptions(req *Request) (core.ClaimMethod, string, error) {
+// methodOptions reads the claim method (the option delivery) and website
+// as /drop add and /drop edit take them: a website claim's name goes with
+// delivery:website, and only with it.
+func methodOptions(req *Request) (core.ClaimMethod, string, error) {
 	d := core.ClaimMethod(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
 	switch d {
 	case "", core.ClaimAuto, core.ClaimLink, core.ClaimMint, core.ClaimWebsite:
