@@ -127,8 +127,12 @@
       chosen = one.provider;
       signButton.textContent = one.name ? "Sign with " + one.name : "Sign with your wallet";
     } else {
+      // Without PUBLIC_URL the page has neither the apps nor the QR code.
       var phone = isPhone();
-      document.getElementById("apps").hidden = !phone;
+      var apps = document.getElementById("apps");
+      if (apps) {
+        apps.hidden = !phone;
+      }
       var scan = document.getElementById("scan");
       if (scan) {
         scan.hidden = phone;
