@@ -195,7 +195,7 @@ func TestVerificationPage_BrowserHostileWallets(t *testing.T) {
 			t.Errorf("wallet name %q is not whole characters", b.Name)
 		}
 	}
-	if diff := cmp.Diff([]string{emoji[:0] + "\U0001F600" + strings.Repeat("\U0001F600", 99) + " eth_requestAccounts"}, log.Requests()); diff != "" {
+	if diff := cmp.Diff([]string{strings.Repeat("\U0001F600", 100) + " eth_requestAccounts"}, log.Requests()); diff != "" {
 		t.Errorf("wallet requests (-want +got):\n%s", diff)
 	}
 	if want := "Your wallet could not sign: unknown error. Press the button to try again."; !strings.Contains(dom, want) {
