@@ -17,8 +17,8 @@ func (b *Bot) claimCommand() *Command {
 		// that claims the drop.
 		Linkable: true,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
-			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},
+			{Name: "drop", Type: IntegerOption, Description: "the drop's id (not needed when one drop is open here)"},
+			{Name: "codeword", Type: TextOption, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},
 		},
 		Handler: b.claim,
 	}

@@ -20,34 +20,35 @@ type OptionType int
 // The option types. Adapters map them to their platform's types: Discord
 // slash-command option types, positional words on Telegram and the console.
 const (
-	String OptionType = iota
-	Integer
-	Boolean
-	Member
-	Role
-	Channel
-	Attachment
-	// DateTime is a date and time as members type it: 2026-12-01 18:00
-	// (UTC), or RFC 3339 with a zone. Typed, its time may follow the date
-	// as a word of its own; platforms without a type for it take text.
-	DateTime
+	TextOption OptionType = iota
+	IntegerOption
+	BooleanOption
+	MemberOption
+	RoleOption
+	ChannelOption
+	AttachmentOption
+	// DateTimeOption is a date and time as members type it: 2026-12-01
+	// 18:00 (UTC), or RFC 3339 with a zone. Typed, its time may follow the
+	// date as a word of its own; platforms without a type for it take
+	// text.
+	DateTimeOption
 )
 
 func (t OptionType) String() string {
 	switch t {
-	case Integer:
+	case IntegerOption:
 		return "integer"
-	case Boolean:
+	case BooleanOption:
 		return "boolean"
-	case Member:
+	case MemberOption:
 		return "member"
-	case Role:
+	case RoleOption:
 		return "role"
-	case Channel:
+	case ChannelOption:
 		return "channel"
-	case Attachment:
+	case AttachmentOption:
 		return "attachment"
-	case DateTime:
+	case DateTimeOption:
 		return "date and time"
 	}
 	return "text"
@@ -95,9 +96,9 @@ func (o *Option) Limit() int {
 	switch {
 	case o.MaxLen > 0:
 		return o.MaxLen
-	case o.Type == Integer:
+	case o.Type == IntegerOption:
 		return MaxNumberLen
-	case o.Type == Member || o.Type == Role || o.Type == Channel || o.Type == Attachment:
+	case o.Type == MemberOption || o.Type == RoleOption || o.Type == ChannelOption || o.Type == AttachmentOption:
 		return MaxIDLen
 	}
 	return MaxTextLen
@@ -180,7 +181,7 @@ func (c *Command) Option(name string) *Option {
 // option): only those get the media a platform event carries.
 func (c *Command) TakesFiles() bool {
 	for _, o := range c.Options {
-		if o.Type == Attachment {
+		if o.Type == AttachmentOption {
 			return true
 		}
 	}
@@ -192,7 +193,7 @@ func (c *Command) Usage() string {
 	var b strings.Builder
 	b.WriteString("/" + c.Name)
 	for _, o := range c.Options {
-		if o.Hidden || o.Type == Attachment {
+		if o.Hidden || o.Type == AttachmentOption {
 			continue
 		}
 		if o.Required {

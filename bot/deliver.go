@@ -19,11 +19,11 @@ func (b *Bot) deliverCommand() *Command {
 		Access: ManageDrops, AnswerInGroup: true,
 		Options: []Option{
 			dropOption,
-			{Name: "role", Type: Role, Description: "whose members get it (Discord, console); on Telegram the group itself"},
-			{Name: "slug", Type: String, MaxLen: core.MaxSlug, Description: "the end of the delivery page's address (default: from the drop's name)"},
-			{Name: "title", Type: String, MaxLen: core.MaxDeliveryText, Description: "the page's title (default: the drop's name)"},
-			{Name: "text", Type: String, MaxLen: core.MaxDeliveryText, Description: "the page's text"},
-			{Name: "confirm", Type: Integer, Hidden: true, Description: "the draft to create"},
+			{Name: "role", Type: RoleOption, Description: "whose members get it (Discord, console); on Telegram the group itself"},
+			{Name: "slug", Type: TextOption, MaxLen: core.MaxSlug, Description: "the end of the delivery page's address (default: from the drop's name)"},
+			{Name: "title", Type: TextOption, MaxLen: core.MaxDeliveryText, Description: "the page's title (default: the drop's name)"},
+			{Name: "text", Type: TextOption, MaxLen: core.MaxDeliveryText, Description: "the page's text"},
+			{Name: "confirm", Type: IntegerOption, Hidden: true, Description: "the draft to create"},
 		},
 		Handler: b.dropDeliver,
 		// The draft asks the platform about every verified member, a

@@ -20,24 +20,24 @@ const (
 )
 
 // dropOption is the drop id option of the /drop subcommands.
-var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description: "the drop's id (see /drop list)"}
+var dropOption = Option{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id (see /drop list)"}
 
 func (b *Bot) dropCommands() []*Command {
 	return []*Command{
 		{
 			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{
-				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
-				{Name: "edit_code", Type: String, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
-				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint", "website"},
+				{Name: "event", Type: IntegerOption, Required: true, Description: "the drop's id at POAP"},
+				{Name: "edit_code", Type: TextOption, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
+				{Name: "delivery", Type: TextOption, Choices: []string{"auto", "link", "mint", "website"},
 					Description: "auto: mint to a wallet, else a link (default); link; mint; website: via its website claim"},
-				{Name: "website", Type: String, MaxLen: core.MaxWebsiteName,
+				{Name: "website", Type: TextOption, MaxLen: core.MaxWebsiteName,
 					Description: "with delivery:website, the drop's website claim name (the end of its poap.website address)"},
-				{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
-				{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
-				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim"},
-				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
-				{Name: "low_stock", Type: Integer, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
+				{Name: "starts", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
+				{Name: "ends", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
+				{Name: "codeword", Type: TextOption, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim"},
+				{Name: "required_role", Type: RoleOption, Description: "the role members need to claim"},
+				{Name: "low_stock", Type: IntegerOption, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
 			},
 			Handler: b.dropAdd,
 		},
@@ -46,7 +46,7 @@ func (b *Bot) dropCommands() []*Command {
 		{Name: "drop refresh", Description: "Re-import a drop's mint links (after a top-up is approved)", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption}, Handler: b.dropRefresh},
 		{Name: "drop topup", Description: "Ask POAP for more mint links", Access: ManageDrops, AnswerInGroup: true,
-			Options: []Option{dropOption, {Name: "count", Type: Integer, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
+			Options: []Option{dropOption, {Name: "count", Type: IntegerOption, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
 			Handler: b.dropTopUp},
 		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
 			Options: []Option{dropOption}, Handler: b.dropExport},

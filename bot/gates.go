@@ -14,9 +14,9 @@ import (
 // list; the others are counted.
 const maxNamesShown = 20
 
-// roleOption is the role a gate gives: a Discord role, a console role's
+// gateRoleOption is the role a gate gives: a Discord role, a console role's
 // name; on Telegram the gate is the group the command runs in.
-var roleOption = Option{Name: "role", Type: Role, Description: "the role (Discord, console); on Telegram the group itself"}
+var gateRoleOption = Option{Name: "role", Type: RoleOption, Description: "the role (Discord, console); on Telegram the group itself"}
 
 func (b *Bot) gateCommands() []*Command {
 	return []*Command{
@@ -24,20 +24,20 @@ func (b *Bot) gateCommands() []*Command {
 			Name: "gate add", Description: "Give a role (or this Telegram group) to the members whose verified wallets hold POAPs",
 			Access: ManageRoles, Public: true, AnswerInGroup: true,
 			Options: []Option{
-				{Name: "drops", Type: String, Required: true, MaxLen: 300, IDs: true, Description: "drop ids, comma separated: 12345,67890"},
-				{Name: "mode", Type: String, MaxLen: 20, Description: "any (default), all, or atleast:N"},
-				roleOption,
+				{Name: "drops", Type: TextOption, Required: true, MaxLen: 300, IDs: true, Description: "drop ids, comma separated: 12345,67890"},
+				{Name: "mode", Type: TextOption, MaxLen: 20, Description: "any (default), all, or atleast:N"},
+				gateRoleOption,
 			},
 			Handler: b.gateAdd,
 		},
 		{Name: "gate list", Description: "The gates here, with their state", Access: ManageRoles, AnswerInGroup: true, Handler: b.gateList},
 		{Name: "gate remove", Description: "Remove a gate (what it gave stays)", Access: ManageRoles, AnswerInGroup: true,
-			Options: []Option{roleOption}, Handler: b.gateRemove},
+			Options: []Option{gateRoleOption}, Handler: b.gateRemove},
 		{Name: "gate check", Description: "Dry run: who would gain and who would lose, changing nothing", Access: ManageRoles,
-			Options: []Option{roleOption}, Handler: b.gateCheck},
+			Options: []Option{gateRoleOption}, Handler: b.gateCheck},
 		{Name: "gate sync", Description: "Apply the gates now instead of waiting for the schedule", Access: ManageRoles, Handler: b.gateSync},
 		{Name: "why", Description: "Which gates apply to you, which wallets count, what is missing", Access: Members,
-			Options: []Option{roleOption}, Handler: b.why},
+			Options: []Option{gateRoleOption}, Handler: b.why},
 		{Name: "setup check", Description: "Preflight: the bot's permissions here, and the POAP service's credentials", Access: ManageRoles, AnswerInGroup: true,
 			Handler: b.setupCheck},
 	}

@@ -30,7 +30,7 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
 		for _, o := range c.Options {
-			if o.Hidden || o.Type == Attachment {
+			if o.Hidden || o.Type == AttachmentOption {
 				continue
 			}
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")

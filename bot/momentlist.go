@@ -17,9 +17,9 @@ func (b *Bot) momentsCommand() *Command {
 		Access:      Members,
 		Public:      true,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Description: "a drop's id (default: the drops of this place)"},
-			{Name: "member", Type: Member, Description: "a member whose Moments to show"},
-			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+			{Name: "drop", Type: IntegerOption, Description: "a drop's id (default: the drops of this place)"},
+			{Name: "member", Type: MemberOption, Description: "a member whose Moments to show"},
+			{Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"},
 		},
 		Handler: b.momentList,
 	}
@@ -33,7 +33,7 @@ func (b *Bot) setupMomentsCommand() *Command {
 		AnswerInGroup: true,
 		Public:        true,
 		Options: []Option{
-			{Name: "state", Type: String, Required: true, Choices: []string{"on", "off"}, Description: "on or off"},
+			{Name: "state", Type: TextOption, Required: true, Choices: []string{"on", "off"}, Description: "on or off"},
 		},
 		Handler: b.setupMoments,
 	}

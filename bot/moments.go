@@ -26,8 +26,8 @@ func (b *Bot) momentCommand() *Command {
 		Long:        true,
 		Timeout:     momentTimeout,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Required: true, Description: "the drop's id"},
-			{Name: "description", Type: String, Required: true, MaxLen: core.MaxMomentDescription, Description: "what the Moment shows (at most 600 characters)"},
+			{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id"},
+			{Name: "description", Type: TextOption, Required: true, MaxLen: core.MaxMomentDescription, Description: "what the Moment shows (at most 600 characters)"},
 		},
 		Handler: b.moment,
 	}
@@ -36,7 +36,7 @@ func (b *Bot) momentCommand() *Command {
 		if i > 0 {
 			desc = "another photo or video"
 		}
-		c.Options = append(c.Options, Option{Name: name, Type: Attachment, Required: i == 0, Description: desc})
+		c.Options = append(c.Options, Option{Name: name, Type: AttachmentOption, Required: i == 0, Description: desc})
 	}
 	return c
 }

@@ -14,7 +14,7 @@ import (
 func (b *Bot) networkCommand() *Command {
 	return &Command{
 		Name: "drop network", Description: "Show or set the network a drop mints on", Access: ManageDrops, AnswerInGroup: true,
-		Options: []Option{dropOption, {Name: "chain", Type: String, Choices: core.NetworkNames(), MaxLen: 20,
+		Options: []Option{dropOption, {Name: "chain", Type: TextOption, Choices: core.NetworkNames(), MaxLen: 20,
 			Description: "the network to mint on from now (default: show the current one)"}},
 		Handler: b.dropNetwork,
 	}

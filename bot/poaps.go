@@ -19,9 +19,9 @@ func (b *Bot) poapsCommand() *Command {
 		Description: "POAPs held by a wallet or a member, newest first",
 		Access:      Members,
 		Options: []Option{
-			{Name: "wallet", Type: String, Description: "0x address, ENS name or e-mail (default: your own wallet)"},
-			{Name: "member", Type: Member, Description: "a member whose linked wallet to show"},
-			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+			{Name: "wallet", Type: TextOption, Description: "0x address, ENS name or e-mail (default: your own wallet)"},
+			{Name: "member", Type: MemberOption, Description: "a member whose linked wallet to show"},
+			{Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"},
 		},
 		Handler: b.poaps,
 	}

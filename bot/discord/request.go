@@ -134,7 +134,7 @@ func media(c *bot.Command, opts map[string]string, res *discordgo.ApplicationCom
 	var out []bot.Media
 	for _, o := range c.Options {
 		id := opts[o.Name]
-		if o.Type != bot.Attachment || id == "" {
+		if o.Type != bot.AttachmentOption || id == "" {
 			continue
 		}
 		var at *discordgo.MessageAttachment

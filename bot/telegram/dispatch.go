@@ -129,7 +129,7 @@ func (a *Adapter) single(m *tgbotapi.Message) incoming {
 const notYours = "This photo or video was sent by someone else, and a Moment carries your own: reply to a message of yours, or send the file with the caption."
 
 // handleIncoming runs the command of a text or a caption. A command that
-// takes files (an Attachment option, /moment) gets the media that came
+// takes files (an AttachmentOption, /moment) gets the media that came
 // with it in Request.Media; other commands run as typed, their media
 // ignored, so that a caption /help answers as the text /help does. Long
 // commands run apart (long.go).
