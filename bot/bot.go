@@ -152,9 +152,9 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The issuing service's budget is shared out member by member.
-	ctx = core.WithRequester(ctx, core.MemberRequester(req.Platform, req.Caller.ExternalID))
+	ctx = core.WithRequester(ctx, core.MemberRequester(req.Place.Platform, req.Caller.ExternalID))
 
-	if cmd == nil || (cmd.Console && req.Platform != core.Console) {
+	if cmd == nil || (cmd.Console && req.Place.Platform != core.Console) {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
 	if req.Caller.Anonymous && !cmd.AnswerInGroup {
@@ -228,7 +228,7 @@ func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
 		reply.Personal = false
 	}
 	if b.observer != nil {
-		b.observer.ObserveCommand(string(req.Platform), metricName(b, req.Command), outcome)
+		b.observer.ObserveCommand(string(req.Place.Platform), metricName(b, req.Command), outcome)
 	}
 	return reply
 }

@@ -34,7 +34,7 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	opts := core.ClaimOptions{EventID: id, Codeword: req.Text("codeword"), MemberRoles: req.Roles}
-	res, err := b.drops.Claim(ctx, member(req), place(req), opts)
+	res, err := b.drops.Claim(ctx, member(req), req.Place, opts)
 	if err != nil {
 		return Reply{}, err
 	}

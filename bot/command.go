@@ -221,11 +221,8 @@ type Caller struct {
 	Anonymous bool
 }
 
-// Place is where a command runs: a Discord server, a Telegram chat, the
-// console.
-type Place struct {
-	ExternalID string
-	Name       string
+// Chat is the conversation within the place that a command came from.
+type Chat struct {
 	// Private is true in the bot's private chat (Telegram) or a DM.
 	Private bool
 	// Channel is the platform's id of the channel the command came from
@@ -236,9 +233,11 @@ type Place struct {
 // Request is a command invocation as the adapters hand it to the bot.
 // Options holds the raw text of every given option, by name.
 type Request struct {
-	Platform core.Platform
-	Place    Place
-	Caller   Caller
+	// Place is where the command runs: a Discord server (or a DM), a
+	// Telegram chat, the console; its Platform is the adapter's.
+	Place  core.Place
+	Chat   Chat
+	Caller Caller
 	// Roles are the caller's role ids in this place (Discord), or the ids
 	// of the groups they belong to (Telegram), for drops that require
 	// one. They live here rather than in Caller so that Caller stays

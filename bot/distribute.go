@@ -41,7 +41,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	intro := strings.TrimSpace(req.Text("message"))
-	dist, err := b.drops.Distribute(ctx, member(req), place(req), id)
+	dist, err := b.drops.Distribute(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}

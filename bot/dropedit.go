@@ -42,7 +42,7 @@ func (b *Bot) dropEdit(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	c, err := b.drops.EditDrop(ctx, member(req), place(req), e)
+	c, err := b.drops.EditDrop(ctx, member(req), req.Place, e)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -59,11 +59,6 @@ func (b *Bot) dropCommands() []*Command {
 	}
 }
 
-// place is the request's place as the core knows places.
-func place(req *Request) core.Place {
-	return core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
-}
-
 // dropAdd registers a drop. The edit code goes to the core as a Secret and
 // appears in no reply nor log line.
 func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
@@ -71,7 +66,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.drops.AddDrop(ctx, member(req), place(req), opts)
+	st, err := b.drops.AddDrop(ctx, member(req), req.Place, opts)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -159,7 +154,7 @@ func requiredRole(req *Request) string {
 		return ""
 	}
 	id := roleID(s)
-	if req.Platform == core.Discord && id == req.Place.ExternalID {
+	if req.Place.Platform == core.Discord && id == req.Place.ExternalID {
 		return ""
 	}
 	return id
@@ -226,7 +221,7 @@ func requiredID(req *Request, name string) (int64, error) {
 
 // dropList lists the place's drops with their stock.
 func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
-	drops, err := b.drops.ListDrops(ctx, place(req))
+	drops, err := b.drops.ListDrops(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -249,7 +244,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.drops.DropInfo(ctx, place(req), id)
+	st, err := b.drops.DropInfo(ctx, req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -284,7 +279,7 @@ func (b *Bot) dropRefresh(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	r, err := b.drops.RefreshDrop(ctx, member(req), place(req), id)
+	r, err := b.drops.RefreshDrop(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -309,7 +304,7 @@ func (b *Bot) dropTopUp(ctx context.Context, req *Request) (Reply, error) {
 	if given && (count < 1 || count > core.MaxTopUp) {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be between 1 and %d", core.MaxTopUp)}
 	}
-	d, n, err := b.drops.TopUp(ctx, member(req), place(req), id, int(count))
+	d, n, err := b.drops.TopUp(ctx, member(req), req.Place, id, int(count))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -323,7 +318,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, rows, err := b.drops.Export(ctx, member(req), place(req), id)
+	d, rows, err := b.drops.Export(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -371,7 +366,7 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, err := b.drops.RemoveDrop(ctx, member(req), place(req), id)
+	d, err := b.drops.RemoveDrop(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}

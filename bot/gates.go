@@ -47,13 +47,13 @@ func (b *Bot) gateCommands() []*Command {
 // refused on Telegram where the gate is the group.
 func gateTarget(req *Request) (string, error) {
 	role := strings.TrimSpace(req.Text("role"))
-	switch req.Platform {
+	switch req.Place.Platform {
 	case core.Telegram:
 		if role != "" {
 			return "", &OptionError{Option: "role", Reason: "on Telegram a gate is the group itself: run " +
 				codeSpan("/gate add <drops> [mode]") + " in the group, without a role"}
 		}
-		if req.Place.Private {
+		if req.Chat.Private {
 			return "", core.ErrNotGroup
 		}
 	default:
@@ -69,8 +69,8 @@ func (b *Bot) gateAdd(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	g, err := b.gates.AddGate(ctx, member(req), place(req), core.GateSpec{
-		Target: target, Drops: req.Text("drops"), Mode: req.Text("mode"), Channel: req.Place.Channel,
+	g, err := b.gates.AddGate(ctx, member(req), req.Place, core.GateSpec{
+		Target: target, Drops: req.Text("drops"), Mode: req.Text("mode"), Channel: req.Chat.Channel,
 	})
 	if err != nil {
 		return Reply{}, err
@@ -87,12 +87,12 @@ func (b *Bot) gateAdd(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateList(ctx context.Context, req *Request) (Reply, error) {
-	gs, err := b.gates.Gates(ctx, place(req))
+	gs, err := b.gates.Gates(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
 	if len(gs) == 0 {
-		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", Personal: true}, nil
+		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req.Place.Platform)) + ".", Personal: true}, nil
 	}
 	var s strings.Builder
 	s.WriteString("**Gates here**\n")
@@ -113,7 +113,7 @@ func (b *Bot) gateList(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateRemove(ctx context.Context, req *Request) (Reply, error) {
-	g, err := b.gates.RemoveGate(ctx, member(req), place(req), strings.TrimSpace(req.Text("role")))
+	g, err := b.gates.RemoveGate(ctx, member(req), req.Place, strings.TrimSpace(req.Text("role")))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -126,7 +126,7 @@ func (b *Bot) gateRemove(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateCheck(ctx context.Context, req *Request) (Reply, error) {
-	r, err := b.gates.CheckGates(ctx, place(req), strings.TrimSpace(req.Text("role")))
+	r, err := b.gates.CheckGates(ctx, req.Place, strings.TrimSpace(req.Text("role")))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -152,7 +152,7 @@ func (b *Bot) gateCheck(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
-	r, err := b.gates.SyncPlace(ctx, place(req))
+	r, err := b.gates.SyncPlace(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -187,7 +187,7 @@ func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) setupCheck(ctx context.Context, req *Request) (Reply, error) {
-	lines := append(b.gates.SetupCheck(ctx, place(req)), b.wallets.CheckChains(ctx)...)
+	lines := append(b.gates.SetupCheck(ctx, req.Place), b.wallets.CheckChains(ctx)...)
 	var s strings.Builder
 	s.WriteString("**Setup check**\n")
 	for _, l := range lines {
@@ -284,7 +284,7 @@ func gateText(req *Request, err error) (string, bool) {
 		if req.Command == "why" {
 			return whyNoGateText(req), true
 		}
-		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
+		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Place.Platform)) + ".", true
 	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":
 		return "On Telegram a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
 	case errors.Is(err, core.ErrNotGroup):

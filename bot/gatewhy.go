@@ -9,8 +9,8 @@ import (
 )
 
 func (b *Bot) why(ctx context.Context, req *Request) (Reply, error) {
-	entries, err := b.gates.Why(ctx, member(req), place(req), core.WhyQuery{
-		Target: strings.TrimSpace(req.Text("role")), Private: req.Place.Private && req.Platform == core.Telegram,
+	entries, err := b.gates.Why(ctx, member(req), req.Place, core.WhyQuery{
+		Target: strings.TrimSpace(req.Text("role")), Private: req.Chat.Private && req.Place.Platform == core.Telegram,
 	})
 	if err != nil {
 		return Reply{}, err
@@ -132,9 +132,9 @@ func counted(ws []core.WhyWallet) bool {
 // whyNoGateText says there is nothing for /why to explain: in a Telegram
 // private chat, no gated group the member is in or asked to join lately.
 func whyNoGateText(req *Request) string {
-	if req.Platform == core.Telegram && req.Place.Private {
+	if req.Place.Platform == core.Telegram && req.Chat.Private {
 		return fmt.Sprintf("You are in no gated group, and asked to join none in the last %d days, so there is nothing to explain. "+
 			"Ask to join a gated group through its invite link, then send %s here.", int(core.JoinDeclineTTL.Hours()/24), codeSpan("/why"))
 	}
-	return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req.Platform)) + "."
+	return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req.Place.Platform)) + "."
 }

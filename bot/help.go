@@ -25,7 +25,7 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 		"then prove it's yours with " + codeSpan("/verify") + ". " + codeSpan("/poaps") + " shows the POAPs you hold.\n\n")
 	s.WriteString("**Commands**\n")
 	for _, c := range b.commands {
-		if !allowed(c.Access, req.Caller) || (c.Console && req.Platform != core.Console) {
+		if !allowed(c.Access, req.Caller) || (c.Console && req.Place.Platform != core.Console) {
 			continue
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
@@ -36,7 +36,7 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
 		}
 		if c.TakesFiles() {
-			s.WriteString("    " + attachHint(req.Platform) + "\n")
+			s.WriteString("    " + attachHint(req.Place.Platform) + "\n")
 		}
 	}
 	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil

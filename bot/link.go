@@ -39,13 +39,13 @@ func (b *Bot) verifyCommand() *Command {
 
 // member is the caller as the core knows members.
 func member(req *Request) core.Member {
-	return core.Member{Platform: req.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name}
+	return core.Member{Platform: req.Place.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name}
 }
 
 // link links a wallet and shows how to prove it.
 func (b *Bot) link(ctx context.Context, req *Request) (Reply, error) {
 	place := req.Place.Name
-	if req.Place.Private {
+	if req.Chat.Private {
 		place = ""
 	}
 	res, err := b.wallets.LinkIn(ctx, member(req), place, req.Text("wallet"))

@@ -26,7 +26,7 @@ func (b *Bot) dropNetwork(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	res, err := b.drops.Network(ctx, member(req), place(req), id, req.Text("chain"))
+	res, err := b.drops.Network(ctx, member(req), req.Place, id, req.Text("chain"))
 	if err != nil {
 		return Reply{}, err
 	}

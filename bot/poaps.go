@@ -37,7 +37,7 @@ func (b *Bot) poaps(ctx context.Context, req *Request) (Reply, error) {
 	if name, ok := strings.CutPrefix(q.Wallet, "@"); ok {
 		q.Wallet, q.MemberName = "", name
 	}
-	coll, err := b.collections.Collection(ctx, req.Platform, req.Caller.ExternalID, q)
+	coll, err := b.collections.Collection(ctx, req.Place.Platform, req.Caller.ExternalID, q)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -25,7 +25,7 @@ func (fakeSigner) Sign(wallet, message string) (string, bool) {
 // lineOn runs a line as caller on platform.
 func lineOn(t *testing.T, b *Bot, p core.Platform, caller, line string) string {
 	t.Helper()
-	req := &Request{Platform: p, Place: Place{ExternalID: "dm", Private: true}, Caller: Caller{ExternalID: caller, Name: caller}}
+	req := &Request{Place: core.Place{Platform: p, ExternalID: "dm"}, Chat: Chat{Private: true}, Caller: Caller{ExternalID: caller, Name: caller}}
 	reply, ok := b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)

@@ -45,7 +45,7 @@ func (b *Bot) dropWebsite(ctx context.Context, req *Request) (Reply, error) {
 	if count < 0 || count > core.MaxTopUp {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be from 1 to %d", core.MaxTopUp)}
 	}
-	d, err := b.drops.RequestWebsite(ctx, member(req), place(req), r)
+	d, err := b.drops.RequestWebsite(ctx, member(req), req.Place, r)
 	if err != nil {
 		return Reply{}, err
 	}

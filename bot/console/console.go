@@ -98,8 +98,8 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 		return true
 	}
 	req := &bot.Request{
-		Platform: core.Console,
-		Place:    bot.Place{ExternalID: "console", Name: "console", Private: true, Channel: "console"},
+		Place: core.Place{Platform: core.Console, ExternalID: "console", Name: "console"},
+		Chat:  bot.Chat{Private: true, Channel: "console"},
 		Caller: bot.Caller{
 			ExternalID:   c.member,
 			Name:         c.member,

@@ -95,7 +95,7 @@ func (a *Adapter) claimPlace(ctx context.Context, o origin, eventID int64) (*bot
 		case err != nil:
 			continue
 		}
-		found = append(found, groupRequestFor(o, bot.Place{ExternalID: p.ExternalID, Name: p.Name}, admin))
+		found = append(found, groupRequestFor(o, core.Place{Platform: core.Telegram, ExternalID: p.ExternalID, Name: p.Name}, admin))
 		names = append(names, p.Name)
 	}
 	switch {

@@ -276,9 +276,10 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 // requestFor is newRequest with the caller's rights known: admin says
 // whether they administer the group.
 func requestFor(o origin, admin bool) *bot.Request {
-	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private(), Channel: strconv.FormatInt(o.chat.ID, 10)}
+	place := core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title}
+	chat := bot.Chat{Private: o.private(), Channel: place.ExternalID}
 	if o.anonymous {
-		return &bot.Request{Platform: core.Telegram, Place: place, Caller: bot.Caller{
+		return &bot.Request{Place: place, Chat: chat, Caller: bot.Caller{
 			ExternalID: place.ExternalID, Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true,
 		}}
 	}
@@ -286,8 +287,8 @@ func requestFor(o origin, admin bool) *bot.Request {
 		place.Name = displayName(o.from)
 	}
 	req := &bot.Request{
-		Platform: core.Telegram,
-		Place:    place,
+		Place: place,
+		Chat:  chat,
 		Caller: bot.Caller{
 			ExternalID:   strconv.FormatInt(o.from.ID, 10),
 			Name:         displayName(o.from),
