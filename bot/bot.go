@@ -154,7 +154,7 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	// The issuing service's budget is shared out member by member.
 	ctx = core.WithRequester(ctx, core.MemberRequester(req.Place.Platform, req.Caller.ExternalID))
 
-	if cmd == nil || (cmd.Console && req.Place.Platform != core.Console) {
+	if cmd == nil || (cmd.Console && !req.Caps.Rehearsal) {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
 	if req.Caller.Anonymous && !cmd.AnswerInGroup {

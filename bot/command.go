@@ -154,9 +154,10 @@ type Command struct {
 	// read the answer in the group. The others tell them to use their own
 	// account.
 	AnswerInGroup bool
-	// Console commands exist only on the console: Discord and Telegram
-	// do not list them, help shows them only there, and Handle answers
-	// ErrUnknownCommand for them elsewhere.
+	// Console commands exist only on a rehearsal's console
+	// (Capabilities.Rehearsal): other adapters do not list them, help
+	// shows them only there, and Handle answers ErrUnknownCommand for them
+	// elsewhere.
 	Console bool
 }
 
@@ -238,6 +239,8 @@ type Request struct {
 	Place  core.Place
 	Chat   Chat
 	Caller Caller
+	// Caps are what the platform can do, as its adapter declares them.
+	Caps Capabilities
 	// Roles are the caller's role ids in this place (Discord), or the ids
 	// of the groups they belong to (Telegram), for drops that require
 	// one. They live here rather than in Caller so that Caller stays

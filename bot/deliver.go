@@ -72,12 +72,12 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 func deliverTarget(req *Request) (string, error) {
 	role := strings.TrimSpace(req.Text("role"))
 	switch {
-	case req.Place.Platform == core.Telegram && role != "":
-		return "", &OptionError{Option: "role", Reason: "on Telegram a delivery goes to the group itself: run " +
+	case req.Caps.GroupGates && role != "":
+		return "", &OptionError{Option: "role", Reason: "on " + req.Place.Platform.Title() + " a delivery goes to the group itself: run " +
 			codeSpan("/drop deliver <drop>") + " in the group, without a role"}
-	case req.Place.Platform == core.Telegram && req.Chat.Private:
+	case req.Caps.GroupGates && req.Chat.Private:
 		return "", core.ErrNotGroup
-	case req.Place.Platform != core.Telegram && role == "":
+	case !req.Caps.GroupGates && role == "":
 		return "", &OptionError{Option: "role", Reason: "name the role whose members get it, for example " + codeSpan("role:@Attendees")}
 	}
 	return role, nil
@@ -88,7 +88,7 @@ func whom(req *Request, target string) string {
 	switch {
 	case target == "":
 		return "the members of this group"
-	case req.Place.Platform == core.Discord:
+	case req.Caps.RoleMentions:
 		return "the members with " + RoleMention(target)
 	}
 	return "the members with the role " + codeSpan(target)
@@ -99,7 +99,7 @@ func whom(req *Request, target string) string {
 // personal reply lands in the private chat, where the drop is not, so the
 // draft is shown in the group, to be confirmed by one of its moderators.
 func deliveryPlanReply(req *Request, text string) Reply {
-	return Reply{Personal: req.Place.Platform != core.Telegram, Text: text}
+	return Reply{Personal: !req.Caps.PrivateReplies, Text: text}
 }
 
 // deliveryDraftReply shows the draft: how many addresses, where the page

@@ -146,15 +146,16 @@ func codewordOption(req *Request) string {
 	return ""
 }
 
-// requiredRole reads required_role: none, or on Discord the @everyone role
-// (whose id is the server's), is no role.
+// requiredRole reads required_role: none, or the role every member has
+// where there is one (Discord's @everyone, whose id is the server's), is
+// no role.
 func requiredRole(req *Request) string {
 	s := req.Text("required_role")
 	if isNone(s) {
 		return ""
 	}
 	id := roleID(s)
-	if req.Place.Platform == core.Discord && id == req.Place.ExternalID {
+	if req.Caps.EveryoneRole && id == req.Place.ExternalID {
 		return ""
 	}
 	return id

@@ -43,14 +43,14 @@ func (b *Bot) gateCommands() []*Command {
 	}
 }
 
-// gateTarget reads the role option: required on Discord and the console,
-// refused on Telegram where the gate is the group.
+// gateTarget reads the role option: required where gates are roles
+// (Discord, the console), refused where the gate is the group (Telegram).
 func gateTarget(req *Request) (string, error) {
 	role := strings.TrimSpace(req.Text("role"))
-	switch req.Place.Platform {
-	case core.Telegram:
+	switch {
+	case req.Caps.GroupGates:
 		if role != "" {
-			return "", &OptionError{Option: "role", Reason: "on Telegram a gate is the group itself: run " +
+			return "", &OptionError{Option: "role", Reason: "on " + req.Place.Platform.Title() + " a gate is the group itself: run " +
 				codeSpan("/gate add <drops> [mode]") + " in the group, without a role"}
 		}
 		if req.Chat.Private {
@@ -76,7 +76,7 @@ func (b *Bot) gateAdd(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	var s strings.Builder
-	fmt.Fprintf(&s, "✅ Gate added: %s for members whose verified wallets hold %s.\n", gateTargetText(g), gateRuleText(g))
+	fmt.Fprintf(&s, "✅ Gate added: %s for members whose verified wallets hold %s.\n", gateTargetText(g, req.Caps), gateRuleText(g))
 	fmt.Fprintf(&s, "Members are checked now, when they verify a wallet or join, and every %s. ", every(b.gates.Interval()))
 	s.WriteString("Only verified wallets count; the bot only ever takes back what it gave.")
 	if g.Target.InviteLink != "" {
@@ -92,12 +92,12 @@ func (b *Bot) gateList(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if len(gs) == 0 {
-		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req.Place.Platform)) + ".", Personal: true}, nil
+		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req)) + ".", Personal: true}, nil
 	}
 	var s strings.Builder
 	s.WriteString("**Gates here**\n")
 	for i, g := range gs {
-		fmt.Fprintf(&s, "%d. %s: %s (mode %s).", i+1, gateTargetText(g), gateRuleText(g), codeSpan(g.Mode.String()))
+		fmt.Fprintf(&s, "%d. %s: %s (mode %s).", i+1, gateTargetText(g, req.Caps), gateRuleText(g), codeSpan(g.Mode.String()))
 		if g.SyncedAt != nil {
 			fmt.Fprintf(&s, " Last sync %s.", when(*g.SyncedAt))
 		}
@@ -117,7 +117,7 @@ func (b *Bot) gateRemove(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	text := fmt.Sprintf("Removed the gate on %s. What it gave stays with the members, and the bot no longer checks it.", gateTargetText(g))
+	text := fmt.Sprintf("Removed the gate on %s. What it gave stays with the members, and the bot no longer checks it.", gateTargetText(g, req.Caps))
 	if g.Target.InviteLink != "" {
 		text += " Requests still waiting on its join-request link are left to the group's administrators; " +
 			"revoke the link in the group's settings if it should no longer be used."
@@ -133,7 +133,7 @@ func (b *Bot) gateCheck(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	s.WriteString("**Dry run**: nothing was changed.\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(&s, "\n%s (%s):\n", gateTargetText(res.Gate), gateRuleText(res.Gate))
+		fmt.Fprintf(&s, "\n%s (%s):\n", gateTargetText(res.Gate, req.Caps), gateRuleText(res.Gate))
 		if res.Paused {
 			s.WriteString("⏸ paused: " + Escape(res.Gate.Paused) + "\n")
 		}
@@ -159,7 +159,7 @@ func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	s.WriteString("**Synced now.**\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(&s, "\n%s: ", gateTargetText(res.Gate))
+		fmt.Fprintf(&s, "\n%s: ", gateTargetText(res.Gate, req.Caps))
 		if res.Paused {
 			fmt.Fprintf(&s, "⏸ still paused: %s. Fix it, then run %s again.\n", Escape(res.Gate.Paused), codeSpan("/gate sync"))
 			continue
@@ -238,9 +238,9 @@ func planText(plan string) string {
 	return plan
 }
 
-// gateAddUsage is /gate add as typed on the platform.
-func gateAddUsage(p core.Platform) string {
-	if p == core.Telegram {
+// gateAddUsage is /gate add as typed on the request's platform.
+func gateAddUsage(req *Request) string {
+	if req.Caps.GroupGates {
 		return "/gate add <drops> [mode]"
 	}
 	return "/gate add role:<role> drops:<ids> [mode]"
@@ -284,7 +284,7 @@ func gateText(req *Request, err error) (string, bool) {
 		if req.Command == "why" {
 			return whyNoGateText(req), true
 		}
-		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Place.Platform)) + ".", true
+		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req)) + ".", true
 	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":
 		return "On Telegram a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
 	case errors.Is(err, core.ErrNotGroup):

@@ -100,6 +100,7 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 	req := &bot.Request{
 		Place: core.Place{Platform: core.Console, ExternalID: "console", Name: "console"},
 		Chat:  bot.Chat{Private: true, Channel: "console"},
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID:   c.member,
 			Name:         c.member,
@@ -260,3 +261,13 @@ func readLine(r *bufio.Reader) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// capabilities are what the console can do: gates are roles it keeps by
+// name; it is a rehearsal's, with its own commands; files are paths.
+var capabilities = bot.Capabilities{
+	Rehearsal:  true,
+	AttachHint: "add `media:<path>[,<path>…]` with the files' paths",
+}
+
+// Capabilities returns what the console can do.
+func (c *Console) Capabilities() bot.Capabilities { return capabilities }

@@ -390,3 +390,15 @@ func (a *Adapter) stopping() bool {
 	defer a.mu.Unlock()
 	return a.stopped
 }
+
+// capabilities are what Discord can do: gates are roles, shown as
+// mentions; a server's id is its @everyone role's; personal replies are
+// ephemeral, in the channel.
+var capabilities = bot.Capabilities{
+	RoleMentions: true,
+	EveryoneRole: true,
+	AttachHint:   "media, media2 … media5: the photos or videos, attached to the command",
+}
+
+// Capabilities returns what Discord can do.
+func (a *Adapter) Capabilities() bot.Capabilities { return capabilities }

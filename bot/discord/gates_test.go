@@ -288,7 +288,7 @@ func TestGates_Tell(t *testing.T) {
 		Kind: core.NoticeGatePaused, Problem: &core.GateProblem{Reason: "the bot lacks Manage Roles", Fix: "Give it."},
 		Gate: core.Gate{Platform: core.Discord, Place: discordtest.DefaultGuildID, Target: holders, Drops: []core.GateDrop{{ID: 1}}},
 	}
-	want := a.render(bot.Reply{Text: bot.GateNoticeText(n)}).content
+	want := a.render(bot.Reply{Text: bot.GateNoticeText(n, capabilities)}).content
 	if !strings.Contains(want, "<@&"+holdersID+">") {
 		t.Fatalf("rendered notice %q does not mention the role as Discord does", want)
 	}

@@ -62,7 +62,7 @@ func (g *gates) Announce(ctx context.Context, guild, channel string, n core.Gate
 // post sends the notice's text as a message in the channel, mentioning no
 // one.
 func (g *gates) post(ctx context.Context, channel string, n core.GateNotice) error {
-	m := g.render(bot.Reply{Text: bot.GateNoticeText(n)})
+	m := g.render(bot.Reply{Text: bot.GateNoticeText(n, capabilities)})
 	send := &discordgo.MessageSend{Content: m.content, AllowedMentions: noMentions()}
 	return retryRateLimited(ctx, func(o ...discordgo.RequestOption) error {
 		_, err := g.session.ChannelMessageSendComplex(channel, send, o...)

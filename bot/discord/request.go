@@ -65,7 +65,7 @@ func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, err
 // request builds the job of an interaction, without its post.
 func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
 	place, chat := where(s, i)
-	req := &bot.Request{Place: place, Chat: chat, Caller: caller(i), Roles: roles(i), Key: keyPrefix + i.ID}
+	req := &bot.Request{Place: place, Chat: chat, Caps: capabilities, Caller: caller(i), Roles: roles(i), Key: keyPrefix + i.ID}
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()

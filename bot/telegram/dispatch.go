@@ -279,7 +279,7 @@ func requestFor(o origin, admin bool) *bot.Request {
 	place := core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title}
 	chat := bot.Chat{Private: o.private(), Channel: place.ExternalID}
 	if o.anonymous {
-		return &bot.Request{Place: place, Chat: chat, Caller: bot.Caller{
+		return &bot.Request{Place: place, Chat: chat, Caps: capabilities, Caller: bot.Caller{
 			ExternalID: place.ExternalID, Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true,
 		}}
 	}
@@ -289,6 +289,7 @@ func requestFor(o origin, admin bool) *bot.Request {
 	req := &bot.Request{
 		Place: place,
 		Chat:  chat,
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID:   strconv.FormatInt(o.from.ID, 10),
 			Name:         displayName(o.from),

@@ -283,7 +283,7 @@ func (g *Gates) Announce(ctx context.Context, place, channel string, n core.Gate
 
 // say sends the words of a notice to a chat.
 func (g *Gates) say(ctx context.Context, chatID int64, n core.GateNotice) error {
-	text := bot.GateNoticeText(n)
+	text := bot.GateNoticeText(n, capabilities)
 	if text == "" {
 		return fmt.Errorf("telegram: gate notice of kind %d has no words", n.Kind)
 	}

@@ -147,6 +147,7 @@ func (a *Adapter) membership(ctx context.Context, group, userID int64) (admin bo
 func groupRequestFor(o origin, place core.Place, admin bool) *bot.Request {
 	return &bot.Request{
 		Place: place,
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID: strconv.FormatInt(o.from.ID, 10), Name: displayName(o.from),
 			ManagesDrops: admin, ManagesRoles: admin,

@@ -299,3 +299,14 @@ func (c *ctxClient) Do(req *http.Request) (*http.Response, error) {
 	}
 	return nil, errors.New(strings.ReplaceAll(err.Error(), c.token, "[token]"))
 }
+
+// capabilities are what Telegram can do: a gate is the group, entered by
+// a join request; personal replies go to the private chat.
+var capabilities = bot.Capabilities{
+	GroupGates:     true,
+	PrivateReplies: true,
+	AttachHint:     "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it",
+}
+
+// Capabilities returns what Telegram can do.
+func (a *Adapter) Capabilities() bot.Capabilities { return capabilities }

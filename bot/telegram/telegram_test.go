@@ -281,17 +281,17 @@ func TestAdapter_NewRequest(t *testing.T) {
 		want bot.Request
 	}{
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
 				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
-			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
 		{"AnonymousAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: groupAnonymousBotID, FirstName: "Group", UserName: "GroupAnonymousBot", IsBot: true}, anonymous: true},
-			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: strconv.FormatInt(group.ID, 10), Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true}}},
 		{"Private", origin{chat: &tgbotapi.Chat{ID: alice.ID, Type: "private"}, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: "1001", Name: "alice"}, Chat: bot.Chat{Private: true, Channel: "1001"},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: "1001", Name: "alice"}, Chat: bot.Chat{Private: true, Channel: "1001"}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice"}}},
 	}
 	for _, tt := range tests {
