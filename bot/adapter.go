@@ -1,5 +1,11 @@
 package bot
 
+import (
+	"context"
+
+	"github.com/poapbot/poapbot/core"
+)
+
 // Capabilities are what a platform's chats can do, as its adapter declares
 // them; the adapter puts them on each request (Request.Caps). The commands
 // read them where platforms differ, so that the bot names no platform: a
@@ -24,6 +30,74 @@ type Capabilities struct {
 	// Rehearsal: the adapter is the console of a rehearsal, where the
 	// Console commands are offered.
 	Rehearsal bool
-	// AttachHint says, for /help, how files go with a command.
-	AttachHint string
+	// FilesHint says, for /help, how files go with a command.
+	FilesHint string
+}
+
+// Adapter is one chat platform's connection, as the services and the Bot
+// see it. It is built without the Bot: it connects, and declares what the
+// platform can do and the parts the core's services act through; the
+// services and the Bot are built over those (see Adapters), and Run then
+// serves the Bot's commands on the platform. A new platform is one
+// package that implements it, and one line where the program lists its
+// adapters.
+type Adapter interface {
+	// Platform is the platform the adapter connects.
+	Platform() core.Platform
+	// Capabilities say what the platform's chats can do; the adapter
+	// puts them on each request.
+	Capabilities() Capabilities
+	// GateActions do the platform's part in gating: give and take a role
+	// or admission to a group, and tell members and moderators.
+	GateActions() core.GateActions
+	// MediaOpener opens the files members attach, for Moments; when it is
+	// also a core.MomentAnnouncer, it tells a place how a resumed post
+	// ended.
+	MediaOpener() core.MediaOpener
+	// PostEditor keeps the posts the adapter published up to date.
+	PostEditor
+	// Run serves b's commands until ctx is done.
+	Run(ctx context.Context, b *Bot) error
+}
+
+// PostEditor keeps published posts (Reply.Post) up to date, for
+// Bot.PostUpdates and Bot.Notices.
+type PostEditor interface {
+	// EditPost brings the post to p.
+	EditPost(ctx context.Context, ref PostRef, p Post) error
+	// Notify posts a notice in the channel of the post.
+	Notify(ctx context.Context, ref PostRef, text string) error
+}
+
+// Adapters are the adapters a process runs, one per platform.
+type Adapters []Adapter
+
+// GateActions returns the adapters' parts in gating, by platform, for
+// core.GateServiceDeps.
+func (as Adapters) GateActions() map[core.Platform]core.GateActions {
+	m := make(map[core.Platform]core.GateActions, len(as))
+	for _, a := range as {
+		m[a.Platform()] = a.GateActions()
+	}
+	return m
+}
+
+// MediaOpeners returns the adapters' openers of files, by platform, for
+// core.MomentServiceDeps.
+func (as Adapters) MediaOpeners() map[core.Platform]core.MediaOpener {
+	m := make(map[core.Platform]core.MediaOpener, len(as))
+	for _, a := range as {
+		m[a.Platform()] = a.MediaOpener()
+	}
+	return m
+}
+
+// Editor returns the editor of the platform's posts, or nil.
+func (as Adapters) Editor(p core.Platform) PostEditor {
+	for _, a := range as {
+		if a.Platform() == p {
+			return a
+		}
+	}
+	return nil
 }

@@ -136,8 +136,16 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 // member never loses a half-done step; Wait lets the process wait for it.
 // A Long command (a Moment's upload, minutes long) is the exception: a
 // shutdown stops it, and what it leaves is taken up by the next process
-// (core.MomentService.Resume), so that a stop does not wait for it.
+// (core.MomentService.Resume), so that a stop does not wait for it. A
+// /claim from a private chat where the adapter lets the member act for a
+// place (Request.ActFor) claims in the one place that hands the drop out
+// (see claimFrom).
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
+	if req.ActFor != nil && req.Command == "claim" {
+		if reply, ok := b.claimFrom(ctx, req); ok {
+			return reply
+		}
+	}
 	cleanNames(req)
 	b.inflight.Add(1)
 	defer b.inflight.Done()

@@ -253,12 +253,17 @@ type Request struct {
 	// a Telegram message's photo, video, animation or document, an album's
 	// items, or those of the message replied to; the console's media:
 	// paths). Adapters fill it; the handler opens them through the opener
-	// the adapter attached to the Moments service.
+	// the adapter gives the Moments service (Adapter.MediaOpener).
 	Media []Media
 	// Key is the platform's id of the event that carried the command
 	// (a Discord interaction, a Telegram message or album), the same when
 	// the platform delivers it again; empty when there is none.
 	Key string
+	// ActFor, when the adapter sets it on a request from a private chat,
+	// lets the caller act for a place of the platform from there: a
+	// /claim of a drop handed out in one place they belong to claims it
+	// there (Telegram's groups, whose claim messages are public).
+	ActFor ActFor
 	// Progress, when the adapter sets it, shows an interim reply of a Long
 	// command in place of the previous one (Discord edits the deferred
 	// response, Telegram its reply message); the final reply replaces the

@@ -34,7 +34,7 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
 		}
 		if c.TakesFiles() {
-			s.WriteString("    " + req.Caps.AttachHint + "\n")
+			s.WriteString("    " + req.Caps.FilesHint + "\n")
 		}
 	}
 	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil

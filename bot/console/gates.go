@@ -21,8 +21,8 @@ type Roles struct {
 
 var _ core.GateActions = (*Roles)(nil)
 
-// Gates returns the console's roles, the actions of its gates.
-func (c *Console) Gates() *Roles { return c.roles }
+// GateActions returns the console's roles, the actions of its gates.
+func (c *Console) GateActions() core.GateActions { return c.roles }
 
 // Members returns the members who have role, sorted.
 func (r *Roles) Members(role string) []string {

@@ -92,15 +92,17 @@ type Options struct {
 	// Long commands have as many slots again, of their own.
 	MaxCommands int
 	// Gates, when set, is told of every member who joins a server of
-	// this shard (GUILD_MEMBER_ADD), so that gating gives them their roles;
-	// nil when nothing is gated.
+	// this shard (GUILD_MEMBER_ADD) instead of the bot Run serves, which
+	// gives them their roles (tests record the joins).
 	Gates MemberJoins
 }
 
-// commandTable is what the adapter needs of the bot: its commands, and
-// the calls that run them and record posts. *bot.Bot is the one New takes;
-// tests wrap it to add commands of their own.
+// commandTable is what the adapter needs of the bot: its commands, the
+// calls that run them and record posts, and the members who join.
+// *bot.Bot is the one Run takes; tests wrap it to add commands of their
+// own.
 type commandTable interface {
+	MemberJoins
 	Commands() []*bot.Command
 	Command(name string) *bot.Command
 	Handle(ctx context.Context, req *bot.Request) bot.Reply
@@ -133,26 +135,23 @@ type Adapter struct {
 	shardCount int
 	members    *memberCache
 	gates      *gates
-	joins      *joinQueue // nil without Options.Gates
+	joins      *joinQueue // Options.Gates', or the bot's once served
 
-	ran   atomic.Bool
-	ready chan struct{}
+	served atomic.Bool
+	ran    atomic.Bool
+	ready  chan struct{}
 
 	mu       sync.Mutex
 	stopped  bool           // Run is closing or closed
 	inflight sync.WaitGroup // interactions being answered
 }
 
-// New checks the options, renders the command table and prepares the
-// session; Run connects. It fails on a missing token, a malformed
-// APIURL, bad shard numbers, AckAfter over 2 s, or a command table Discord
-// would refuse.
-func New(b *bot.Bot, opts Options) (*Adapter, error) {
-	return newAdapter(b, opts)
-}
+var _ bot.Adapter = (*Adapter)(nil)
 
-// newAdapter is New for any command table.
-func newAdapter(b commandTable, opts Options) (*Adapter, error) {
+// New checks the options and prepares the session; Run connects and
+// serves a bot. It fails on a missing token, a malformed APIURL, bad shard
+// numbers or AckAfter over 2 s.
+func New(opts Options) (*Adapter, error) {
 	if opts.Token.IsZero() {
 		return nil, errors.New("discord: the bot token is empty")
 	}
@@ -171,10 +170,6 @@ func newAdapter(b commandTable, opts Options) (*Adapter, error) {
 	if opts.MaxCommands <= 0 {
 		opts.MaxCommands = commandsPerCPU * runtime.GOMAXPROCS(0)
 	}
-	cmds, err := renderCommands(b.Commands())
-	if err != nil {
-		return nil, err
-	}
 	origin, err := parseOrigin(opts.APIURL)
 	if err != nil {
 		return nil, err
@@ -184,9 +179,9 @@ func newAdapter(b commandTable, opts Options) (*Adapter, error) {
 		return nil, err
 	}
 	a := &Adapter{
-		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
+		log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
 		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands), longs: newLimiter(opts.MaxCommands),
-		now: time.Now, commands: cmds, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
+		now: time.Now, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -241,13 +236,42 @@ func (a *Adapter) Commands() []*discordgo.ApplicationCommand { return a.commands
 // Ready is closed once Run is connected and has registered the commands.
 func (a *Adapter) Ready() <-chan struct{} { return a.ready }
 
-// Run connects to the gateway, registers the commands (shard 0 only, with
-// one bulk overwrite) and answers interactions until ctx is done. It then
-// closes the connection, waits for the answers in flight (each bounded by
-// the bot's command timeout and the REST timeout) and returns nil. It
-// returns an error when the connection or the registration fails, or when
+// Platform returns core.Discord.
+func (a *Adapter) Platform() core.Platform { return core.Discord }
+
+// Run serves b: it connects to the gateway, registers b's commands (shard
+// 0 only, with one bulk overwrite) and answers interactions until ctx is
+// done. It then closes the connection, waits for the answers in flight
+// (each bounded by the bot's command timeout and the REST timeout) and
+// returns nil. It returns an error when b's command table is one Discord
+// would refuse, when the connection or the registration fails, or when
 // called twice.
-func (a *Adapter) Run(ctx context.Context) error {
+func (a *Adapter) Run(ctx context.Context, b *bot.Bot) error {
+	if err := a.serve(b); err != nil {
+		return err
+	}
+	return a.connect(ctx)
+}
+
+// serve makes t the command table the adapter answers with: it renders its
+// commands, and hands it the members who join unless Options.Gates is set.
+func (a *Adapter) serve(t commandTable) error {
+	if a.served.Swap(true) {
+		return errors.New("discord: Run called twice")
+	}
+	cmds, err := renderCommands(t.Commands())
+	if err != nil {
+		return err
+	}
+	a.bot, a.commands = t, cmds
+	if a.joins == nil {
+		a.joins = newJoinQueue(t, a.log)
+	}
+	return nil
+}
+
+// connect connects and answers with the command table served.
+func (a *Adapter) connect(ctx context.Context) error {
 	if a.ran.Swap(true) {
 		return errors.New("discord: Run called twice")
 	}
@@ -397,7 +421,7 @@ func (a *Adapter) stopping() bool {
 var capabilities = bot.Capabilities{
 	RoleMentions: true,
 	EveryoneRole: true,
-	AttachHint:   "media, media2 … media5: the photos or videos, attached to the command",
+	FilesHint:    "media, media2 … media5: the photos or videos, attached to the command",
 }
 
 // Capabilities returns what Discord can do.

@@ -79,9 +79,9 @@ type momentActions struct {
 
 var _ core.MomentAnnouncer = momentActions{}
 
-// Moments returns the adapter's part in Moments, for
-// MomentService.Attach: Media's opener, and AnnounceMoment.
-func (a *Adapter) Moments() core.MediaOpener { return momentActions{MediaOpener: a.media, a: a} }
+// MediaOpener returns the adapter's part in Moments: the opener of
+// attachments, and AnnounceMoment. It works whether Run runs or not.
+func (a *Adapter) MediaOpener() core.MediaOpener { return momentActions{MediaOpener: a.media, a: a} }
 
 // AnnounceMoment posts how a post that a restart interrupted ended, in the
 // channel it was posted in, mentioning (and pinging) its member: their

@@ -155,11 +155,6 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	case !o.private() && a.bot.MayCarrySecret(text, a.username):
 		a.secretInGroup(ctx, o, in.messageID, text)
 		return
-	case o.private() && o.command == "claim":
-		if reply, ok := a.privateClaim(ctx, o, text); ok {
-			a.send(ctx, o, reply)
-			return
-		}
 	}
 	cmd, _, err := a.bot.ParseLine(text, a.username)
 	if errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
@@ -167,6 +162,9 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	}
 	req := a.newRequest(ctx, o)
 	req.Key = in.key
+	if o.private() {
+		req.ActFor = a.actFor(o)
+	}
 	if cmd != nil && cmd.TakesFiles() {
 		req.Media = in.media
 	}

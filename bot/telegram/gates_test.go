@@ -34,7 +34,7 @@ func gateEnv(t *testing.T, rights telegramtest.BotRights) (*env, *Gates) {
 	e.tg.SetChat(group.ID, group.Type, group.Title)
 	e.tg.SetChat(channelID, "channel", "News")
 	e.tg.SetBotRights(group.ID, rights)
-	return e, e.a.Gates()
+	return e, &Gates{a: e.a}
 }
 
 func TestGates_Prepare(t *testing.T) {

@@ -55,6 +55,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -120,13 +121,9 @@ type Options struct {
 	// Observer is told of the queue, the inbox, 429s and reply times,
 	// for metrics; nil tells no one.
 	Observer Observer
-	// Drops finds the groups that hand a drop out, for /claim <drop> in
-	// the private chat; nil is the bot itself (Bot.DropPlaces), which
-	// tests replace.
-	Drops DropPlacer
 	// JoinRequests is told of requests to join the groups the bot
-	// administers, for gating; nil leaves them to the groups'
-	// administrators.
+	// administers, for gating; nil is the bot Run serves, which tests
+	// replace.
 	JoinRequests JoinRequests
 	// AlbumWait is how long the items of an album are collected after the
 	// last one arrived before its command runs (album.go). Default
@@ -138,15 +135,10 @@ type Options struct {
 // items of an album within moments of each other.
 const DefaultAlbumWait = time.Second
 
-// DropPlacer lists the places where a drop is handed out; *bot.Bot
-// satisfies it.
-type DropPlacer interface {
-	DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error)
-}
-
 // commandTable is what the adapter asks of the bot: *bot.Bot. Tests put a
 // table with a command of their own in its place.
 type commandTable interface {
+	JoinRequests
 	Commands() []*bot.Command
 	ParseLine(line, botName string) (*bot.Command, map[string]string, error)
 	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
@@ -175,6 +167,7 @@ type Adapter struct {
 	inbox     core.Inbox
 	nudge     chan struct{} // an update was stored here
 	clock     inboxClock    // the inbox reader's; nil is the wall clock
+	served    atomic.Bool   // Run was called
 
 	mu       sync.Mutex
 	running  bool
@@ -183,18 +176,18 @@ type Adapter struct {
 	inflight sync.WaitGroup
 }
 
-// New checks the token with getMe and returns the adapter. A refused token
-// is ErrTokenRefused; an unreachable or non-Telegram TELEGRAM_API_URL is
-// an error naming it. No error carries the token.
-func New(b *bot.Bot, opts Options) (*Adapter, error) {
+var _ bot.Adapter = (*Adapter)(nil)
+
+// New checks the token with getMe and returns the adapter; Run serves a
+// bot on it. A refused token is ErrTokenRefused; an unreachable or
+// non-Telegram TELEGRAM_API_URL is an error naming it. No error carries
+// the token.
+func New(opts Options) (*Adapter, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
-	if opts.Drops == nil {
-		opts.Drops = b
-	}
 	a := &Adapter{
-		bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(),
+		opts: opts, log: opts.Logger, admins: newAdminCache(),
 		slots: make(chan struct{}, maxConcurrent), longSlots: make(chan struct{}, maxLong),
 		albums: &albums{pending: map[albumKey]*pendingAlbum{}},
 		flood:  newFlood(opts.Limits, opts.QueueWait, opts.Observer, opts.Logger),
@@ -305,8 +298,21 @@ func (c *ctxClient) Do(req *http.Request) (*http.Response, error) {
 var capabilities = bot.Capabilities{
 	GroupGates:     true,
 	PrivateReplies: true,
-	AttachHint:     "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it",
+	FilesHint:      "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it",
 }
 
 // Capabilities returns what Telegram can do.
 func (a *Adapter) Capabilities() bot.Capabilities { return capabilities }
+
+// Platform returns core.Telegram.
+func (a *Adapter) Platform() core.Platform { return core.Telegram }
+
+// serve makes t the command table the adapter answers with, and the
+// handler of join requests unless Options name one. It is called once,
+// before Run receives anything.
+func (a *Adapter) serve(t commandTable) {
+	a.bot = t
+	if a.opts.JoinRequests == nil {
+		a.opts.JoinRequests = t
+	}
+}

@@ -14,16 +14,14 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/core/coretest"
 )
 
 func TestNew(t *testing.T) {
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: stubIssuer{}})), bot.Options{})
 
 	t.Run("OK", func(t *testing.T) {
-		a, err := New(b, Options{Token: core.Secret(tg.Token), APIURL: tg.URL() + "/"})
+		a, err := New(Options{Token: core.Secret(tg.Token), APIURL: tg.URL() + "/"})
 		if err != nil {
 			t.Fatalf("New() = %v", err)
 		}
@@ -33,7 +31,7 @@ func TestNew(t *testing.T) {
 	})
 	t.Run("ErrTokenRefused", func(t *testing.T) {
 		const wrong = "999:wrong-secret-token"
-		_, err := New(b, Options{Token: wrong, APIURL: tg.URL()})
+		_, err := New(Options{Token: wrong, APIURL: tg.URL()})
 		if !errors.Is(err, ErrTokenRefused) {
 			t.Fatalf("New(wrong token) = %v, want ErrTokenRefused", err)
 		}
@@ -44,13 +42,13 @@ func TestNew(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		dead := httptest.NewServer(nil)
 		dead.Close()
-		_, err := New(b, Options{Token: core.Secret(tg.Token), APIURL: dead.URL})
+		_, err := New(Options{Token: core.Secret(tg.Token), APIURL: dead.URL})
 		if err == nil || !strings.Contains(err.Error(), "TELEGRAM_API_URL") || strings.Contains(err.Error(), tg.Token) {
 			t.Errorf("New(unreachable) = %v, want an error naming TELEGRAM_API_URL without the token", err)
 		}
 	})
 	t.Run("EmptyToken", func(t *testing.T) {
-		if _, err := New(b, Options{APIURL: tg.URL()}); err == nil || !strings.Contains(err.Error(), "TELEGRAM_TOKEN") {
+		if _, err := New(Options{APIURL: tg.URL()}); err == nil || !strings.Contains(err.Error(), "TELEGRAM_TOKEN") {
 			t.Errorf("New(no token) = %v, want an error naming TELEGRAM_TOKEN", err)
 		}
 	})
