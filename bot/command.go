@@ -1,7 +1,19 @@
-// Package bot holds what every chat adapter shares: the command table
-// (declared once, rendered by each adapter), the request a platform event
-// becomes, the platform-neutral reply, and the one place where errors become
-// the words a member reads.
+// Package bot is the chat layer over the core's services, the same on
+// every platform: the command table (declared once, rendered by each
+// adapter), the request a platform event becomes and the platform-neutral
+// reply, who may run what, the one place where errors become the words a
+// member reads, and the chat's own policies (where a /claim typed in a
+// private chat is claimed, what a post says as its drop runs low).
+//
+// Each chat platform is an Adapter. It is built without the Bot and
+// declares its platform, what its chats can do (Capabilities: gates as
+// roles or as groups, role mentions, where personal replies go, a
+// rehearsal's console) and the parts the core's services act through
+// (gate actions, a media opener, editing its posts); the program builds
+// the services over those parts and the Bot over the services, and hands
+// the Bot to each adapter's Run. Where platforms differ, the commands read
+// the capabilities a request carries, never a platform's name, so a new
+// platform is a new adapter and nothing here.
 package bot
 
 import (

@@ -286,9 +286,9 @@ func gateText(req *Request, err error) (string, bool) {
 		}
 		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req)) + ".", true
 	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":
-		return "On Telegram a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
+		return "On " + req.Place.Platform.Title() + " a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
 	case errors.Is(err, core.ErrNotGroup):
-		return "On Telegram a gate is a group: run " + codeSpan("/gate add <drops> [mode]") + " in the group you want to gate.", true
+		return "On " + req.Place.Platform.Title() + " a gate is a group: run " + codeSpan("/gate add <drops> [mode]") + " in the group you want to gate.", true
 	case errors.Is(err, core.ErrSyncRunning):
 		return "A sync of this place is running right now. Its result shows in " + codeSpan("/gate list") + "; try again in a minute.", true
 	}

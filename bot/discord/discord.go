@@ -1,21 +1,22 @@
-// Package discord is the Discord adapter: it registers the bot's command
-// table as slash commands, turns interactions into bot requests and the
-// bot's replies into interaction responses, acknowledging every interaction
-// within Discord's three seconds.
+// Package discord is the Discord adapter. It owns the connection to
+// Discord (the gateway session, sharded, and the REST client): it
+// registers the bot's command table as slash commands, turns interactions
+// into bot requests and the bot's replies into interaction responses, and
+// acknowledges every interaction within Discord's three seconds. Long
+// commands (a Moment's upload) are deferred at once, publicly, and show
+// their progress by editing the deferred response.
+//
+// It also does Discord's part in the core's services: gating by roles
+// (GateActions gives and takes roles and tells members and moderators;
+// the members who join a server are handed to gating; members' roles are
+// kept in a bounded cache fed by the gateway's member events, never by
+// listing a server's members), the attachments of a command opened from
+// Discord's CDN for Moments (MediaOpener), and its posts kept up to date
+// (EditPost, Notify).
 //
 // The session asks for the Guilds and GuildMembers intents. GuildMembers is
 // privileged: enable "Server Members Intent" for the bot in the Discord
 // developer portal, or Discord refuses the connection (close code 4014).
-//
-// Long commands (a Moment's upload) are deferred at once, publicly, and
-// show their progress by editing the deferred response (see answerLong);
-// the files attached to a command's attachment options reach the bot as
-// Request.Media, and Media opens them by their attachment URL.
-//
-// For role gating, Gates gives and takes roles and tells members and
-// moderators; the members who join are handed to Options.Gates, and the
-// members' roles are kept in a bounded cache fed by the gateway's member
-// events, never by listing a server's members.
 package discord
 
 import (

@@ -1,37 +1,38 @@
-// Package telegram is the Telegram adapter: it turns Bot API updates into
-// bot requests and bot replies into Telegram messages, nothing more.
+// Package telegram is the Telegram adapter. It owns the connection to the
+// Bot API and its limits: it turns updates into bot requests and the bot's
+// replies into Telegram messages.
 //
 // Updates arrive by long polling (getUpdates) or, when a webhook URL is
 // configured, through WebhookHandler, which the web server mounts; either
 // way each is stored in the inbox before Telegram is told it arrived, and
-// handled from there (inbox.go): at most maxConcurrent at once, one
-// member's in order, each within Options.UpdateTimeout and its replies'
-// wait for their turn under Telegram's flood limits (flood.go). A long
-// command (bot.Command.Long, a Moment's upload) runs apart, bounded by its
-// own Timeout, and shows its progress by editing one reply (long.go).
+// handled from there: at most maxConcurrent at once, one member's in
+// order, each within Options.UpdateTimeout and its replies' wait for their
+// turn under Telegram's flood limits. A long command (bot.Command.Long, a
+// Moment's upload) runs apart, bounded by its own Timeout, and shows its
+// progress by editing one reply.
 //
 // A command may be the caption of a photo, video, animation or document,
-// or of an album, whose items are collected first (album.go); a command
-// that takes files gets them in Request.Media, also those of the message a
-// text command replies to (dispatch.go). Adapter.Media opens them by
-// file_id from TELEGRAM_API_URL, streaming (files.go).
+// or of an album, whose items are collected first; a command that takes
+// files gets them in Request.Media, also those of the message a text
+// command replies to, and MediaOpener opens them by file_id from
+// TELEGRAM_API_URL, streaming.
 //
 // Personal replies always go to the member's private chat; a member who
 // never opened it is told so in the group, with the t.me deep link that
-// opens it. A /drop add typed in a group carries
-// the drop's edit code: the adapter deletes it at once and answers in the
-// private chat (dropadd.go). A /claim <drop> typed in the private chat
-// claims for the one group of the member's that hands the drop out
-// (claim.go). In a group, the group is the member's one Request.Roles
-// entry, so a drop whose required_role is its group's chat id is claimable
-// there; a required_role naming another chat is not checked yet and is
-// refused as a missing role.
+// opens it. A /drop add typed in a group carries the drop's edit code: the
+// adapter deletes it at once and answers in the private chat. In the
+// private chat, the adapter answers for the bot whether the member
+// belongs to a group (getChatMember, Request.ActFor), so that a /claim
+// <drop> typed there claims in the one group of theirs that hands the drop
+// out. In a group, the group is the member's one Request.Roles entry, so a
+// drop whose required_role is its group's chat id is claimable there; a
+// required_role naming another chat is not checked yet and is refused as a
+// missing role.
 //
-// Gating (gates.go) gates a group through its join requests: Adapter.Gates
-// creates the gate's join-request invite link, approves, declines and
-// removes (ban, then unban) members; the chat_join_request updates go,
-// like every update, through the inbox to
-// Options.JoinRequests.
+// Its part in gating is a group's admission (GateActions): it creates the
+// gate's join-request invite link, approves, declines and removes (ban,
+// then unban) members; the chat_join_request updates go, like every
+// update, through the inbox to gating.
 //
 // The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
 // it one anyway: every call goes through an HTTP client bound to the
