@@ -101,8 +101,7 @@ type Main struct {
 
 	sandboxSrv *http.Server
 	started    chan struct{}
-	adapters   []adapter
-	editors    map[core.Platform]postEditor
+	adapters   bot.Adapters
 	drops      *core.DropService
 	gates      *core.GateService
 	moments    *core.MomentService
@@ -178,6 +177,9 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.openAdapters(); err != nil {
+		return err
+	}
 	services := m.services(client)
 	m.drops, m.gates, m.moments = services.Drops, services.Gates, services.Moments
 	opts := bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
@@ -190,11 +192,11 @@ func (m *Main) open(ctx context.Context) error {
 	if m.Config.PublicURL != "" {
 		m.Web.HandleVerification(services.Wallets, web.VerificationOptions{PublicURL: m.Config.PublicURL, BotName: botName})
 	}
-	return m.openAdapters()
+	return nil
 }
 
-// services builds the core's services over the database and the issuing
-// service. A missing dependency is a wiring mistake of this function, so
+// services builds the core's services over the database, the issuing
+// service and the adapters' parts in gating and Moments. A missing dependency is a wiring mistake of this function, so
 // it panics rather than start a bot that would fail members later.
 func (m *Main) services(client *poap.Client) bot.Services {
 	// One read of a wallet serves /poaps, /why and the gates' reaction to
@@ -203,7 +205,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	gates, err := core.NewGateService(core.GateServiceDeps{
 		Members: m.DB, Gates: m.DB, Issuer: holdings, Locks: m.DB, Audit: m.DB,
-		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
+		Check: client, Actions: m.adapters.GateActions(), Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
 	contracts, err := m.contractWallets()
@@ -220,7 +222,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	drops, err := core.NewDropService(m.dropDeps(client, gates, holdings))
 	must(err)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
-		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
+		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB, Media: m.adapters.MediaOpeners(),
 		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
