@@ -154,8 +154,16 @@ func (b *Bot) Command(name string) *Command { return b.byName[name] }
 // member never loses a half-done step; Wait lets the process wait for it.
 // A Long command (a Moment's upload, minutes long) is the exception: a
 // shutdown stops it, and what it leaves is taken up by the next process
-// (core.MomentService.Resume), so that a stop does not wait for it.
+// (core.MomentService.Resume), so that a stop does not wait for it. A
+// /claim from a private chat where the adapter lets the member act for a
+// place (Request.ActFor) claims in the one place that hands the drop out
+// (see claimFrom).
 func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
+	if req.ActFor != nil && req.Command == "claim" {
+		if reply, ok := b.claimFrom(ctx, req); ok {
+			return reply
+		}
+	}
 	cleanNames(req)
 	b.inflight.Add(1)
 	defer b.inflight.Done()
@@ -170,9 +178,9 @@ func (b *Bot) Handle(ctx context.Context, req *Request) Reply {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The issuing service's budget is shared out member by member.
-	ctx = core.WithRequester(ctx, core.MemberRequester(req.Platform, req.Caller.ExternalID))
+	ctx = core.WithRequester(ctx, core.MemberRequester(req.Place.Platform, req.Caller.ExternalID))
 
-	if cmd == nil || (cmd.Console && req.Platform != core.Console) {
+	if cmd == nil || (cmd.Console && !req.Caps.Rehearsal) {
 		return b.finish(req, Reply{}, ErrUnknownCommand)
 	}
 	if req.Caller.Anonymous && !cmd.AnswerInGroup {
@@ -246,7 +254,7 @@ func (b *Bot) finish(req *Request, reply Reply, err error) Reply {
 		reply.Personal = false
 	}
 	if b.observer != nil {
-		b.observer.ObserveCommand(string(req.Platform), metricName(b, req.Command), outcome)
+		b.observer.ObserveCommand(string(req.Place.Platform), metricName(b, req.Command), outcome)
 	}
 	return reply
 }

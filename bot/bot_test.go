@@ -55,7 +55,7 @@ var ignoreAction = cmpopts.IgnoreFields(Button{}, "Action")
 
 func runLine(t *testing.T, b *Bot, line string) Reply {
 	t.Helper()
-	req := &Request{Platform: core.Console, Place: Place{ExternalID: "console"}, Caller: Caller{ExternalID: "alice", Name: "alice"}}
+	req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "console"}, Caller: Caller{ExternalID: "alice", Name: "alice"}}
 	reply, ok := b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)
@@ -143,7 +143,7 @@ func TestBot_Handle_Forbidden(t *testing.T) {
 		called = true
 		return Reply{}, nil
 	}})
-	r := b.Handle(context.Background(), &Request{Platform: core.Console, Command: "secret", Caller: Caller{ExternalID: "bob"}})
+	r := b.Handle(context.Background(), &Request{Place: core.Place{Platform: core.Console}, Command: "secret", Caller: Caller{ExternalID: "bob"}})
 	if called || !strings.Contains(r.Text, "Only moderators") {
 		t.Errorf("Handle(non-moderator) = %q, called %v; want a refusal without running it", r.Text, called)
 	}

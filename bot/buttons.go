@@ -30,10 +30,10 @@ func (b *Bot) seal(ctx context.Context, req *Request, r Reply) Reply {
 	if req.Caller.Anonymous {
 		member = ""
 	}
-	r.Buttons = b.sealButtons(ctx, req.Platform, place, member, r.Buttons, replyButtonTTL)
+	r.Buttons = b.sealButtons(ctx, req.Place.Platform, place, member, r.Buttons, replyButtonTTL)
 	if r.Post != nil {
 		p := *r.Post
-		p.Buttons = b.sealButtons(ctx, req.Platform, req.Place.ExternalID, "", p.Buttons, 0)
+		p.Buttons = b.sealButtons(ctx, req.Place.Platform, req.Place.ExternalID, "", p.Buttons, 0)
 		r.Post = &p
 	}
 	return r
@@ -155,7 +155,7 @@ var ErrOldButton = errors.New("button from before actions were stored")
 
 // presser is who pressed, and where, in the core's terms.
 func presser(req *Request) core.Presser {
-	return core.Presser{Platform: req.Platform, Place: req.Place.ExternalID, Member: req.Caller.ExternalID}
+	return core.Presser{Platform: req.Place.Platform, Place: req.Place.ExternalID, Member: req.Caller.ExternalID}
 }
 
 // buttonText words the refusals of a press or a link.

@@ -14,7 +14,7 @@ import (
 // in runs line as who in place, with the rights mod gives.
 func (e *dropEnv) in(t *testing.T, place, who string, mod bool, line string) (*Request, Reply) {
 	t.Helper()
-	req := &Request{Platform: core.Console, Place: Place{ExternalID: place, Name: place}, Caller: Caller{ExternalID: who, Name: who, ManagesDrops: mod}}
+	req := &Request{Place: core.Place{Platform: core.Console, ExternalID: place, Name: place}, Caller: Caller{ExternalID: who, Name: who, ManagesDrops: mod}}
 	reply, ok := e.b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)
@@ -31,7 +31,7 @@ func (e *dropEnv) press(t *testing.T, place, who string, r Reply, label string) 
 	}
 	for _, b := range buttons {
 		if b.Label == label {
-			req := &Request{Platform: core.Console, Place: Place{ExternalID: place}, Caller: Caller{ExternalID: who, Name: who}}
+			req := &Request{Place: core.Place{Platform: core.Console, ExternalID: place}, Caller: Caller{ExternalID: who, Name: who}}
 			return e.b.Press(context.Background(), req, b.Action)
 		}
 	}
@@ -65,7 +65,7 @@ func TestBot_Press(t *testing.T) {
 			"ALine":      {"guild", "forget"},
 			"NeverMade":  {"guild", strings.Repeat("A", core.ButtonIDLen)},
 		} {
-			req := &Request{Platform: core.Console, Place: Place{ExternalID: tt.place}, Caller: Caller{ExternalID: "alice"}}
+			req := &Request{Place: core.Place{Platform: core.Console, ExternalID: tt.place}, Caller: Caller{ExternalID: "alice"}}
 			r, refused := e.b.Press(context.Background(), req, tt.id)
 			if !refused || !strings.Contains(r.Text, "I did not make this button") {
 				t.Errorf("%s: Press(%q) = %q, refused %v; want a refusal", name, tt.id, r.Text, refused)
@@ -85,7 +85,7 @@ func TestBot_FollowLink(t *testing.T) {
 	}
 	claim := dist.Post.Buttons[0].Action
 	member := func(who string) *Request {
-		return &Request{Platform: core.Console, Place: Place{ExternalID: "guild"}, Caller: Caller{ExternalID: who, Name: who}}
+		return &Request{Place: core.Place{Platform: core.Console, ExternalID: "guild"}, Caller: Caller{ExternalID: who, Name: who}}
 	}
 	place, err := e.b.LinkPlace(t.Context(), core.Console, claim)
 	if err != nil || place != "guild" {
@@ -121,7 +121,7 @@ func TestBot_Anonymous(t *testing.T) {
 	e := newDropEnv(t, coretest.NewMemStore())
 	anon := func(line string) Reply {
 		t.Helper()
-		req := &Request{Platform: core.Console, Place: Place{ExternalID: "guild"},
+		req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "guild"},
 			Caller: Caller{ExternalID: "guild", Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true}}
 		reply, _ := e.b.HandleLine(context.Background(), req, line, "")
 		if reply.Personal {

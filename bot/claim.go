@@ -17,8 +17,8 @@ func (b *Bot) claimCommand() *Command {
 		// that claims the drop.
 		Linkable: true,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
-			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},
+			{Name: "drop", Type: IntegerOption, Description: "the drop's id (not needed when one drop is open here)"},
+			{Name: "codeword", Type: TextOption, MaxLen: MaxCodeword, Description: "the drop's codeword, when it has one"},
 		},
 		Handler: b.claim,
 	}
@@ -34,7 +34,7 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	opts := core.ClaimOptions{EventID: id, Codeword: req.Text("codeword"), MemberRoles: req.Roles}
-	res, err := b.drops.Claim(ctx, member(req), place(req), opts)
+	res, err := b.drops.Claim(ctx, member(req), req.Place, opts)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -132,7 +132,7 @@ func TestBot_Claim_LowStock(t *testing.T) {
 func TestBot_Claim_Options(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBot(stubIssuer{})
-	req := &Request{Platform: core.Console, Place: Place{ExternalID: "guild"}, Caller: Caller{ExternalID: "alice"}}
+	req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "guild"}, Caller: Caller{ExternalID: "alice"}}
 	r, _ := b.HandleLine(context.Background(), req, "/claim -3", "")
 	wantText(t, r, "The option `drop` must be a drop id")
 	r, _ = b.HandleLine(context.Background(), req, "/claim x", "")

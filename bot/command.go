@@ -1,7 +1,19 @@
-// Package bot holds what every chat adapter shares: the command table
-// (declared once, rendered by each adapter), the request a platform event
-// becomes, the platform-neutral reply, and the one place where errors become
-// the words a member reads.
+// Package bot is the chat layer over the core's services, the same on
+// every platform: the command table (declared once, rendered by each
+// adapter), the request a platform event becomes and the platform-neutral
+// reply, who may run what, the one place where errors become the words a
+// member reads, and the chat's own policies (where a /claim typed in a
+// private chat is claimed, what a post says as its drop runs low).
+//
+// Each chat platform is an Adapter. It is built without the Bot and
+// declares its platform, what its chats can do (Capabilities: gates as
+// roles or as groups, role mentions, where personal replies go, a
+// rehearsal's console) and the parts the core's services act through
+// (gate actions, a media opener, editing its posts); the program builds
+// the services over those parts and the Bot over the services, and hands
+// the Bot to each adapter's Run. Where platforms differ, the commands read
+// the capabilities a request carries, never a platform's name, so a new
+// platform is a new adapter and nothing here.
 package bot
 
 import (
@@ -20,34 +32,35 @@ type OptionType int
 // The option types. Adapters map them to their platform's types: Discord
 // slash-command option types, positional words on Telegram and the console.
 const (
-	String OptionType = iota
-	Integer
-	Boolean
-	Member
-	Role
-	Channel
-	Attachment
-	// DateTime is a date and time as members type it: 2026-12-01 18:00
-	// (UTC), or RFC 3339 with a zone. Typed, its time may follow the date
-	// as a word of its own; platforms without a type for it take text.
-	DateTime
+	TextOption OptionType = iota
+	IntegerOption
+	BooleanOption
+	MemberOption
+	RoleOption
+	ChannelOption
+	AttachmentOption
+	// DateTimeOption is a date and time as members type it: 2026-12-01
+	// 18:00 (UTC), or RFC 3339 with a zone. Typed, its time may follow the
+	// date as a word of its own; platforms without a type for it take
+	// text.
+	DateTimeOption
 )
 
 func (t OptionType) String() string {
 	switch t {
-	case Integer:
+	case IntegerOption:
 		return "integer"
-	case Boolean:
+	case BooleanOption:
 		return "boolean"
-	case Member:
+	case MemberOption:
 		return "member"
-	case Role:
+	case RoleOption:
 		return "role"
-	case Channel:
+	case ChannelOption:
 		return "channel"
-	case Attachment:
+	case AttachmentOption:
 		return "attachment"
-	case DateTime:
+	case DateTimeOption:
 		return "date and time"
 	}
 	return "text"
@@ -95,9 +108,9 @@ func (o *Option) Limit() int {
 	switch {
 	case o.MaxLen > 0:
 		return o.MaxLen
-	case o.Type == Integer:
+	case o.Type == IntegerOption:
 		return MaxNumberLen
-	case o.Type == Member || o.Type == Role || o.Type == Channel || o.Type == Attachment:
+	case o.Type == MemberOption || o.Type == RoleOption || o.Type == ChannelOption || o.Type == AttachmentOption:
 		return MaxIDLen
 	}
 	return MaxTextLen
@@ -153,9 +166,10 @@ type Command struct {
 	// read the answer in the group. The others tell them to use their own
 	// account.
 	AnswerInGroup bool
-	// Console commands exist only on the console: Discord and Telegram
-	// do not list them, help shows them only there, and Handle answers
-	// ErrUnknownCommand for them elsewhere.
+	// Console commands exist only on a rehearsal's console
+	// (Capabilities.Rehearsal): other adapters do not list them, help
+	// shows them only there, and Handle answers ErrUnknownCommand for them
+	// elsewhere.
 	Console bool
 }
 
@@ -180,7 +194,7 @@ func (c *Command) Option(name string) *Option {
 // option): only those get the media a platform event carries.
 func (c *Command) TakesFiles() bool {
 	for _, o := range c.Options {
-		if o.Type == Attachment {
+		if o.Type == AttachmentOption {
 			return true
 		}
 	}
@@ -192,7 +206,7 @@ func (c *Command) Usage() string {
 	var b strings.Builder
 	b.WriteString("/" + c.Name)
 	for _, o := range c.Options {
-		if o.Hidden || o.Type == Attachment {
+		if o.Hidden || o.Type == AttachmentOption {
 			continue
 		}
 		if o.Required {
@@ -220,11 +234,8 @@ type Caller struct {
 	Anonymous bool
 }
 
-// Place is where a command runs: a Discord server, a Telegram chat, the
-// console.
-type Place struct {
-	ExternalID string
-	Name       string
+// Chat is the conversation within the place that a command came from.
+type Chat struct {
 	// Private is true in the bot's private chat (Telegram) or a DM.
 	Private bool
 	// Channel is the platform's id of the channel the command came from
@@ -235,9 +246,13 @@ type Place struct {
 // Request is a command invocation as the adapters hand it to the bot.
 // Options holds the raw text of every given option, by name.
 type Request struct {
-	Platform core.Platform
-	Place    Place
-	Caller   Caller
+	// Place is where the command runs: a Discord server (or a DM), a
+	// Telegram chat, the console; its Platform is the adapter's.
+	Place  core.Place
+	Chat   Chat
+	Caller Caller
+	// Caps are what the platform can do, as its adapter declares them.
+	Caps Capabilities
 	// Roles are the caller's role ids in this place (Discord), or the ids
 	// of the groups they belong to (Telegram), for drops that require
 	// one. They live here rather than in Caller so that Caller stays
@@ -250,12 +265,17 @@ type Request struct {
 	// a Telegram message's photo, video, animation or document, an album's
 	// items, or those of the message replied to; the console's media:
 	// paths). Adapters fill it; the handler opens them through the opener
-	// the adapter attached to the Moments service.
+	// the adapter gives the Moments service (Adapter.MediaOpener).
 	Media []Media
 	// Key is the platform's id of the event that carried the command
 	// (a Discord interaction, a Telegram message or album), the same when
 	// the platform delivers it again; empty when there is none.
 	Key string
+	// ActFor, when the adapter sets it on a request from a private chat,
+	// lets the caller act for a place of the platform from there: a
+	// /claim of a drop handed out in one place they belong to claims it
+	// there (Telegram's groups, whose claim messages are public).
+	ActFor ActFor
 	// Progress, when the adapter sets it, shows an interim reply of a Long
 	// command in place of the previous one (Discord edits the deferred
 	// response, Telegram its reply message); the final reply replaces the

@@ -19,11 +19,11 @@ func (b *Bot) deliverCommand() *Command {
 		Access: ManageDrops, AnswerInGroup: true,
 		Options: []Option{
 			dropOption,
-			{Name: "role", Type: Role, Description: "whose members get it (Discord, console); on Telegram the group itself"},
-			{Name: "slug", Type: String, MaxLen: core.MaxSlug, Description: "the end of the delivery page's address (default: from the drop's name)"},
-			{Name: "title", Type: String, MaxLen: core.MaxDeliveryText, Description: "the page's title (default: the drop's name)"},
-			{Name: "text", Type: String, MaxLen: core.MaxDeliveryText, Description: "the page's text"},
-			{Name: "confirm", Type: Integer, Hidden: true, Description: "the draft to create"},
+			{Name: "role", Type: RoleOption, Description: "whose members get it (Discord, console); on Telegram the group itself"},
+			{Name: "slug", Type: TextOption, MaxLen: core.MaxSlug, Description: "the end of the delivery page's address (default: from the drop's name)"},
+			{Name: "title", Type: TextOption, MaxLen: core.MaxDeliveryText, Description: "the page's title (default: the drop's name)"},
+			{Name: "text", Type: TextOption, MaxLen: core.MaxDeliveryText, Description: "the page's text"},
+			{Name: "confirm", Type: IntegerOption, Hidden: true, Description: "the draft to create"},
 		},
 		Handler: b.dropDeliver,
 		// The draft asks the platform about every verified member, a
@@ -48,7 +48,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if confirming {
-		plan, err := b.deliveries.ConfirmDelivery(ctx, member(req), place(req), id, draft)
+		plan, err := b.deliveries.ConfirmDelivery(ctx, member(req), req.Place, id, draft)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -58,7 +58,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	plan, err := b.deliveries.DraftDelivery(ctx, member(req), place(req), core.DeliverySpec{
+	plan, err := b.deliveries.DraftDelivery(ctx, member(req), req.Place, core.DeliverySpec{
 		EventID: id, Target: target, Slug: req.Text("slug"), Title: req.Text("title"), Text: req.Text("text"),
 	})
 	if err != nil {
@@ -72,12 +72,12 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 func deliverTarget(req *Request) (string, error) {
 	role := strings.TrimSpace(req.Text("role"))
 	switch {
-	case req.Platform == core.Telegram && role != "":
-		return "", &OptionError{Option: "role", Reason: "on Telegram a delivery goes to the group itself: run " +
+	case req.Caps.GroupGates && role != "":
+		return "", &OptionError{Option: "role", Reason: "on " + req.Place.Platform.Title() + " a delivery goes to the group itself: run " +
 			codeSpan("/drop deliver <drop>") + " in the group, without a role"}
-	case req.Platform == core.Telegram && req.Place.Private:
+	case req.Caps.GroupGates && req.Chat.Private:
 		return "", core.ErrNotGroup
-	case req.Platform != core.Telegram && role == "":
+	case !req.Caps.GroupGates && role == "":
 		return "", &OptionError{Option: "role", Reason: "name the role whose members get it, for example " + codeSpan("role:@Attendees")}
 	}
 	return role, nil
@@ -88,7 +88,7 @@ func whom(req *Request, target string) string {
 	switch {
 	case target == "":
 		return "the members of this group"
-	case req.Platform == core.Discord:
+	case req.Caps.RoleMentions:
 		return "the members with " + RoleMention(target)
 	}
 	return "the members with the role " + codeSpan(target)
@@ -99,7 +99,7 @@ func whom(req *Request, target string) string {
 // personal reply lands in the private chat, where the drop is not, so the
 // draft is shown in the group, to be confirmed by one of its moderators.
 func deliveryPlanReply(req *Request, text string) Reply {
-	return Reply{Personal: req.Platform != core.Telegram, Text: text}
+	return Reply{Personal: !req.Caps.PrivateReplies, Text: text}
 }
 
 // deliveryDraftReply shows the draft: how many addresses, where the page

@@ -34,7 +34,7 @@ func TestExplain_Delivery(t *testing.T) {
 		{"drop deliver", core.ErrInvalidWallet, "refused an address on the list"},
 	}
 	for _, tt := range tests {
-		req := &Request{Platform: core.Discord, Command: tt.command, Options: map[string]string{}}
+		req := &Request{Place: core.Place{Platform: core.Discord}, Command: tt.command, Options: map[string]string{}}
 		r, outcome := b.explain(req, &core.DropError{Drop: d, Err: tt.err})
 		if !strings.Contains(r.Text, tt.want) || outcome != OutcomeUserError || !r.Personal {
 			t.Errorf("%s, %v: %q (%s), want %q, a user error, personal", tt.command, tt.err, r.Text, outcome, tt.want)
@@ -43,16 +43,16 @@ func TestExplain_Delivery(t *testing.T) {
 			t.Errorf("%s, %v: the reply shows the edit code: %q", tt.command, tt.err, r.Text)
 		}
 	}
-	req := &Request{Platform: core.Discord, Command: "drop deliver", Options: map[string]string{"confirm": "7"}}
+	req := &Request{Place: core.Place{Platform: core.Discord}, Command: "drop deliver", Options: map[string]string{"confirm": "7"}}
 	if r, _ := b.explain(req, &core.DropError{Drop: d, Err: core.ErrIssuerUnavailable}); !strings.Contains(r.Text, "may or may not have been created") {
 		t.Errorf("confirm without POAP's answer: %q", r.Text)
 	}
 	listed := core.Drop{EventID: 4242, Method: core.ClaimDelivery}
-	req = &Request{Platform: core.Discord, Command: "claim", Options: map[string]string{}}
+	req = &Request{Place: core.Place{Platform: core.Discord}, Command: "claim", Options: map[string]string{}}
 	if r, _ := b.explain(req, &core.DropError{Drop: listed, Wallet: "0x" + strings.Repeat("ab", 20), Err: core.ErrInvalidWallet}); !strings.Contains(r.Text, "The list is fixed") {
 		t.Errorf("a listed address POAP refuses: %q", r.Text)
 	}
-	req = &Request{Platform: core.Telegram, Command: "drop deliver", Place: Place{Private: true}, Options: map[string]string{}}
+	req = &Request{Command: "drop deliver", Place: core.Place{Platform: core.Telegram}, Chat: Chat{Private: true}, Options: map[string]string{}}
 	if r, _ := b.explain(req, core.ErrNotGroup); !strings.Contains(r.Text, "a delivery goes to the members of a group") {
 		t.Errorf("/drop deliver in private on Telegram: %q", r.Text)
 	}

@@ -22,9 +22,9 @@ func (b *Bot) distributeCommand() *Command {
 		// for everyone.
 		AnswerInGroup: true,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Description: "the drop's id (not needed when one drop is open here)"},
-			{Name: "channel", Type: Channel, Description: "where to post it (default: here)"},
-			{Name: "message", Type: String, MaxLen: maxPostMessage, Description: fmt.Sprintf("your words above the count (up to %d characters)", maxPostMessage)},
+			{Name: "drop", Type: IntegerOption, Description: "the drop's id (not needed when one drop is open here)"},
+			{Name: "channel", Type: ChannelOption, Description: "where to post it (default: here)"},
+			{Name: "message", Type: TextOption, MaxLen: maxPostMessage, Description: fmt.Sprintf("your words above the count (up to %d characters)", maxPostMessage)},
 		},
 		Handler: b.distribute,
 	}
@@ -41,7 +41,7 @@ func (b *Bot) distribute(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "must be a drop id, a number above 0"}
 	}
 	intro := strings.TrimSpace(req.Text("message"))
-	dist, err := b.drops.Distribute(ctx, member(req), place(req), id)
+	dist, err := b.drops.Distribute(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -23,14 +23,14 @@ func (b *Bot) dropEditCommand() *Command {
 		Name: "drop edit", Description: "Change a drop's settings in place; members keep their links", Access: ManageDrops, AnswerInGroup: true,
 		Options: []Option{
 			dropOption,
-			{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00; none: now"},
-			{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00; none: never"},
-			{Name: "codeword", Type: String, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim; none: no codeword"},
-			{Name: "required_role", Type: Role, Description: "the role members need to claim; none (@everyone on Discord): no role"},
-			{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint", "website"},
+			{Name: "starts", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00; none: now"},
+			{Name: "ends", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00; none: never"},
+			{Name: "codeword", Type: TextOption, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim; none: no codeword"},
+			{Name: "required_role", Type: RoleOption, Description: "the role members need to claim; none (@everyone on Discord): no role"},
+			{Name: "delivery", Type: TextOption, Choices: []string{"auto", "link", "mint", "website"},
 				Description: "auto: mint to a wallet, else a link; link; mint; website: via its website claim"},
-			{Name: "website", Type: String, MaxLen: core.MaxWebsiteName, Description: "with delivery:website, the drop's website claim name"},
-			{Name: "low_stock", Type: Integer, Description: "tell moderators where the drop is posted when fewer links are left (0: never)"},
+			{Name: "website", Type: TextOption, MaxLen: core.MaxWebsiteName, Description: "with delivery:website, the drop's website claim name"},
+			{Name: "low_stock", Type: IntegerOption, Description: "tell moderators where the drop is posted when fewer links are left (0: never)"},
 		},
 		Handler: b.dropEdit,
 	}
@@ -42,7 +42,7 @@ func (b *Bot) dropEdit(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	c, err := b.drops.EditDrop(ctx, member(req), place(req), e)
+	c, err := b.drops.EditDrop(ctx, member(req), req.Place, e)
 	if err != nil {
 		return Reply{}, err
 	}

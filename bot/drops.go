@@ -20,7 +20,7 @@ const (
 )
 
 // dropOption is the drop id option of the /drop subcommands.
-var dropOption = Option{Name: "drop", Type: Integer, Required: true, Description: "the drop's id (see /drop list)"}
+var dropOption = Option{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id (see /drop list)"}
 
 // dropCommands are the /drop commands, with those of the services the bot
 // was given: /drop website, /drop network and /drop deliver are offered only
@@ -30,17 +30,17 @@ func (b *Bot) dropCommands() []*Command {
 		{
 			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{
-				{Name: "event", Type: Integer, Required: true, Description: "the drop's id at POAP"},
-				{Name: "edit_code", Type: String, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
-				{Name: "delivery", Type: String, Choices: []string{"auto", "link", "mint", "website"},
+				{Name: "event", Type: IntegerOption, Required: true, Description: "the drop's id at POAP"},
+				{Name: "edit_code", Type: TextOption, Required: true, MaxLen: 16, Secret: true, Description: "the drop's 6-digit edit code"},
+				{Name: "delivery", Type: TextOption, Choices: []string{"auto", "link", "mint", "website"},
 					Description: "auto: mint to a wallet, else a link (default); link; mint; website: via its website claim"},
-				{Name: "website", Type: String, MaxLen: core.MaxWebsiteName,
+				{Name: "website", Type: TextOption, MaxLen: core.MaxWebsiteName,
 					Description: "with delivery:website, the drop's website claim name (the end of its poap.website address)"},
-				{Name: "starts", Type: DateTime, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
-				{Name: "ends", Type: DateTime, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
-				{Name: "codeword", Type: String, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim"},
-				{Name: "required_role", Type: Role, Description: "the role members need to claim"},
-				{Name: "low_stock", Type: Integer, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
+				{Name: "starts", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims open at, UTC: 2026-12-01 18:00 (default: now)"},
+				{Name: "ends", Type: DateTimeOption, MaxLen: maxDateTime, Description: "claims close at, UTC: 2026-12-02 18:00 (default: never)"},
+				{Name: "codeword", Type: TextOption, MaxLen: MaxCodeword, Confidential: true, Description: "a word members must give to claim"},
+				{Name: "required_role", Type: RoleOption, Description: "the role members need to claim"},
+				{Name: "low_stock", Type: IntegerOption, Description: fmt.Sprintf("tell moderators where the drop is posted when fewer links are left (default %d, 0: never)", core.DefaultLowStock)},
 			},
 			Handler: b.dropAdd,
 		},
@@ -49,7 +49,7 @@ func (b *Bot) dropCommands() []*Command {
 		{Name: "drop refresh", Description: "Re-import a drop's mint links (after a top-up is approved)", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption}, Handler: b.dropRefresh},
 		{Name: "drop topup", Description: "Ask POAP for more mint links", Access: ManageDrops, AnswerInGroup: true,
-			Options: []Option{dropOption, {Name: "count", Type: Integer, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
+			Options: []Option{dropOption, {Name: "count", Type: IntegerOption, Description: fmt.Sprintf("how many links (default %d)", core.DefaultTopUp)}},
 			Handler: b.dropTopUp},
 		{Name: "drop export", Description: "CSV of the links handed out: link, member, wallet, state, time", Access: ManageDrops,
 			Options: []Option{dropOption}, Handler: b.dropExport},
@@ -69,11 +69,6 @@ func (b *Bot) dropCommands() []*Command {
 	return cmds
 }
 
-// place is the request's place as the core knows places.
-func place(req *Request) core.Place {
-	return core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
-}
-
 // dropAdd registers a drop. The edit code goes to the core as a Secret and
 // appears in no reply nor log line.
 func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
@@ -81,7 +76,7 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.drops.AddDrop(ctx, member(req), place(req), opts)
+	st, err := b.drops.AddDrop(ctx, member(req), req.Place, opts)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -161,15 +156,16 @@ func codewordOption(req *Request) string {
 	return ""
 }
 
-// requiredRole reads required_role: none, or on Discord the @everyone role
-// (whose id is the server's), is no role.
+// requiredRole reads required_role: none, or the role every member has
+// where there is one (Discord's @everyone, whose id is the server's), is
+// no role.
 func requiredRole(req *Request) string {
 	s := req.Text("required_role")
 	if isNone(s) {
 		return ""
 	}
 	id := roleID(s)
-	if req.Platform == core.Discord && id == req.Place.ExternalID {
+	if req.Caps.EveryoneRole && id == req.Place.ExternalID {
 		return ""
 	}
 	return id
@@ -236,7 +232,7 @@ func requiredID(req *Request, name string) (int64, error) {
 
 // dropList lists the place's drops with their stock.
 func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
-	drops, err := b.drops.ListDrops(ctx, place(req))
+	drops, err := b.drops.ListDrops(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -259,7 +255,7 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := b.drops.DropInfo(ctx, place(req), id)
+	st, err := b.drops.DropInfo(ctx, req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -295,7 +291,7 @@ func (b *Bot) dropRefresh(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	r, err := b.drops.RefreshDrop(ctx, member(req), place(req), id)
+	r, err := b.drops.RefreshDrop(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -320,7 +316,7 @@ func (b *Bot) dropTopUp(ctx context.Context, req *Request) (Reply, error) {
 	if given && (count < 1 || count > core.MaxTopUp) {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be between 1 and %d", core.MaxTopUp)}
 	}
-	d, n, err := b.drops.TopUp(ctx, member(req), place(req), id, int(count))
+	d, n, err := b.drops.TopUp(ctx, member(req), req.Place, id, int(count))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -334,7 +330,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, rows, err := b.drops.Export(ctx, member(req), place(req), id)
+	d, rows, err := b.drops.Export(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -382,7 +378,7 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	d, err := b.drops.RemoveDrop(ctx, member(req), place(req), id)
+	d, err := b.drops.RemoveDrop(ctx, member(req), req.Place, id)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -111,7 +111,7 @@ func (s sandboxTokens) Renew(ctx context.Context, audience string, _ core.Secret
 func (e *dropEnv) as(t *testing.T, who string, mod bool, line string, roles ...string) Reply {
 	t.Helper()
 	req := &Request{
-		Platform: core.Console, Place: Place{ExternalID: "guild", Name: "Guild"},
+		Place:  core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
 		Caller: Caller{ExternalID: who, Name: who, ManagesDrops: mod}, Roles: roles,
 	}
 	reply, ok := e.b.HandleLine(context.Background(), req, line, "")

@@ -73,8 +73,8 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		return personal("I don't know the command "+codeSpan("/"+req.Command)+". Type /help to see what I can do.", OutcomeUserError)
 	case errors.Is(err, ErrNotDemoWallet):
 		return personal(notDemoText(b.signer), OutcomeUserError)
-	case errors.Is(err, core.ErrForbidden) && req.Platform == core.Telegram && req.Place.Private && strings.HasPrefix(req.Command, "gate "):
-		return personal("On Telegram a gate is a group: run "+codeSpan("/"+req.Command)+" in the group you want to gate, as one of its administrators.", OutcomeForbidden)
+	case errors.Is(err, core.ErrForbidden) && req.Caps.GroupGates && req.Chat.Private && strings.HasPrefix(req.Command, "gate "):
+		return personal("On "+req.Place.Platform.Title()+" a gate is a group: run "+codeSpan("/"+req.Command)+" in the group you want to gate, as one of its administrators.", OutcomeForbidden)
 	case errors.Is(err, core.ErrForbidden):
 		return personal("Only moderators can run "+codeSpan("/"+req.Command)+" here.", OutcomeForbidden)
 	case errors.Is(err, core.ErrNotLinked):
@@ -101,7 +101,7 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		return personal("That took too long and was stopped. Please try again in a minute.", OutcomeError)
 	}
 	ref := reference()
-	b.log.Error("command failed", "ref", ref, "platform", req.Platform, "command", req.Command, "err", err)
+	b.log.Error("command failed", "ref", ref, "platform", req.Place.Platform, "command", req.Command, "err", err)
 	return personal("Sorry, something went wrong on my side (reference "+ref+"). Please try again in a minute.", OutcomeError)
 }
 

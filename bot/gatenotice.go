@@ -9,10 +9,11 @@ import (
 )
 
 // GateNoticeText renders a notice of gating in the reply text's markup:
-// what a join requester, a removed member or the moderators read. Adapters
-// send it in private (Tell) or in the gate's channel (Announce).
-func GateNoticeText(n core.GateNotice) string {
-	target := gateTargetText(n.Gate)
+// what a join requester, a removed member or the moderators read, on a
+// platform that can do caps. Adapters send it in private (Tell) or in the
+// gate's channel (Announce).
+func GateNoticeText(n core.GateNotice, caps Capabilities) string {
+	target := gateTargetText(n.Gate, caps)
 	switch n.Kind {
 	case core.NoticeJoinPending:
 		return fmt.Sprintf("You asked to join %s. Members get in with a verified wallet that holds %s.\n"+
@@ -46,9 +47,9 @@ func GateNoticeText(n core.GateNotice) string {
 	return ""
 }
 
-// gateTargetText names a gate's target: the role as a mention, the group
-// by its name.
-func gateTargetText(g core.Gate) string {
+// gateTargetText names a gate's target: the role as a mention where the
+// platform mentions roles, else by its name; the group by its name.
+func gateTargetText(g core.Gate, caps Capabilities) string {
 	if g.Target.Kind == core.GateGroup {
 		name := g.Target.Name
 		if name == "" {
@@ -56,7 +57,7 @@ func gateTargetText(g core.Gate) string {
 		}
 		return "**" + Escape(name) + "**"
 	}
-	if g.Platform == core.Discord {
+	if caps.RoleMentions {
 		return RoleMention(g.Target.ID)
 	}
 	return "**" + Escape(g.Target.Name) + "**"

@@ -14,9 +14,9 @@ import (
 // list; the others are counted.
 const maxNamesShown = 20
 
-// roleOption is the role a gate gives: a Discord role, a console role's
+// gateRoleOption is the role a gate gives: a Discord role, a console role's
 // name; on Telegram the gate is the group the command runs in.
-var roleOption = Option{Name: "role", Type: Role, Description: "the role (Discord, console); on Telegram the group itself"}
+var gateRoleOption = Option{Name: "role", Type: RoleOption, Description: "the role (Discord, console); on Telegram the group itself"}
 
 func (b *Bot) gateCommands() []*Command {
 	return []*Command{
@@ -24,36 +24,36 @@ func (b *Bot) gateCommands() []*Command {
 			Name: "gate add", Description: "Give a role (or this Telegram group) to the members whose verified wallets hold POAPs",
 			Access: ManageRoles, Public: true, AnswerInGroup: true,
 			Options: []Option{
-				{Name: "drops", Type: String, Required: true, MaxLen: 300, IDs: true, Description: "drop ids, comma separated: 12345,67890"},
-				{Name: "mode", Type: String, MaxLen: 20, Description: "any (default), all, or atleast:N"},
-				roleOption,
+				{Name: "drops", Type: TextOption, Required: true, MaxLen: 300, IDs: true, Description: "drop ids, comma separated: 12345,67890"},
+				{Name: "mode", Type: TextOption, MaxLen: 20, Description: "any (default), all, or atleast:N"},
+				gateRoleOption,
 			},
 			Handler: b.gateAdd,
 		},
 		{Name: "gate list", Description: "The gates here, with their state", Access: ManageRoles, AnswerInGroup: true, Handler: b.gateList},
 		{Name: "gate remove", Description: "Remove a gate (what it gave stays)", Access: ManageRoles, AnswerInGroup: true,
-			Options: []Option{roleOption}, Handler: b.gateRemove},
+			Options: []Option{gateRoleOption}, Handler: b.gateRemove},
 		{Name: "gate check", Description: "Dry run: who would gain and who would lose, changing nothing", Access: ManageRoles,
-			Options: []Option{roleOption}, Handler: b.gateCheck},
+			Options: []Option{gateRoleOption}, Handler: b.gateCheck},
 		{Name: "gate sync", Description: "Apply the gates now instead of waiting for the schedule", Access: ManageRoles, Handler: b.gateSync},
 		{Name: "why", Description: "Which gates apply to you, which wallets count, what is missing", Access: Members,
-			Options: []Option{roleOption}, Handler: b.why},
+			Options: []Option{gateRoleOption}, Handler: b.why},
 		{Name: "setup check", Description: "Preflight: the bot's permissions here, and the POAP service's credentials", Access: ManageRoles, AnswerInGroup: true,
 			Handler: b.setupCheck},
 	}
 }
 
-// gateTarget reads the role option: required on Discord and the console,
-// refused on Telegram where the gate is the group.
+// gateTarget reads the role option: required where gates are roles
+// (Discord, the console), refused where the gate is the group (Telegram).
 func gateTarget(req *Request) (string, error) {
 	role := strings.TrimSpace(req.Text("role"))
-	switch req.Platform {
-	case core.Telegram:
+	switch {
+	case req.Caps.GroupGates:
 		if role != "" {
-			return "", &OptionError{Option: "role", Reason: "on Telegram a gate is the group itself: run " +
+			return "", &OptionError{Option: "role", Reason: "on " + req.Place.Platform.Title() + " a gate is the group itself: run " +
 				codeSpan("/gate add <drops> [mode]") + " in the group, without a role"}
 		}
-		if req.Place.Private {
+		if req.Chat.Private {
 			return "", core.ErrNotGroup
 		}
 	default:
@@ -69,14 +69,14 @@ func (b *Bot) gateAdd(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	g, err := b.gates.AddGate(ctx, member(req), place(req), core.GateSpec{
-		Target: target, Drops: req.Text("drops"), Mode: req.Text("mode"), Channel: req.Place.Channel,
+	g, err := b.gates.AddGate(ctx, member(req), req.Place, core.GateSpec{
+		Target: target, Drops: req.Text("drops"), Mode: req.Text("mode"), Channel: req.Chat.Channel,
 	})
 	if err != nil {
 		return Reply{}, err
 	}
 	var s strings.Builder
-	fmt.Fprintf(&s, "✅ Gate added: %s for members whose verified wallets hold %s.\n", gateTargetText(g), gateRuleText(g))
+	fmt.Fprintf(&s, "✅ Gate added: %s for members whose verified wallets hold %s.\n", gateTargetText(g, req.Caps), gateRuleText(g))
 	fmt.Fprintf(&s, "Members are checked now, when they verify a wallet or join, and every %s. ", every(b.gates.Interval()))
 	s.WriteString("Only verified wallets count; the bot only ever takes back what it gave.")
 	if g.Target.InviteLink != "" {
@@ -87,17 +87,17 @@ func (b *Bot) gateAdd(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateList(ctx context.Context, req *Request) (Reply, error) {
-	gs, err := b.gates.Gates(ctx, place(req))
+	gs, err := b.gates.Gates(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
 	if len(gs) == 0 {
-		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", Personal: true}, nil
+		return Reply{Text: "No gates here yet. Add one with " + codeSpan(gateAddUsage(req)) + ".", Personal: true}, nil
 	}
 	var s strings.Builder
 	s.WriteString("**Gates here**\n")
 	for i, g := range gs {
-		fmt.Fprintf(&s, "%d. %s: %s (mode %s).", i+1, gateTargetText(g), gateRuleText(g), codeSpan(g.Mode.String()))
+		fmt.Fprintf(&s, "%d. %s: %s (mode %s).", i+1, gateTargetText(g, req.Caps), gateRuleText(g), codeSpan(g.Mode.String()))
 		if g.SyncedAt != nil {
 			fmt.Fprintf(&s, " Last sync %s.", when(*g.SyncedAt))
 		}
@@ -113,11 +113,11 @@ func (b *Bot) gateList(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateRemove(ctx context.Context, req *Request) (Reply, error) {
-	g, err := b.gates.RemoveGate(ctx, member(req), place(req), strings.TrimSpace(req.Text("role")))
+	g, err := b.gates.RemoveGate(ctx, member(req), req.Place, strings.TrimSpace(req.Text("role")))
 	if err != nil {
 		return Reply{}, err
 	}
-	text := fmt.Sprintf("Removed the gate on %s. What it gave stays with the members, and the bot no longer checks it.", gateTargetText(g))
+	text := fmt.Sprintf("Removed the gate on %s. What it gave stays with the members, and the bot no longer checks it.", gateTargetText(g, req.Caps))
 	if g.Target.InviteLink != "" {
 		text += " Requests still waiting on its join-request link are left to the group's administrators; " +
 			"revoke the link in the group's settings if it should no longer be used."
@@ -126,14 +126,14 @@ func (b *Bot) gateRemove(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateCheck(ctx context.Context, req *Request) (Reply, error) {
-	r, err := b.gates.CheckGates(ctx, place(req), strings.TrimSpace(req.Text("role")))
+	r, err := b.gates.CheckGates(ctx, req.Place, strings.TrimSpace(req.Text("role")))
 	if err != nil {
 		return Reply{}, err
 	}
 	var s strings.Builder
 	s.WriteString("**Dry run**: nothing was changed.\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(&s, "\n%s (%s):\n", gateTargetText(res.Gate), gateRuleText(res.Gate))
+		fmt.Fprintf(&s, "\n%s (%s):\n", gateTargetText(res.Gate, req.Caps), gateRuleText(res.Gate))
 		if res.Paused {
 			s.WriteString("⏸ paused: " + Escape(res.Gate.Paused) + "\n")
 		}
@@ -152,14 +152,14 @@ func (b *Bot) gateCheck(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
-	r, err := b.gates.SyncPlace(ctx, place(req))
+	r, err := b.gates.SyncPlace(ctx, req.Place)
 	if err != nil {
 		return Reply{}, err
 	}
 	var s strings.Builder
 	s.WriteString("**Synced now.**\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(&s, "\n%s: ", gateTargetText(res.Gate))
+		fmt.Fprintf(&s, "\n%s: ", gateTargetText(res.Gate, req.Caps))
 		if res.Paused {
 			fmt.Fprintf(&s, "⏸ still paused: %s. Fix it, then run %s again.\n", Escape(res.Gate.Paused), codeSpan("/gate sync"))
 			continue
@@ -187,7 +187,7 @@ func (b *Bot) gateSync(ctx context.Context, req *Request) (Reply, error) {
 }
 
 func (b *Bot) setupCheck(ctx context.Context, req *Request) (Reply, error) {
-	lines := append(b.gates.SetupCheck(ctx, place(req)), b.wallets.CheckChains(ctx)...)
+	lines := append(b.gates.SetupCheck(ctx, req.Place), b.wallets.CheckChains(ctx)...)
 	var s strings.Builder
 	s.WriteString("**Setup check**\n")
 	for _, l := range lines {
@@ -238,9 +238,9 @@ func planText(plan string) string {
 	return plan
 }
 
-// gateAddUsage is /gate add as typed on the platform.
-func gateAddUsage(p core.Platform) string {
-	if p == core.Telegram {
+// gateAddUsage is /gate add as typed on the request's platform.
+func gateAddUsage(req *Request) string {
+	if req.Caps.GroupGates {
 		return "/gate add <drops> [mode]"
 	}
 	return "/gate add role:<role> drops:<ids> [mode]"
@@ -284,11 +284,11 @@ func gateText(req *Request, err error) (string, bool) {
 		if req.Command == "why" {
 			return whyNoGateText(req), true
 		}
-		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req.Platform)) + ".", true
+		return "There is no such gate here. " + codeSpan("/gate list") + " shows the gates; add one with " + codeSpan(gateAddUsage(req)) + ".", true
 	case errors.Is(err, core.ErrNotGroup) && req.Command == "drop deliver":
-		return "On Telegram a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
+		return "On " + req.Place.Platform.Title() + " a delivery goes to the members of a group: run " + codeSpan("/drop deliver <drop>") + " in that group.", true
 	case errors.Is(err, core.ErrNotGroup):
-		return "On Telegram a gate is a group: run " + codeSpan("/gate add <drops> [mode]") + " in the group you want to gate.", true
+		return "On " + req.Place.Platform.Title() + " a gate is a group: run " + codeSpan("/gate add <drops> [mode]") + " in the group you want to gate.", true
 	case errors.Is(err, core.ErrSyncRunning):
 		return "A sync of this place is running right now. Its result shows in " + codeSpan("/gate list") + "; try again in a minute.", true
 	}

@@ -9,15 +9,15 @@ import (
 )
 
 func (b *Bot) why(ctx context.Context, req *Request) (Reply, error) {
-	entries, err := b.gates.Why(ctx, member(req), place(req), core.WhyQuery{
-		Target: strings.TrimSpace(req.Text("role")), Private: req.Place.Private && req.Platform == core.Telegram,
+	entries, err := b.gates.Why(ctx, member(req), req.Place, core.WhyQuery{
+		Target: strings.TrimSpace(req.Text("role")), Private: req.Chat.Private && req.Caps.GroupGates,
 	})
 	if err != nil {
 		return Reply{}, err
 	}
 	texts := make([]string, len(entries))
 	for i, e := range entries {
-		texts[i] = whyEntryText(e)
+		texts[i] = whyEntryText(e, req.Caps)
 	}
 	return Reply{Text: strings.Join(texts, "\n\n"), Personal: true}, nil
 }
@@ -25,9 +25,9 @@ func (b *Bot) why(ctx context.Context, req *Request) (Reply, error) {
 // whyEntryText explains one gate: the rule, the member's wallets, the
 // verdict now, their join request (waiting or declined) and what would
 // change it, and the checks.
-func whyEntryText(e core.WhyEntry) string {
+func whyEntryText(e core.WhyEntry, caps Capabilities) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s needs %s.\n", gateTargetText(e.Gate), gateRuleText(e.Gate))
+	fmt.Fprintf(&s, "%s needs %s.\n", gateTargetText(e.Gate, caps), gateRuleText(e.Gate))
 	if len(e.Wallets) == 0 {
 		s.WriteString("You have no wallet linked: link one with " + codeSpan("/link <wallet>") + ", then " + codeSpan("/verify") + " it.\n")
 	}
@@ -132,9 +132,9 @@ func counted(ws []core.WhyWallet) bool {
 // whyNoGateText says there is nothing for /why to explain: in a Telegram
 // private chat, no gated group the member is in or asked to join lately.
 func whyNoGateText(req *Request) string {
-	if req.Platform == core.Telegram && req.Place.Private {
+	if req.Caps.GroupGates && req.Chat.Private {
 		return fmt.Sprintf("You are in no gated group, and asked to join none in the last %d days, so there is nothing to explain. "+
 			"Ask to join a gated group through its invite link, then send %s here.", int(core.JoinDeclineTTL.Hours()/24), codeSpan("/why"))
 	}
-	return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req.Platform)) + "."
+	return "There is no gate here for that, so nothing to explain. Moderators add gates with " + codeSpan(gateAddUsage(req)) + "."
 }

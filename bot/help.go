@@ -3,8 +3,6 @@ package bot
 import (
 	"context"
 	"strings"
-
-	"github.com/poapbot/poapbot/core"
 )
 
 func (b *Bot) helpCommand() *Command {
@@ -25,30 +23,19 @@ func (b *Bot) help(_ context.Context, req *Request) (Reply, error) {
 		"then prove it's yours with " + codeSpan("/verify") + ". " + codeSpan("/poaps") + " shows the POAPs you hold.\n\n")
 	s.WriteString("**Commands**\n")
 	for _, c := range b.commands {
-		if !allowed(c.Access, req.Caller) || (c.Console && req.Platform != core.Console) {
+		if !allowed(c.Access, req.Caller) || (c.Console && !req.Caps.Rehearsal) {
 			continue
 		}
 		s.WriteString(codeSpan(c.Usage()) + " — " + c.Description + "\n")
 		for _, o := range c.Options {
-			if o.Hidden || o.Type == Attachment {
+			if o.Hidden || o.Type == AttachmentOption {
 				continue
 			}
 			s.WriteString("    " + o.Name + ": " + o.Description + "\n")
 		}
 		if c.TakesFiles() {
-			s.WriteString("    " + attachHint(req.Platform) + "\n")
+			s.WriteString("    " + req.Caps.FilesHint + "\n")
 		}
 	}
 	return Reply{Text: strings.TrimRight(s.String(), "\n"), Personal: true}, nil
-}
-
-// attachHint says how files go with a command on the platform.
-func attachHint(p core.Platform) string {
-	switch p {
-	case core.Discord:
-		return "media, media2 … media5: the photos or videos, attached to the command"
-	case core.Telegram:
-		return "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it"
-	}
-	return "add " + codeSpan("media:<path>[,<path>…]") + " with the files' paths"
 }

@@ -25,7 +25,7 @@ func checkOptions(cmd *Command, opts map[string]string) error {
 			return &OptionError{Option: o.Name, Reason: "is not valid text: type it again"}
 		}
 		for _, r := range value {
-			if invisible(r, o.Type == String) {
+			if invisible(r, o.Type == TextOption) {
 				return &OptionError{Option: o.Name, Reason: fmt.Sprintf("has an invisible control character (U+%04X); type it again without it", r)}
 			}
 		}

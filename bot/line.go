@@ -109,7 +109,7 @@ func bindWords(cmd *Command, words []string) (map[string]string, error) {
 		case value == "":
 			return nil, &OptionError{Option: o.Name, Reason: "needs a value after " + codeSpan(o.Name+":")}
 		}
-		if o.Type == DateTime && i+1 < len(words) && clock.MatchString(words[i+1]) {
+		if o.Type == DateTimeOption && i+1 < len(words) && clock.MatchString(words[i+1]) {
 			value += " " + words[i+1]
 			i++
 		}
@@ -125,7 +125,7 @@ func bindPositional(cmd *Command, opts map[string]string, positional []string) e
 	var last *Option
 	for i := range cmd.Options {
 		o := &cmd.Options[i]
-		if o.Hidden || o.Type == Attachment {
+		if o.Hidden || o.Type == AttachmentOption {
 			continue
 		}
 		if _, given := opts[o.Name]; given {
@@ -135,7 +135,7 @@ func bindPositional(cmd *Command, opts map[string]string, positional []string) e
 			break
 		}
 		opts[o.Name], positional = positional[0], positional[1:]
-		if o.Type == DateTime && len(positional) > 0 && clock.MatchString(positional[0]) {
+		if o.Type == DateTimeOption && len(positional) > 0 && clock.MatchString(positional[0]) {
 			opts[o.Name] += " " + positional[0]
 			positional = positional[1:]
 		}
@@ -144,7 +144,7 @@ func bindPositional(cmd *Command, opts map[string]string, positional []string) e
 	if len(positional) == 0 {
 		return nil
 	}
-	if last == nil || last.Type != String {
+	if last == nil || last.Type != TextOption {
 		// The words are not repeated: one of them may be a secret typed
 		// in the wrong place.
 		return &OptionError{Reason: fmt.Sprintf("too many words: %d more than the command takes (put text with spaces in double quotes)", len(positional))}
@@ -243,7 +243,7 @@ func (b *Bot) MayCarrySecret(line, botName string) bool {
 		o := cmd.Option(name)
 		switch {
 		case o == nil:
-		case o.Type == Integer:
+		case o.Type == IntegerOption:
 			numbers[strings.TrimSpace(v)]++
 		case o.IDs:
 			for _, id := range strings.FieldsFunc(v, isIDSeparator) {

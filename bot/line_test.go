@@ -10,17 +10,17 @@ import (
 func TestBot_ParseLine(t *testing.T) {
 	b, _ := newTestBot(nil)
 	b.register(&Command{Name: "drop add", Options: []Option{
-		{Name: "event", Type: Integer, Required: true},
-		{Name: "edit_code", Type: String, Required: true},
-		{Name: "codeword", Type: String},
+		{Name: "event", Type: IntegerOption, Required: true},
+		{Name: "edit_code", Type: TextOption, Required: true},
+		{Name: "codeword", Type: TextOption},
 	}})
 	b.register(&Command{Name: "plan", Options: []Option{
-		{Name: "event", Type: Integer},
-		{Name: "starts", Type: DateTime},
-		{Name: "ends", Type: DateTime},
-		{Name: "note", Type: String},
+		{Name: "event", Type: IntegerOption},
+		{Name: "starts", Type: DateTimeOption},
+		{Name: "ends", Type: DateTimeOption},
+		{Name: "note", Type: TextOption},
 	}})
-	b.register(&Command{Name: "say", Options: []Option{{Name: "message", Type: String}}})
+	b.register(&Command{Name: "say", Options: []Option{{Name: "message", Type: TextOption}}})
 	tests := []struct {
 		line     string
 		wantCmd  string

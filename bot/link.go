@@ -19,7 +19,7 @@ func (b *Bot) linkCommand() *Command {
 		Description: "Link your wallet; unverified wallets can receive mints",
 		Access:      Members,
 		Options: []Option{
-			{Name: "wallet", Type: String, Required: true, Description: "0x address, ENS name or e-mail"},
+			{Name: "wallet", Type: TextOption, Required: true, Description: "0x address, ENS name or e-mail"},
 		},
 		Handler: b.link,
 	}
@@ -31,7 +31,7 @@ func (b *Bot) verifyCommand() *Command {
 		Description: "Prove you own the wallet you linked, with the signature of its challenge",
 		Access:      Members,
 		Options: []Option{
-			{Name: "signature", Type: String, Required: true, MaxLen: maxSignature, Description: "the signature your wallet app made (0x…)"},
+			{Name: "signature", Type: TextOption, Required: true, MaxLen: maxSignature, Description: "the signature your wallet app made (0x…)"},
 		},
 		Handler: b.verify,
 	}
@@ -39,13 +39,13 @@ func (b *Bot) verifyCommand() *Command {
 
 // member is the caller as the core knows members.
 func member(req *Request) core.Member {
-	return core.Member{Platform: req.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name}
+	return core.Member{Platform: req.Place.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name}
 }
 
 // link links a wallet and shows how to prove it.
 func (b *Bot) link(ctx context.Context, req *Request) (Reply, error) {
 	place := req.Place.Name
-	if req.Place.Private {
+	if req.Chat.Private {
 		place = ""
 	}
 	res, err := b.wallets.LinkIn(ctx, member(req), place, req.Text("wallet"))

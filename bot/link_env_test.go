@@ -98,7 +98,7 @@ func (e *linkEnv) withLimits(limits core.LinkLimits, opts Options) *linkEnv {
 // as runs a command line as the console member who.
 func (e *linkEnv) as(t *testing.T, who, line string) Reply {
 	t.Helper()
-	req := &Request{Platform: core.Console, Place: Place{ExternalID: "console"}, Caller: Caller{ExternalID: who, Name: who}}
+	req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "console"}, Caller: Caller{ExternalID: who, Name: who}}
 	reply, ok := e.b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)

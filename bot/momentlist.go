@@ -17,9 +17,9 @@ func (b *Bot) momentsCommand() *Command {
 		Access:      Members,
 		Public:      true,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Description: "a drop's id (default: the drops of this place)"},
-			{Name: "member", Type: Member, Description: "a member whose Moments to show"},
-			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+			{Name: "drop", Type: IntegerOption, Description: "a drop's id (default: the drops of this place)"},
+			{Name: "member", Type: MemberOption, Description: "a member whose Moments to show"},
+			{Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"},
 		},
 		Handler: b.momentList,
 	}
@@ -33,7 +33,7 @@ func (b *Bot) setupMomentsCommand() *Command {
 		AnswerInGroup: true,
 		Public:        true,
 		Options: []Option{
-			{Name: "state", Type: String, Required: true, Choices: []string{"on", "off"}, Description: "on or off"},
+			{Name: "state", Type: TextOption, Required: true, Choices: []string{"on", "off"}, Description: "on or off"},
 		},
 		Handler: b.setupMoments,
 	}
@@ -45,7 +45,7 @@ func (b *Bot) setupMoments(ctx context.Context, req *Request) (Reply, error) {
 	if state != "on" && state != "off" {
 		return Reply{}, &OptionError{Option: "state", Reason: "must be on or off"}
 	}
-	place := core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
+	place := core.Place{Platform: req.Place.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
 	if err := b.moments.SetMomentsOff(ctx, place, state == "off"); err != nil {
 		return Reply{}, err
 	}
@@ -84,7 +84,7 @@ func (b *Bot) momentScope(ctx context.Context, req *Request) ([]int64, *core.Mem
 		who, drop = drop, ""
 	}
 	if who != "" {
-		m := &core.Member{Platform: req.Platform}
+		m := &core.Member{Platform: req.Place.Platform}
 		if name, ok := strings.CutPrefix(who, "@"); ok {
 			m.Name = name
 		} else {
@@ -99,7 +99,7 @@ func (b *Bot) momentScope(ctx context.Context, req *Request) ([]int64, *core.Mem
 		}
 		return []int64{id}, nil, nil
 	}
-	place := core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
+	place := core.Place{Platform: req.Place.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name}
 	listed, err := b.drops.ListDrops(ctx, place)
 	if err != nil {
 		return nil, nil, err

@@ -26,8 +26,8 @@ func (b *Bot) momentCommand() *Command {
 		Long:        true,
 		Timeout:     momentTimeout,
 		Options: []Option{
-			{Name: "drop", Type: Integer, Required: true, Description: "the drop's id"},
-			{Name: "description", Type: String, Required: true, MaxLen: core.MaxMomentDescription, Description: "what the Moment shows (at most 600 characters)"},
+			{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id"},
+			{Name: "description", Type: TextOption, Required: true, MaxLen: core.MaxMomentDescription, Description: "what the Moment shows (at most 600 characters)"},
 		},
 		Handler: b.moment,
 	}
@@ -36,7 +36,7 @@ func (b *Bot) momentCommand() *Command {
 		if i > 0 {
 			desc = "another photo or video"
 		}
-		c.Options = append(c.Options, Option{Name: name, Type: Attachment, Required: i == 0, Description: desc})
+		c.Options = append(c.Options, Option{Name: name, Type: AttachmentOption, Required: i == 0, Description: desc})
 	}
 	return c
 }
@@ -51,12 +51,12 @@ func (b *Bot) moment(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, &OptionError{Option: "drop", Reason: "is missing: give the drop's id, for example " + codeSpan("/moment 12345 Our team at the booth")}
 	}
 	post := core.MomentPost{
-		Place:       core.Place{Platform: req.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name},
-		Member:      core.Member{Platform: req.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name},
+		Place:       core.Place{Platform: req.Place.Platform, ExternalID: req.Place.ExternalID, Name: req.Place.Name},
+		Member:      core.Member{Platform: req.Place.Platform, ExternalID: req.Caller.ExternalID, Name: req.Caller.Name},
 		Key:         req.Key,
 		DropID:      drop,
 		Description: strings.TrimSpace(req.Text("description")),
-		Channel:     req.Place.Channel,
+		Channel:     req.Chat.Channel,
 	}
 	for _, m := range req.Media {
 		post.Media = append(post.Media, core.MediaRef{Ref: m.Ref, Name: m.Name, Type: m.Type, Size: m.Size, Unavailable: m.Unavailable})

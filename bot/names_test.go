@@ -16,7 +16,7 @@ import (
 // adapter reads back from the request are clean.
 func TestHandle_NamesWithoutDirectionControls(t *testing.T) {
 	e := newLinkEnv(t, storagetest.SQLiteURL(t), Options{})
-	req := &Request{Platform: core.Telegram, Place: Place{ExternalID: "4242", Name: "\u202Bthe group\u202C", Private: true},
+	req := &Request{Place: core.Place{Platform: core.Telegram, ExternalID: "4242", Name: "\u202Bthe group\u202C"}, Chat: Chat{Private: true},
 		Caller: Caller{ExternalID: "4242", Name: "Ann\u202Egnp.exe\u2067\u200F"}}
 	reply, ok := e.b.HandleLine(context.Background(), req, "/link "+coretest.TestAddress, "")
 	if !ok {

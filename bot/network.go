@@ -14,7 +14,7 @@ import (
 func (b *Bot) networkCommand() *Command {
 	return &Command{
 		Name: "drop network", Description: "Show or set the network a drop mints on", Access: ManageDrops, AnswerInGroup: true,
-		Options: []Option{dropOption, {Name: "chain", Type: String, Choices: core.NetworkNames(), MaxLen: 20,
+		Options: []Option{dropOption, {Name: "chain", Type: TextOption, Choices: core.NetworkNames(), MaxLen: 20,
 			Description: "the network to mint on from now (default: show the current one)"}},
 		Handler: b.dropNetwork,
 	}
@@ -26,7 +26,7 @@ func (b *Bot) dropNetwork(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	res, err := b.networks.Network(ctx, member(req), place(req), id, req.Text("chain"))
+	res, err := b.networks.Network(ctx, member(req), req.Place, id, req.Text("chain"))
 	if err != nil {
 		return Reply{}, err
 	}

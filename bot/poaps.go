@@ -19,9 +19,9 @@ func (b *Bot) poapsCommand() *Command {
 		Description: "POAPs held by a wallet or a member, newest first",
 		Access:      Members,
 		Options: []Option{
-			{Name: "wallet", Type: String, Description: "0x address, ENS name or e-mail (default: your own wallet)"},
-			{Name: "member", Type: Member, Description: "a member whose linked wallet to show"},
-			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+			{Name: "wallet", Type: TextOption, Description: "0x address, ENS name or e-mail (default: your own wallet)"},
+			{Name: "member", Type: MemberOption, Description: "a member whose linked wallet to show"},
+			{Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"},
 		},
 		Handler: b.poaps,
 	}
@@ -37,7 +37,7 @@ func (b *Bot) poaps(ctx context.Context, req *Request) (Reply, error) {
 	if name, ok := strings.CutPrefix(q.Wallet, "@"); ok {
 		q.Wallet, q.MemberName = "", name
 	}
-	coll, err := b.collections.Collection(ctx, req.Platform, req.Caller.ExternalID, q)
+	coll, err := b.collections.Collection(ctx, req.Place.Platform, req.Caller.ExternalID, q)
 	if err != nil {
 		return Reply{}, err
 	}

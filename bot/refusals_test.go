@@ -55,7 +55,7 @@ func TestBot_ExplainRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, _ := newTestBot(stubIssuer{})
-			req := &Request{Platform: core.Console, Command: tt.command, Options: tt.options}
+			req := &Request{Place: core.Place{Platform: core.Console}, Command: tt.command, Options: tt.options}
 			reply, outcome := b.explain(req, tt.err)
 			for _, w := range tt.want {
 				if !strings.Contains(reply.Text, w) {

@@ -44,7 +44,7 @@ func TestBot_BadInput(t *testing.T) {
 			for _, line := range badLines {
 				e.obs.seen = nil
 				req := &Request{
-					Platform: core.Console, Place: Place{ExternalID: "guild", Name: "Guild"},
+					Place:  core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
 					Caller: Caller{ExternalID: "m", Name: "m", ManagesDrops: mod, ManagesRoles: mod},
 				}
 				reply, ok := e.b.HandleLine(context.Background(), req, line, "")
@@ -129,7 +129,7 @@ func FuzzBot_HandleLine(f *testing.F) {
 	f.Add("/drop add 197001 123456")
 	e := newDropEnv(f, openStore(f, storagetest.SQLiteURL(f)))
 	f.Fuzz(func(t *testing.T, line string) {
-		req := &Request{Platform: core.Console, Place: Place{ExternalID: "guild"}, Caller: Caller{ExternalID: "m", Name: "m", ManagesDrops: true}}
+		req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "guild"}, Caller: Caller{ExternalID: "m", Name: "m", ManagesDrops: true}}
 		if reply, ok := e.b.HandleLine(context.Background(), req, line, ""); ok && reply.Text == "" && reply.Post == nil {
 			t.Errorf("HandleLine(%q) gave an empty reply", line)
 		}

@@ -22,10 +22,12 @@ func (fakeSigner) Sign(wallet, message string) (string, bool) {
 	return core.PersonalSign(coretest.TestKey, message), true
 }
 
-// lineOn runs a line as caller on platform.
+// lineOn runs a line as caller on platform, whose adapter declares a
+// rehearsal when it is the console's.
 func lineOn(t *testing.T, b *Bot, p core.Platform, caller, line string) string {
 	t.Helper()
-	req := &Request{Platform: p, Place: Place{ExternalID: "dm", Private: true}, Caller: Caller{ExternalID: caller, Name: caller}}
+	req := &Request{Place: core.Place{Platform: p, ExternalID: "dm"}, Chat: Chat{Private: true}, Caps: Capabilities{Rehearsal: p == core.Console},
+		Caller: Caller{ExternalID: caller, Name: caller}}
 	reply, ok := b.HandleLine(context.Background(), req, line, "")
 	if !ok {
 		t.Fatalf("HandleLine(%q) says not a command", line)

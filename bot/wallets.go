@@ -24,7 +24,7 @@ func (b *Bot) walletCommand() *Command {
 		Description: "Your linked wallets: which is primary, which are verified",
 		Access:      Members,
 		Options: []Option{
-			{Name: "page", Type: Integer, Hidden: true, Description: "page number"},
+			{Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"},
 		},
 		Handler: b.walletList,
 	}
@@ -36,7 +36,7 @@ func (b *Bot) unlinkCommand() *Command {
 		Description: "Remove a linked wallet, or all of them",
 		Access:      Members,
 		Options: []Option{
-			{Name: "wallet", Type: String, Description: "the wallet to remove (default: all)"},
+			{Name: "wallet", Type: TextOption, Description: "the wallet to remove (default: all)"},
 		},
 		Handler: b.unlink,
 	}

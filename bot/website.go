@@ -18,11 +18,11 @@ func (b *Bot) websiteCommand() *Command {
 		Access: ManageDrops,
 		Options: []Option{
 			dropOption,
-			{Name: "claim_name", Type: String, Required: true, MaxLen: core.MaxWebsiteName,
+			{Name: "claim_name", Type: TextOption, Required: true, MaxLen: core.MaxWebsiteName,
 				Description: "end of its address: letters, digits, - and _, hard to guess"},
-			{Name: "count", Type: Integer, Description: fmt.Sprintf("how many POAPs it may mint (default %d)", core.DefaultWebsiteCount)},
-			{Name: "from", Type: String, MaxLen: maxDateTime, Description: "opens at: hh:mm on the drop's first day, or a date and time, UTC (default " + core.DefaultWebsiteFrom + ")"},
-			{Name: "to", Type: String, MaxLen: maxDateTime, Description: "closes at: hh:mm on the drop's last day, or a date and time, UTC (default " + core.DefaultWebsiteTo + ")"},
+			{Name: "count", Type: IntegerOption, Description: fmt.Sprintf("how many POAPs it may mint (default %d)", core.DefaultWebsiteCount)},
+			{Name: "from", Type: TextOption, MaxLen: maxDateTime, Description: "opens at: hh:mm on the drop's first day, or a date and time, UTC (default " + core.DefaultWebsiteFrom + ")"},
+			{Name: "to", Type: TextOption, MaxLen: maxDateTime, Description: "closes at: hh:mm on the drop's last day, or a date and time, UTC (default " + core.DefaultWebsiteTo + ")"},
 		},
 		Handler: b.dropWebsite,
 	}
@@ -45,7 +45,7 @@ func (b *Bot) dropWebsite(ctx context.Context, req *Request) (Reply, error) {
 	if count < 0 || count > core.MaxTopUp {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be from 1 to %d", core.MaxTopUp)}
 	}
-	d, err := b.websites.RequestWebsite(ctx, member(req), place(req), r)
+	d, err := b.websites.RequestWebsite(ctx, member(req), req.Place, r)
 	if err != nil {
 		return Reply{}, err
 	}

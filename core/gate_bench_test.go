@@ -52,11 +52,10 @@ func newSweepWorld(tb testing.TB, rate float64) *sweepWorld {
 	w := &sweepWorld{sb: sb, place: core.Place{Platform: core.Discord, ExternalID: "guild", Name: "Big server"},
 		actions: newActions(core.GateRole)}
 	w.svc, err = core.NewGateService(core.GateServiceDeps{Members: store, Gates: store, Issuer: poap.NewGateIssuer(client),
-		Locks: coretest.NewLocks(), Audit: store, Check: issuerLines{}})
+		Locks: coretest.NewLocks(), Audit: store, Check: issuerLines{}, Actions: map[core.Platform]core.GateActions{core.Discord: w.actions}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w.svc.Attach(core.Discord, w.actions)
 	// The gate comes first, while nobody holds its drops, so that the
 	// first sync a new gate runs (in the background) is not the one
 	// measured.

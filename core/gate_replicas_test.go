@@ -60,11 +60,11 @@ func TestGate_ReplicasNeverSweepAPlaceTogether(t *testing.T) {
 		issuer := newHoldersFake()
 		place := core.Place{Platform: core.Console, ExternalID: "console", Name: "console"}
 		replica := func(db *storage.DB, a core.GateActions) *core.GateService {
-			svc, err := core.NewGateService(core.GateServiceDeps{Members: db, Gates: db, Issuer: issuer, Locks: db, Audit: db, Check: issuerLines{}})
+			svc, err := core.NewGateService(core.GateServiceDeps{Members: db, Gates: db, Issuer: issuer, Locks: db, Audit: db, Check: issuerLines{},
+				Actions: map[core.Platform]core.GateActions{core.Console: a}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc.Attach(core.Console, a)
 			return svc
 		}
 		blocking := &blockingActions{fakeActions: newActions(core.GateRole), entered: make(chan struct{}), release: make(chan struct{})}

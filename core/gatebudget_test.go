@@ -19,11 +19,11 @@ func newCachedGateEnv(t *testing.T, platform core.Platform, kind core.GateKind) 
 		t.Fatal(err)
 	}
 	svc, err := core.NewGateService(core.GateServiceDeps{Members: e.store, Gates: ctxStore{e.store}, Issuer: cache,
-		Locks: coretest.NewLocks(), Audit: e.store, Check: issuerLines{}, Clock: e.clock})
+		Locks: coretest.NewLocks(), Audit: e.store, Check: issuerLines{}, Clock: e.clock,
+		Actions: map[core.Platform]core.GateActions{platform: e.actions}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Attach(platform, e.actions)
 	e.svc = svc
 	return e
 }

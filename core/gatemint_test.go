@@ -117,11 +117,11 @@ func newFollowRig(t *testing.T, url string, websiteWait time.Duration) *followRi
 	r := &followRig{db: openKeyed(t, url), issuer: newDropIssuer(), holders: newHoldersFake(), actions: newActions(core.GateRole),
 		clock: coretest.NewClock(t0), place: mintPlace, mod: core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"}}
 	gates, err := core.NewGateService(core.GateServiceDeps{Members: r.db, Gates: r.db, Issuer: r.holders,
-		Locks: coretest.NewLocks(), Audit: r.db, Check: issuerLines{}, Clock: r.clock})
+		Locks: coretest.NewLocks(), Audit: r.db, Check: issuerLines{}, Clock: r.clock,
+		Actions: map[core.Platform]core.GateActions{core.Console: r.actions}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gates.Attach(core.Console, r.actions)
 	r.gates = gates
 	r.tap = &mintTap{next: gates, heard: make(chan core.User, 16)}
 	s := wiring{store: r.db, issuer: r.issuer, mintURL: "https://mint.test/",

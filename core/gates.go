@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,9 +22,9 @@ import (
 // recorded, and a role or a membership the bot did not give is never
 // touched.
 //
-// Each platform's adapter does the platform's part (GateActions), attached
-// with Attach once the adapter exists; a place whose platform has no
-// actions attached cannot be gated.
+// Each platform's adapter does the platform's part (GateActions), given in
+// GateServiceDeps.Actions; a place whose platform has no actions cannot be
+// gated.
 type GateService struct {
 	base
 	members  MemberStore
@@ -34,7 +35,7 @@ type GateService struct {
 	check    IssuerCheck
 	interval time.Duration
 
-	mu      sync.RWMutex
+	// actions are the platforms' parts, read only once built.
 	actions map[Platform]GateActions
 
 	// work tracks the evaluations started by events, so that a shutdown
@@ -54,15 +55,18 @@ type GateService struct {
 
 // GateServiceDeps are the dependencies of a GateService.
 type GateServiceDeps struct {
-	// All but Interval, Clock and Logger are required; storage.DB is
-	// Members, Gates, Locks and Audit. Check answers /setup check about
-	// the issuing service.
+	// All but Actions, Interval, Clock and Logger are required;
+	// storage.DB is Members, Gates, Locks and Audit. Check answers /setup
+	// check about the issuing service.
 	Members MemberStore
 	Gates   GateStore
 	Issuer  GateIssuer
 	Locks   Exclusive
 	Audit   AuditLog
 	Check   IssuerCheck
+	// Actions are the platforms' adapters' parts in gating, by platform;
+	// the service keeps a copy. A platform without one cannot be gated.
+	Actions map[Platform]GateActions
 	// Interval is how often every gate is applied to every member
 	// (GATE_SYNC_INTERVAL); zero is DefaultGateInterval.
 	Interval time.Duration
@@ -116,7 +120,7 @@ func NewGateService(d GateServiceDeps) (*GateService, error) {
 		base:    newBase(d.Clock, d.Logger, d.Tally),
 		members: d.Members, gates: d.Gates, issuer: d.Issuer, locks: d.Locks, audit: d.Audit, check: d.Check,
 		interval: d.Interval,
-		actions:  map[Platform]GateActions{},
+		actions:  maps.Clone(d.Actions),
 		slots:    make(chan struct{}, eventWorkers),
 		firsts:   make(chan struct{}, 1),
 		totals:   map[int64]int{},
@@ -127,24 +131,11 @@ func NewGateService(d GateServiceDeps) (*GateService, error) {
 	return s, nil
 }
 
-// Attach makes a the actions of platform p: the adapter that enforces its
-// gates. Adapters are built after the services, hence a method rather than
-// a dependency.
-func (s *GateService) Attach(p Platform, a GateActions) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.actions[p] = a
-}
-
 // Interval returns how often gates are swept.
 func (s *GateService) Interval() time.Duration { return s.interval }
 
-// actionsOf returns the actions attached for p, or nil.
-func (s *GateService) actionsOf(p Platform) GateActions {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.actions[p]
-}
+// actionsOf returns the actions of platform p, or nil.
+func (s *GateService) actionsOf(p Platform) GateActions { return s.actions[p] }
 
 // GateSpec is /gate add as typed: the target (a Discord role id, a console
 // role name; empty for the group the command runs in on Telegram), the

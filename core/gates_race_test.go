@@ -31,7 +31,7 @@ func TestAddGate_Simultaneous(t *testing.T) {
 	e := newGateEnv(t, core.Telegram, core.GateGroup)
 	both := &sync.WaitGroup{}
 	both.Add(2)
-	e.svc.Attach(core.Telegram, racingActions{groupActions{e.actions}, both})
+	e.use(racingActions{groupActions{e.actions}, both})
 	e.issuer.give(addrA, 7)
 
 	mods := []core.Member{
@@ -80,7 +80,7 @@ func TestAddGate_Simultaneous(t *testing.T) {
 // refuses is not kept, and the refusal, with its fix, is the answer.
 func TestAddGate_InviteLinkRefused(t *testing.T) {
 	e := newGateEnv(t, core.Telegram, core.GateGroup)
-	e.svc.Attach(core.Telegram, refusingInviter{e.actions})
+	e.use(refusingInviter{e.actions})
 	_, err := e.svc.AddGate(t.Context(), e.mod, e.place, core.GateSpec{Drops: "7"})
 	var p *core.GateProblem
 	if !errors.As(err, &p) || !errors.Is(err, core.ErrCannotEnforce) {

@@ -316,18 +316,25 @@ func newGateEnv(t *testing.T, platform core.Platform, kind core.GateKind) *gateE
 		clock: coretest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)),
 		place: core.Place{Platform: platform, ExternalID: "place1", Name: "Place"},
 		mod:   core.Member{Platform: platform, ExternalID: "mod", Name: "Mod"}}
-	svc, err := core.NewGateService(core.GateServiceDeps{Members: e.store, Gates: ctxStore{e.store}, Issuer: e.issuer,
-		Locks: coretest.NewLocks(), Audit: e.store, Check: issuerLines{}, Clock: e.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if kind == core.GateGroup {
-		svc.Attach(platform, groupActions{e.actions})
+		e.use(groupActions{e.actions})
 	} else {
-		svc.Attach(platform, e.actions)
+		e.use(e.actions)
+	}
+	return e
+}
+
+// use builds the service anew with a as the actions of the place's
+// platform.
+func (e *gateEnv) use(a core.GateActions) {
+	e.t.Helper()
+	svc, err := core.NewGateService(core.GateServiceDeps{Members: e.store, Gates: ctxStore{e.store}, Issuer: e.issuer,
+		Locks: coretest.NewLocks(), Audit: e.store, Check: issuerLines{}, Clock: e.clock,
+		Actions: map[core.Platform]core.GateActions{e.place.Platform: a}})
+	if err != nil {
+		e.t.Fatal(err)
 	}
 	e.svc = svc
-	return e
 }
 
 // member creates a user with wallets: "v:0x.." verified, "u:0x.." unverified.

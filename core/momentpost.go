@@ -9,8 +9,8 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -27,8 +27,7 @@ type MomentService struct {
 	locks    Exclusive
 	maxBytes int64
 	rate     int
-
-	mu      sync.RWMutex
+	// openers open the platforms' files, read only once built.
 	openers map[Platform]MediaOpener
 }
 
@@ -40,6 +39,11 @@ type MomentServiceDeps struct {
 	Store   MomentStore
 	Issuer  MomentIssuer
 	Locks   Exclusive
+	// Media open the files members attach, by platform (the platforms'
+	// adapters); the service keeps a copy. An opener that is also a
+	// MomentAnnouncer hears how the platform's resumed posts ended. A post
+	// from a platform without one is refused.
+	Media map[Platform]MediaOpener
 	// MaxBytes is the largest file accepted (MOMENT_MAX_BYTES); zero is
 	// DefaultMomentMaxBytes. Rate is the most posts a member makes in an
 	// hour (MOMENT_RATE); zero is DefaultMomentRate.
@@ -60,7 +64,7 @@ func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
 	}
 	s := &MomentService{
 		base: newBase(d.Clock, d.Logger, d.Tally), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
-		maxBytes: d.MaxBytes, rate: d.Rate, openers: map[Platform]MediaOpener{},
+		maxBytes: d.MaxBytes, rate: d.Rate, openers: maps.Clone(d.Media),
 	}
 	if s.maxBytes <= 0 {
 		s.maxBytes = DefaultMomentMaxBytes
@@ -71,21 +75,11 @@ func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
 	return s, nil
 }
 
-// Attach makes o the opener of the platform's files. When o is also a
-// MomentAnnouncer, resumed posts of the platform are reported through it.
-func (s *MomentService) Attach(p Platform, o MediaOpener) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.openers[p] = o
-}
-
-// opener returns the platform's opener, or an error when none is attached.
+// opener returns the platform's opener, or an error when it has none.
 func (s *MomentService) opener(p Platform) (MediaOpener, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	o := s.openers[p]
 	if o == nil {
-		return nil, fmt.Errorf("moments: no media opener attached for %s", p)
+		return nil, fmt.Errorf("moments: no media opener for %s", p)
 	}
 	return o, nil
 }
@@ -395,7 +389,7 @@ func sizePrefix(size int64) []byte { return fmt.Appendf(nil, "%d\n", size) }
 // the place when the platform's opener is a MomentAnnouncer. A post
 // written to within momentLease is taken for one still in progress
 // elsewhere and left alone, as are those of platforms with no opener
-// attached; one replica resumes at a time. It returns how many posts it
+// here; one replica resumes at a time. It returns how many posts it
 // finished or failed, and the store's error.
 func (s *MomentService) Resume(ctx context.Context) (int, error) {
 	done := 0

@@ -27,8 +27,8 @@ const (
 )
 
 // MediaOpener opens a file a member attached, by the reference its
-// platform gave (bot.Media.Ref); each adapter attaches one for its platform
-// (MomentService.Attach).
+// platform gave (bot.Media.Ref); each platform's adapter has one, given
+// in MomentServiceDeps.Media.
 type MediaOpener interface {
 	// OpenMedia returns the file's content and its size in bytes, -1 when
 	// the platform does not say. The caller reads it at most once, as a

@@ -159,6 +159,7 @@ type momentEnv struct {
 	clock  *coretest.Clock
 	member core.Member
 	place  core.Place
+	rate   int
 }
 
 const (
@@ -175,20 +176,26 @@ func newMomentEnv(t *testing.T, rate int) *momentEnv {
 		member: core.Member{Platform: core.Discord, ExternalID: "m1", Name: "alice"},
 		place:  core.Place{Platform: core.Discord, ExternalID: "g1", Name: "guild"},
 	}
-	svc, err := core.NewMomentService(core.MomentServiceDeps{
-		Members: e.store, Store: e.store, Issuer: e.issuer, Locks: coretest.NewLocks(),
-		MaxBytes: 1 << 20, Rate: rate, Clock: e.clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Attach(core.Discord, e.files)
-	e.svc = svc
+	e.rate = rate
+	e.use(t, e.files)
 	ctx := context.Background()
 	u, _ := e.store.UpsertUser(ctx, core.User{Platform: core.Discord, ExternalID: "m1", Name: "alice"})
 	e.store.AddWallet(ctx, core.Wallet{UserID: u.ID, Platform: core.Discord, Kind: core.KindAddress, Value: momentHolder, Address: momentHolder, VerifiedAt: ptr(e.clock.Now())})
 	e.issuer.holders[fmt.Sprintf("%s/%d", momentHolder, momentDrop)] = true
 	return e
+}
+
+// use builds the service anew with o as Discord's opener.
+func (e *momentEnv) use(t *testing.T, o core.MediaOpener) {
+	t.Helper()
+	svc, err := core.NewMomentService(core.MomentServiceDeps{
+		Members: e.store, Store: e.store, Issuer: e.issuer, Locks: coretest.NewLocks(),
+		MaxBytes: 1 << 20, Rate: e.rate, Clock: e.clock, Media: map[core.Platform]core.MediaOpener{core.Discord: o},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = svc
 }
 
 // png is a PNG-looking file of n bytes whose content depends on seed.
@@ -389,7 +396,7 @@ func TestMomentService_Resume(t *testing.T) {
 	e := newMomentEnv(t, 10)
 	e.files["a"], e.files["b"] = pngFile(100, 1), pngFile(100, 2)
 	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 4)}
-	e.svc.Attach(core.Discord, a)
+	e.use(t, a)
 	// A stop cut the post after its first file: the record says so.
 	stop := errors.New("stopped")
 	calls := 0
@@ -467,15 +474,15 @@ func (l *lostCreate) Moments(context.Context, core.MomentQuery) ([]core.MomentVi
 func TestMomentService_LostCreate(t *testing.T) {
 	e := newMomentEnv(t, 10)
 	issuer := &lostCreate{momentIssuer: e.issuer, attached: map[string]bool{}}
+	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
 	svc, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: e.store, Store: e.store, Issuer: issuer, Locks: coretest.NewLocks(), Clock: e.clock,
+		Media: map[core.Platform]core.MediaOpener{core.Discord: a},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.files["a"] = pngFile(100, 1)
-	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
-	svc.Attach(core.Discord, a)
 	_, err = svc.Post(context.Background(), core.MomentPost{Place: e.place, Member: e.member, Key: "k", DropID: momentDrop,
 		Description: "lost", Media: []core.MediaRef{{Ref: "a"}}}, nil)
 	if !errors.Is(err, core.ErrMomentDelayed) {
@@ -517,7 +524,7 @@ func TestMomentService_ResumeRefused(t *testing.T) {
 	e := newMomentEnv(t, 10)
 	e.files["a"] = pngFile(100, 1)
 	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
-	e.svc.Attach(core.Discord, a)
+	e.use(t, a)
 	e.issuer.onWait = func() { panic(errStop) }
 	stopIn(t, func() { e.post("k", "a") })
 	e.issuer.onWait, e.issuer.refuse = nil, true
@@ -537,7 +544,7 @@ func TestMomentService_ResumeGivesUp(t *testing.T) {
 	e := newMomentEnv(t, 10)
 	e.files["a"] = pngFile(100, 1)
 	a := announcer{files: e.files, notices: make(chan core.MomentNotice, 1)}
-	e.svc.Attach(core.Discord, a)
+	e.use(t, a)
 	e.issuer.onWait = func() { panic(errStop) }
 	stopIn(t, func() { e.post("k", "a") })
 	e.issuer.onWait = nil

@@ -31,7 +31,7 @@ func TestMomentService_Refusals(t *testing.T) {
 	t.Run("ChangedWhileUploading", func(t *testing.T) {
 		e := newMomentEnv(t, 10)
 		e.files["a"] = pngFile(1000, 1)
-		e.svc.Attach(core.Discord, &growing{files: e.files})
+		e.use(t, &growing{files: e.files})
 		_, err := e.post("k", "a")
 		var me *core.MediaError
 		if !errors.As(err, &me) || me.Problem != core.MediaChanged || !errors.Is(err, core.ErrMediaChanged) || errors.Is(err, core.ErrIssuerUnavailable) {

@@ -136,12 +136,15 @@ window.addEventListener("load", function () { document.getElementById("sign").cl
 // browserKey, /test-log records the test wallets' requests and /test-out
 // what a test script reports. /test-frame/{nonce} shows the page in a
 // frame 360 px wide (headless Chromium's window is at least 500): the page
-// in it is framed only there, by its own origin.
+// in it is framed only there, by its own origin. The page's PUBLIC_URL is
+// the server's own address (its listener exists before it starts).
 func browserServer(t *testing.T, v Verifier, inject string) (string, *walletLog) {
 	t.Helper()
-	page := NewVerificationHandler(v, VerificationOptions{})
-	log := &walletLog{}
 	mux := http.NewServeMux()
+	srv := httptest.NewUnstartedServer(mux)
+	base := "http://" + srv.Listener.Addr().String()
+	page := NewVerificationHandler(v, VerificationOptions{PublicURL: base})
+	log := &walletLog{}
 	mux.Handle(core.VerificationPath, page)
 	if inject != "" {
 		mux.Handle("GET "+core.VerificationPath+"{nonce}", injectProvider(page))
@@ -158,9 +161,12 @@ func browserServer(t *testing.T, v Verifier, inject string) (string, *walletLog)
 				core.VerificationPath, url.PathEscape(r.PathValue("nonce")))
 		})
 	}
-	srv := httptest.NewServer(mux)
+	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL, log
+	if srv.URL != base {
+		t.Fatalf("test server at %q, want %q", srv.URL, base)
+	}
+	return base, log
 }
 
 // providerJS is testProviderJS for account.

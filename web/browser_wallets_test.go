@@ -16,15 +16,18 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// walletsJS defines wallet(uuid, name, icon, account): an EIP-6963 wallet
-// that records each request at /test-log before answering, signs through
-// /test-sign, and announces itself now and when asked; then runs body.
+// walletsJS defines wallet(uuid, name, icon, account, before): an EIP-6963
+// wallet that records each request at /test-log, then awaits
+// before(args) when given (which may throw for the wallet), answers,
+// signs through /test-sign, and announces itself now and when asked; then
+// runs body.
 const walletsJS = `(function () {
   var icon = "data:image/svg+xml," + encodeURIComponent("<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'><rect width='8' height='8' fill='#f60'/></svg>");
-  function wallet(uuid, name, icon, account) {
+  function wallet(uuid, name, icon, account, before) {
     var info = {uuid: uuid, name: name, icon: icon, rdns: "org.example." + uuid};
     var provider = {request: async function (args) {
       await fetch("/test-log", {method: "POST", body: JSON.stringify({wallet: name, method: args.method})});
+      if (before) { await before(args); }
       if (args.method === "eth_requestAccounts") { return [account]; }
       if (args.method === "personal_sign") {
         const res = await fetch("/test-sign", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({params: args.params})});

@@ -76,9 +76,12 @@ func cspHash(s string) string {
 
 // VerificationOptions configure the verification page.
 type VerificationOptions struct {
-	// PublicURL is PUBLIC_URL (may be empty): the page's own origin, which
-	// a POST must come from besides the origin of the request's Host, and
-	// the base of the page's address in its QR code and wallet links.
+	// PublicURL is PUBLIC_URL: the page's own origin, which a POST must
+	// come from besides the origin of the request's Host, and the base of
+	// the page's address in its QR code and wallet-app links. Without it
+	// (only tests mount the page so) the page offers neither: its address
+	// is never taken from the request's Host header, which the client
+	// chooses.
 	PublicURL string
 	// BotName is the bot's name, which the page shows as who asks; empty
 	// is core.DefaultName.
@@ -107,7 +110,8 @@ func (s *Server) HandleVerification(v Verifier, opts VerificationOptions) {
 //	                      when several announce themselves); without one,
 //	                      links that reopen the page in a wallet app (on a
 //	                      phone) or its address as a QR code (on a desktop),
-//	                      and the /verify command
+//	                      both only with opts.PublicURL, and the /verify
+//	                      command
 //	POST /verify/{nonce}  {"signature":"0x...","message":"..."} in (message,
 //	                      the text signed, optional), {"ok":true,"wallet":"0x..."}
 //	                      or {"ok":false,"error":"..."} out
@@ -177,8 +181,9 @@ type pageData struct {
 	Domain string
 	// Bot, Place (empty when unknown) and Platform say who asks.
 	Bot, Place, Platform string
-	// PageURL is the page's own address, which Apps reopen in a wallet
-	// app and QR (empty when it cannot be drawn) encodes.
+	// PageURL is the page's own address below PUBLIC_URL (empty without
+	// it), which Apps reopen in a wallet app and QR (empty when it cannot
+	// be drawn) encodes.
 	PageURL string
 	Apps    []appLink
 	QR      template.HTML
@@ -192,11 +197,20 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		h.render(w, p.Status, "problem", pageData{Title: p.Title, Hint: p.Hint})
 		return
 	}
-	page := h.pageURL(r, c.Nonce)
-	qr, err := qrSVG(page)
-	if err != nil {
-		// Only an absurdly long Host gets here; the page works without.
-		h.log.Warn("verification page QR code", "err", err)
+	// Without PUBLIC_URL the page has no address of its own to offer.
+	var (
+		page string
+		apps []appLink
+		qr   template.HTML
+	)
+	if h.publicURL != "" {
+		page = core.VerificationURL(h.publicURL, c.Nonce)
+		apps = appLinks(page)
+		var err error
+		if qr, err = qrSVG(page); err != nil {
+			// Only an absurdly long PUBLIC_URL gets here; the page works without.
+			h.log.Warn("verification page QR code", "err", err)
+		}
 	}
 	h.render(w, http.StatusOK, "page", pageData{
 		Title:   "Verify your wallet",
@@ -215,23 +229,9 @@ func (h *verification) page(w http.ResponseWriter, r *http.Request) {
 		Place:       core.StripDirectionControls(c.Place),
 		Platform:    c.Platform.Title(),
 		PageURL:     page,
-		Apps:        appLinks(page),
+		Apps:        apps,
 		QR:          qr,
 	})
-}
-
-// pageURL is the address of the page of nonce that r asked for: below
-// PUBLIC_URL when set (what the /link reply links to), otherwise the
-// request's scheme, host and path.
-func (h *verification) pageURL(r *http.Request, nonce string) string {
-	if h.publicURL != "" {
-		return core.VerificationURL(h.publicURL, nonce)
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return (&url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path}).String()
 }
 
 // siweDomain is the domain of an EIP-4361 message, or empty.

@@ -25,13 +25,27 @@
   // maxWallets caps the wallets listed: any script or extension can
   // announce one.
   var maxWallets = 10;
-  // announced are the EIP-6963 wallets: {uuid, name, icon, provider}.
+  // maxIcon caps an announced icon's data: URI (its length); a larger
+  // icon is dropped, the wallet kept.
+  var maxIcon = 64 * 1024;
+  // announced are the EIP-6963 wallets: {uuid, name, rdns, icon, provider}.
   var announced = [];
   // chosen is the provider the "Sign with" button uses.
   var chosen = null;
+  // verified is set once the bot accepted a signature: then nothing
+  // changes the page any more.
   var verified = false;
+  // busy is set while a wallet signs: no other signing starts, and the
+  // wallets announced meanwhile are shown once it ends (renderLater).
+  var busy = false;
+  var renderLater = false;
 
+  // say shows text in the status line; once verified, the line keeps
+  // saying so.
   function say(text, kind) {
+    if (verified) {
+      return;
+    }
     statusLine.textContent = text;
     statusLine.className = "status " + (kind || "");
   }
@@ -51,18 +65,20 @@
     return /Macintosh/.test(ua) && navigator.maxTouchPoints > 1;
   }
 
-  // cleanName makes an announced name (hostile text) short and without
-  // the characters that reorder text around it.
-  function cleanName(name) {
+  // cleanName makes an announced name (hostile text) at most max
+  // characters (code points: never half an emoji) and without the
+  // characters that reorder text around it.
+  function cleanName(name, max) {
     if (typeof name !== "string") {
       return "";
     }
-    return name.replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, "").replace(/\s+/g, " ").trim().slice(0, 40);
+    var clean = name.replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, "").replace(/\s+/g, " ").trim();
+    return Array.from(clean).slice(0, max).join("").trim();
   }
 
   // onAnnounce keeps an EIP-6963 announcement: once per uuid, at most
   // maxWallets, an icon only as a data:image/ URI (the CSP admits no
-  // other image from elsewhere).
+  // other image from elsewhere) of at most maxIcon.
   function onAnnounce(event) {
     var d = event && event.detail;
     if (!d || !d.info || !d.provider || typeof d.provider.request !== "function") {
@@ -77,8 +93,18 @@
         return;
       }
     }
-    var icon = typeof d.info.icon === "string" && /^data:image\//i.test(d.info.icon) ? d.info.icon : "";
-    announced.push({ uuid: uuid, name: cleanName(d.info.name) || "Wallet " + (announced.length + 1), icon: icon, provider: d.provider });
+    var icon = d.info.icon;
+    if (typeof icon !== "string" || icon.length > maxIcon || !/^data:image\//i.test(icon)) {
+      icon = "";
+    }
+    announced.push({
+      uuid: uuid,
+      name: cleanName(d.info.name, 40) || "Wallet " + (announced.length + 1),
+      // The rdns (reverse domain) tells apart two wallets of one name.
+      rdns: cleanName(d.info.rdns, 100),
+      icon: icon,
+      provider: d.provider,
+    });
     render();
   }
 
@@ -95,15 +121,26 @@
     var label = document.createElement("span");
     label.textContent = w.name;
     b.appendChild(label);
+    if (w.rdns) {
+      var rdns = document.createElement("small");
+      rdns.textContent = w.rdns;
+      b.appendChild(rdns);
+    }
     b.addEventListener("click", function () {
       run(w.provider);
     });
     return b;
   }
 
-  // render shows the way to sign that the wallets found allow.
+  // render shows the way to sign that the wallets found allow; while a
+  // wallet signs, it waits for the end (a button of a wallet announced
+  // meanwhile would start a second signing).
   function render() {
     if (verified) {
+      return;
+    }
+    if (busy) {
+      renderLater = true;
       return;
     }
     var eth = window.ethereum;
@@ -127,8 +164,12 @@
       chosen = one.provider;
       signButton.textContent = one.name ? "Sign with " + one.name : "Sign with your wallet";
     } else {
+      // Without PUBLIC_URL the page has neither the apps nor the QR code.
       var phone = isPhone();
-      document.getElementById("apps").hidden = !phone;
+      var apps = document.getElementById("apps");
+      if (apps) {
+        apps.hidden = !phone;
+      }
       var scan = document.getElementById("scan");
       if (scan) {
         scan.hidden = phone;
@@ -136,12 +177,19 @@
     }
   }
 
+  // walletError is the message for what a wallet threw (hostile: its
+  // getters may throw too).
   function walletError(err) {
-    if (err && err.code === 4001) {
-      return "You declined the request in your wallet. Press the button to try again.";
+    var detail = "";
+    try {
+      if (err && err.code === 4001) {
+        return "You declined the request in your wallet. Press the button to try again.";
+      }
+      detail = cleanName(err && err.message, 200);
+    } catch (e) {
+      detail = "";
     }
-    var detail = (err && err.message) || "unknown error";
-    return "Your wallet could not sign: " + detail + ". Press the button to try again.";
+    return "Your wallet could not sign: " + (detail || "unknown error") + ". Press the button to try again.";
   }
 
   // messageText decodes the message's hex (UTF-8 bytes) to the text the
@@ -172,6 +220,9 @@
       say("Could not reach the bot. Check your connection and press the button again.", "error");
       return;
     }
+    if (verified) {
+      return;
+    }
     var body = null;
     try {
       body = await res.json();
@@ -179,10 +230,10 @@
       body = null;
     }
     if (body && body.ok) {
-      verified = true;
       document.getElementById("wallet").hidden = true;
       document.getElementById("choose").hidden = true;
       say("Verified" + (body.chain ? " on " + body.chain : "") + ". You can close this page and go back to the chat.", "ok");
+      verified = true;
       return;
     }
     say((body && body.error) || "The bot answered with an error (" + res.status + "). Please try again.", "error");
@@ -203,27 +254,48 @@
         say("Your wallet is using account " + account + ". Switch it to " + expected + " and press the button again.", "error");
         return;
       }
+      if (verified) {
+        return;
+      }
       say("Sign the message in your wallet.");
       signature = await eth.request({ method: "personal_sign", params: [messageHex, account] });
     } catch (err) {
       say(walletError(err), "error");
       return;
     }
+    if (verified) {
+      return;
+    }
     say("Checking the signature…");
     await submit(signature);
   }
 
-  // run signs with eth, the page's buttons disabled meanwhile.
+  // run signs with eth, unless a wallet is signing already or the page
+  // is verified; the page's buttons are disabled meanwhile, and the
+  // wallets announced meanwhile shown after.
   function run(eth) {
+    if (busy || verified) {
+      return;
+    }
+    busy = true;
     var buttons = root.querySelectorAll("#wallet button, #choose button");
     buttons.forEach(function (b) {
       b.disabled = true;
     });
-    sign(eth).finally(function () {
-      buttons.forEach(function (b) {
-        b.disabled = false;
+    sign(eth)
+      .catch(function () {
+        say("Your wallet could not sign: unknown error. Press the button to try again.", "error");
+      })
+      .finally(function () {
+        busy = false;
+        buttons.forEach(function (b) {
+          b.disabled = false;
+        });
+        if (renderLater) {
+          renderLater = false;
+          render();
+        }
       });
-    });
   }
 
   signButton.addEventListener("click", function () {

@@ -72,8 +72,8 @@ func TestVerificationPage_WhoAsks(t *testing.T) {
 }
 
 // TestVerificationPage_Address: the address the QR code and the wallet
-// links carry is the page's below PUBLIC_URL when set, otherwise the
-// request's scheme, host and path.
+// links carry is the page's below PUBLIC_URL; without PUBLIC_URL the page
+// offers neither, and never takes an address from the request's Host.
 func TestVerificationPage_Address(t *testing.T) {
 	page := "/verify/" + testNonce
 	for _, tt := range []struct {
@@ -81,8 +81,6 @@ func TestVerificationPage_Address(t *testing.T) {
 		tls             bool
 		want            string
 	}{
-		{"Host", "", false, "http://bot.test:8080" + page},
-		{"TLS", "", true, "https://bot.test:8080" + page},
 		{"PublicURL", "https://bot.example.org/", false, "https://bot.example.org" + page},
 		{"PublicURLPath", "https://example.org/poap", true, "https://example.org/poap" + page},
 	} {
@@ -105,6 +103,28 @@ func TestVerificationPage_Address(t *testing.T) {
 			if want := html.EscapeString(appLinks(tt.want)[2].URL); !strings.Contains(body, `href="`+want+`"`) {
 				t.Errorf("page lacks the Trust Wallet link %q; body:\n%s", want, body)
 			}
+			if strings.Contains(body, "bot.test") {
+				t.Errorf("page names the request's Host; body:\n%s", body)
+			}
 		})
+	}
+	for _, withTLS := range []bool{false, true} {
+		h := newTestVerification(&fakeVerifier{challenge: testChallenge()}, "", nil)
+		req := httptest.NewRequest(http.MethodGet, page, nil)
+		req.Host = "evil.example:8080"
+		if withTLS {
+			req.TLS = &tls.ConnectionState{}
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK || !strings.Contains(body, "/verify &lt;signature&gt;") {
+			t.Errorf("without PUBLIC_URL (TLS %v): status %d, want 200 and the /verify instructions; body:\n%s", withTLS, rec.Code, body)
+		}
+		for _, bad := range []string{"evil.example", "<svg", `id="apps"`, `id="scan"`, `id="page-url"`, `class="button"`} {
+			if strings.Contains(body, bad) {
+				t.Errorf("without PUBLIC_URL (TLS %v): page has %q, want no address, QR code or wallet-app link; body:\n%s", withTLS, bad, body)
+			}
+		}
 	}
 }

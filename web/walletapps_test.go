@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // appTarget returns the page address a wallet app's link opens, parsed back
@@ -63,5 +65,31 @@ func TestAppLinks(t *testing.T) {
 	}
 	if got, want := appLinks("https://bot.example.org/verify/ab")[0].URL, "https://link.metamask.io/dapp/bot.example.org/verify/ab"; got != want {
 		t.Errorf("MetaMask link = %q, want %q (the documented form)", got, want)
+	}
+}
+
+// TestAppLinks_Documented: each wallet's link for a fixed page address,
+// written by hand from the format its documentation gives (cited in
+// walletapps.go), not by the encoder's own steps.
+func TestAppLinks_Documented(t *testing.T) {
+	const page = "https://bot.example.org/verify/00112233445566778899aabbccddeeff"
+	want := map[string]string{
+		// link.metamask.io/dapp/{dappUrl}: the address as it is, without https://.
+		"MetaMask": "https://link.metamask.io/dapp/bot.example.org/verify/00112233445566778899aabbccddeeff",
+		// go.cb-w.com/dapp?cb_url=[YOUR_URL], percent-encoded.
+		"Coinbase Wallet": "https://go.cb-w.com/dapp?cb_url=https%3A%2F%2Fbot.example.org%2Fverify%2F00112233445566778899aabbccddeeff",
+		// link.trustwallet.com/open_url?coin_id=60&url=..., percent-encoded.
+		"Trust Wallet": "https://link.trustwallet.com/open_url?coin_id=60&url=https%3A%2F%2Fbot.example.org%2Fverify%2F00112233445566778899aabbccddeeff",
+		// "okx://wallet/dapp/url?dappUrl=" + encodeURIComponent(dappUrl),
+		// then "https://web3.okx.com/download?deeplink=" +
+		// encodeURIComponent(deepLink): the page's address encoded twice.
+		"OKX Wallet": "https://web3.okx.com/download?deeplink=okx%3A%2F%2Fwallet%2Fdapp%2Furl%3FdappUrl%3Dhttps%253A%252F%252Fbot.example.org%252Fverify%252F00112233445566778899aabbccddeeff",
+	}
+	got := make(map[string]string)
+	for _, l := range appLinks(page) {
+		got[l.Name] = l.URL
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("appLinks(%q) (-want +got):\n%s", page, diff)
 	}
 }

@@ -1,7 +1,10 @@
-// Package console is the terminal adapter: it reads command lines from
-// standard input and prints the bot's replies, and the posts it publishes
-// with each change of their count, acting as the member "console" of the
-// tenant "console", with moderator rights.
+// Package console is the terminal adapter of a rehearsal: it reads command
+// lines from standard input and prints the bot's replies, and the posts it
+// publishes with each change of their count, acting as the member
+// "console" of the tenant "console", with moderator rights, until /as
+// names another member. It keeps its own roles, by name, for gating, and
+// opens files by their paths for Moments. It declares itself a rehearsal,
+// so the commands that exist only there (/sign) are offered on it.
 package console
 
 import (
@@ -30,7 +33,6 @@ const maxLine = 64 << 10
 
 // Console is one terminal session.
 type Console struct {
-	bot         *bot.Bot
 	in          io.Reader
 	out         io.Writer
 	interactive bool
@@ -41,10 +43,12 @@ type Console struct {
 	outMu sync.Mutex
 }
 
-// New returns a console over in and out. Interactive sessions (a terminal)
-// get a prompt; piped input gets none.
-func New(b *bot.Bot, in io.Reader, out io.Writer, interactive bool) *Console {
-	c := &Console{bot: b, in: in, out: out, interactive: interactive, member: Owner, fileDir: os.TempDir()}
+var _ bot.Adapter = (*Console)(nil)
+
+// New returns a console over in and out; Run serves a bot on it.
+// Interactive sessions (a terminal) get a prompt; piped input gets none.
+func New(in io.Reader, out io.Writer, interactive bool) *Console {
+	c := &Console{in: in, out: out, interactive: interactive, member: Owner, fileDir: os.TempDir()}
 	c.roles = &Roles{c: c, members: map[string]map[string]bool{}}
 	return c
 }
@@ -58,10 +62,13 @@ func (c *Console) WithFileDir(dir string) *Console {
 	return c
 }
 
-// Run reads and runs lines until the input ends (it returns nil), /quit is
-// typed, or ctx is done (it returns ctx.Err()). Commands run one at a time,
-// in order.
-func (c *Console) Run(ctx context.Context) error {
+// Platform returns core.Console.
+func (c *Console) Platform() core.Platform { return core.Console }
+
+// Run reads lines and runs them with b until the input ends (it returns
+// nil), /quit is typed, or ctx is done (it returns ctx.Err()). Commands run
+// one at a time, in order.
+func (c *Console) Run(ctx context.Context, b *bot.Bot) error {
 	lines := make(chan lineOrErr)
 	go c.read(ctx, lines)
 	for {
@@ -77,7 +84,7 @@ func (c *Console) Run(ctx context.Context) error {
 				c.printf("%s\n", l.err)
 				continue
 			}
-			if !c.runLine(ctx, l.text) {
+			if !c.runLine(ctx, b, l.text) {
 				return nil
 			}
 		}
@@ -85,7 +92,7 @@ func (c *Console) Run(ctx context.Context) error {
 }
 
 // runLine handles one line; it returns false when the session should end.
-func (c *Console) runLine(ctx context.Context, line string) bool {
+func (c *Console) runLine(ctx context.Context, b *bot.Bot, line string) bool {
 	line = strings.TrimSpace(line)
 	word, arg, _ := strings.Cut(line, " ")
 	switch word {
@@ -98,8 +105,9 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 		return true
 	}
 	req := &bot.Request{
-		Platform: core.Console,
-		Place:    bot.Place{ExternalID: "console", Name: "console", Private: true, Channel: "console"},
+		Place: core.Place{Platform: core.Console, ExternalID: "console", Name: "console"},
+		Chat:  bot.Chat{Private: true, Channel: "console"},
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID:   c.member,
 			Name:         c.member,
@@ -107,12 +115,12 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 			ManagesRoles: c.member == Owner,
 		},
 	}
-	if cmd := c.bot.Command(strings.TrimPrefix(word, "/")); cmd != nil && cmd.TakesFiles() {
+	if cmd := b.Command(strings.TrimPrefix(word, "/")); cmd != nil && cmd.TakesFiles() {
 		// The console has no event id: nothing delivers a line twice.
 		line, req.Media = cutMedia(line)
 		req.Progress = func(r bot.Reply) { c.printf("  … %s\n", bot.PlainText(r.Text)) }
 	}
-	reply, ok := c.bot.HandleLine(ctx, req, line, "")
+	reply, ok := b.HandleLine(ctx, req, line, "")
 	if !ok {
 		c.printf("Commands start with a slash. Type /help to see them.\n")
 		return true
@@ -121,7 +129,7 @@ func (c *Console) runLine(ctx context.Context, line string) bool {
 		reply.Text += "\n\nOn the console: " + "`/as NAME` acts as another member (`/as " + Owner + "` is the moderator), `/quit` leaves."
 	}
 	if reply.Post != nil {
-		c.publish(ctx, *reply.Post)
+		c.publish(ctx, b, *reply.Post)
 		reply.Post = nil
 	}
 	c.render(reply)
@@ -260,3 +268,13 @@ func readLine(r *bufio.Reader) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// capabilities are what the console can do: gates are roles it keeps by
+// name; it is a rehearsal's, with its own commands; files are paths.
+var capabilities = bot.Capabilities{
+	Rehearsal: true,
+	FilesHint: "add `media:<path>[,<path>…]` with the files' paths",
+}
+
+// Capabilities returns what the console can do.
+func (c *Console) Capabilities() bot.Capabilities { return capabilities }

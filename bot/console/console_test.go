@@ -21,7 +21,7 @@ func newBot() *bot.Bot {
 func TestConsole_Run(t *testing.T) {
 	in := strings.NewReader("/help\n\nhello\n/poaps 0x12\n/as alice\n/as two words\n/as " + strings.Repeat("x", 65) + "\n/poaps 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed")
 	var out strings.Builder
-	if err := console.New(newBot(), in, &out, false).Run(context.Background()); err != nil {
+	if err := console.New(in, &out, false).Run(context.Background(), newBot()); err != nil {
 		t.Fatalf("Run() = %v, want nil at end of input", err)
 	}
 	got := out.String()
@@ -46,7 +46,7 @@ func TestConsole_Run(t *testing.T) {
 
 func TestConsole_Run_Interactive(t *testing.T) {
 	var out strings.Builder
-	if err := console.New(newBot(), strings.NewReader("/as bob\n/quit\n/help\n"), &out, true).Run(context.Background()); err != nil {
+	if err := console.New(strings.NewReader("/as bob\n/quit\n/help\n"), &out, true).Run(context.Background(), newBot()); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -61,7 +61,7 @@ func TestConsole_Run_Interactive(t *testing.T) {
 func TestConsole_Run_LongLine(t *testing.T) {
 	in := strings.NewReader("/poaps " + strings.Repeat("a", 100<<10) + "\n/poaps 0x12\n")
 	var out strings.Builder
-	if err := console.New(newBot(), in, &out, false).Run(context.Background()); err != nil {
+	if err := console.New(in, &out, false).Run(context.Background(), newBot()); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); !strings.Contains(got, "too long") || !strings.Contains(got, "doesn't look right") {
@@ -74,7 +74,7 @@ func TestConsole_Run_Cancel(t *testing.T) {
 	defer pw.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- console.New(newBot(), pr, io.Discard, false).Run(ctx) }()
+	go func() { done <- console.New(pr, io.Discard, false).Run(ctx, newBot()) }()
 	cancel()
 	select {
 	case err := <-done:

@@ -13,7 +13,7 @@ import (
 func TestConsole_RenderFile(t *testing.T) {
 	dir := t.TempDir()
 	var out strings.Builder
-	c := New(nil, strings.NewReader(""), &out, false).WithFileDir(dir)
+	c := New(strings.NewReader(""), &out, false).WithFileDir(dir)
 	c.render(bot.Reply{Text: "Export of **Drop**", File: &bot.File{Name: "../drop-1-links.csv", ContentType: "text/csv", Data: []byte("link,member\n")}})
 	m := regexp.MustCompile(`Saved drop-1-links\.csv to (\S+)`).FindStringSubmatch(out.String())
 	if m == nil {
@@ -33,7 +33,7 @@ func TestConsole_RenderFile(t *testing.T) {
 
 func TestConsole_RenderFile_Error(t *testing.T) {
 	var out strings.Builder
-	c := New(nil, strings.NewReader(""), &out, false).WithFileDir(filepath.Join(t.TempDir(), "missing"))
+	c := New(strings.NewReader(""), &out, false).WithFileDir(filepath.Join(t.TempDir(), "missing"))
 	c.render(bot.Reply{Text: "x", File: &bot.File{Name: "a.csv"}})
 	if !strings.Contains(out.String(), "The file a.csv could not be saved") {
 		t.Errorf("output = %q, want the failure", out.String())

@@ -21,8 +21,8 @@ type Roles struct {
 
 var _ core.GateActions = (*Roles)(nil)
 
-// Gates returns the console's roles, the actions of its gates.
-func (c *Console) Gates() *Roles { return c.roles }
+// GateActions returns the console's roles, the actions of its gates.
+func (c *Console) GateActions() core.GateActions { return c.roles }
 
 // Members returns the members who have role, sorted.
 func (r *Roles) Members(role string) []string {
@@ -111,13 +111,13 @@ func (r *Roles) Decline(context.Context, string, core.GateTarget, string) error 
 
 // Tell prints a notice to a member.
 func (r *Roles) Tell(_ context.Context, member string, n core.GateNotice) error {
-	r.c.printf("[to %s] %s\n", member, bot.PlainText(bot.GateNoticeText(n)))
+	r.c.printf("[to %s] %s\n", member, bot.PlainText(bot.GateNoticeText(n, capabilities)))
 	return nil
 }
 
 // Announce prints a notice to the moderators.
 func (r *Roles) Announce(_ context.Context, _, _ string, n core.GateNotice) error {
-	r.c.printf("[to the moderators] %s\n", bot.PlainText(bot.GateNoticeText(n)))
+	r.c.printf("[to the moderators] %s\n", bot.PlainText(bot.GateNoticeText(n, capabilities)))
 	return nil
 }
 

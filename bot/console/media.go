@@ -27,8 +27,9 @@ var (
 	_ core.MomentAnnouncer = Files{}
 )
 
-// Media returns the console's opener of attached files.
-func (c *Console) Media() Files { return Files{c: c} }
+// MediaOpener returns the console's opener of attached files, which also
+// announces resumed Moments.
+func (c *Console) MediaOpener() core.MediaOpener { return Files{c: c} }
 
 // OpenMedia opens the file at path ref (the console user's own file) with
 // its size. It never blocks: a path that is not a regular file is refused

@@ -19,19 +19,19 @@ const place = "console"
 // reports it with Bot.Posted so that its count of links left is kept up to
 // date (EditPost prints each change). The post is printed whole, in one
 // write.
-func (c *Console) publish(ctx context.Context, p bot.Post) {
+func (c *Console) publish(ctx context.Context, b *bot.Bot, p bot.Post) {
 	ref := bot.PostRef{Platform: core.Console, Place: place, Channel: place, Message: "post-" + rand.Text()}
 	if ch := strings.TrimSpace(p.Channel); ch != "" {
 		ref.Channel = ch
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- posted %s ---\n%s\n", channelWords(ref.Channel), bot.PlainText(p.Text))
-	writeButtons(&b, p.Buttons)
-	if err := c.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
-		b.WriteString("  (Its count of links left will not follow the claims: it could not be recorded.)\n")
+	var s strings.Builder
+	fmt.Fprintf(&s, "--- posted %s ---\n%s\n", channelWords(ref.Channel), bot.PlainText(p.Text))
+	writeButtons(&s, p.Buttons)
+	if err := b.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
+		s.WriteString("  (Its count of links left will not follow the claims: it could not be recorded.)\n")
 	}
-	b.WriteString("---\n")
-	c.printf("%s", b.String())
+	s.WriteString("---\n")
+	c.printf("%s", s.String())
 }
 
 // EditPost prints the change of a post published from the console, one

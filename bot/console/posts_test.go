@@ -21,8 +21,8 @@ func claimMessage(count string) bot.Post {
 func TestConsole_Publish(t *testing.T) {
 	var out strings.Builder
 	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{})), bot.Options{})
-	c := New(b, strings.NewReader(""), &out, false)
-	c.publish(t.Context(), claimMessage("4"))
+	c := New(strings.NewReader(""), &out, false)
+	c.publish(t.Context(), b, claimMessage("4"))
 	want := "--- posted here ---\nParty\nPress Claim to get your POAP.\n\n4 of 5 links left\n" +
 		"  [Claim] type: /claim 42\n  [Site] https://example.org\n"
 	if got := out.String(); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "---\n") {
@@ -36,7 +36,7 @@ func TestConsole_Publish(t *testing.T) {
 
 func TestConsole_EditPost(t *testing.T) {
 	var out strings.Builder
-	c := New(nil, strings.NewReader(""), &out, false)
+	c := New(strings.NewReader(""), &out, false)
 	ref := bot.PostRef{Platform: core.Console, Place: place, Channel: place, Message: "post-1"}
 	if err := c.EditPost(t.Context(), ref, claimMessage("3")); err != nil {
 		t.Fatal(err)

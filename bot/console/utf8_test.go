@@ -15,7 +15,7 @@ import (
 func TestConsole_Run_InvalidUTF8(t *testing.T) {
 	in := strings.NewReader("/link \xff\xfe@example.org\n/\xfe\xff\n/wallet\n")
 	var out strings.Builder
-	if err := console.New(newBot(), in, &out, false).Run(context.Background()); err != nil {
+	if err := console.New(in, &out, false).Run(context.Background(), newBot()); err != nil {
 		t.Fatalf("Run() = %v, want nil at end of input", err)
 	}
 	got := out.String()

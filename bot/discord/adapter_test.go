@@ -102,7 +102,7 @@ func startWith(t *testing.T, b commandTable, opts Options) *rig {
 	r.adapter = a
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.done <- a.Run(ctx) }()
+	go func() { r.done <- a.connect(ctx) }()
 	t.Cleanup(func() {
 		if err := r.stop(); err != nil {
 			t.Errorf("Run = %v, want nil", err)
@@ -252,17 +252,16 @@ func TestAdapter_BadToken(t *testing.T) {
 	t.Parallel()
 	b, _ := newBot(t)
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(b, Options{Token: "wrong-token", APIURL: fake.URL()})
+	a, err := New(Options{Token: "wrong-token", APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(timeout(t, 10*time.Second)); err == nil {
+	if err := a.Run(timeout(t, 10*time.Second), b); err == nil {
 		t.Error("Run with a wrong token = nil, want an error")
 	}
 }
 
 func TestNew_Errors(t *testing.T) {
-	b := plainBot()
 	tests := []struct {
 		name string
 		opts Options
@@ -275,9 +274,18 @@ func TestNew_Errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := New(b, tt.opts); err == nil {
+			if _, err := New(tt.opts); err == nil {
 				t.Errorf("New(%+v) = nil error, want one", tt.opts)
 			}
 		})
 	}
+}
+
+// newAdapter is New serving the command table b, without connecting.
+func newAdapter(b commandTable, opts Options) (*Adapter, error) {
+	a, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return a, a.serve(b)
 }

@@ -27,14 +27,14 @@ const (
 var commandName = regexp.MustCompile(`^[-_\p{Ll}\p{Lo}\p{N}]{1,32}$`)
 
 var optionTypes = map[bot.OptionType]discordgo.ApplicationCommandOptionType{
-	bot.String:     discordgo.ApplicationCommandOptionString,
-	bot.Integer:    discordgo.ApplicationCommandOptionInteger,
-	bot.Boolean:    discordgo.ApplicationCommandOptionBoolean,
-	bot.Member:     discordgo.ApplicationCommandOptionUser,
-	bot.Role:       discordgo.ApplicationCommandOptionRole,
-	bot.Channel:    discordgo.ApplicationCommandOptionChannel,
-	bot.Attachment: discordgo.ApplicationCommandOptionAttachment,
-	bot.DateTime:   discordgo.ApplicationCommandOptionString,
+	bot.TextOption:       discordgo.ApplicationCommandOptionString,
+	bot.IntegerOption:    discordgo.ApplicationCommandOptionInteger,
+	bot.BooleanOption:    discordgo.ApplicationCommandOptionBoolean,
+	bot.MemberOption:     discordgo.ApplicationCommandOptionUser,
+	bot.RoleOption:       discordgo.ApplicationCommandOptionRole,
+	bot.ChannelOption:    discordgo.ApplicationCommandOptionChannel,
+	bot.AttachmentOption: discordgo.ApplicationCommandOptionAttachment,
+	bot.DateTimeOption:   discordgo.ApplicationCommandOptionString,
 }
 
 // entry is one top-level slash command being built.

@@ -1,21 +1,22 @@
-// Package discord is the Discord adapter: it registers the bot's command
-// table as slash commands, turns interactions into bot requests and the
-// bot's replies into interaction responses, acknowledging every interaction
-// within Discord's three seconds.
+// Package discord is the Discord adapter. It owns the connection to
+// Discord (the gateway session, sharded, and the REST client): it
+// registers the bot's command table as slash commands, turns interactions
+// into bot requests and the bot's replies into interaction responses, and
+// acknowledges every interaction within Discord's three seconds. Long
+// commands (a Moment's upload) are deferred at once, publicly, and show
+// their progress by editing the deferred response.
+//
+// It also does Discord's part in the core's services: gating by roles
+// (GateActions gives and takes roles and tells members and moderators;
+// the members who join a server are handed to gating; members' roles are
+// kept in a bounded cache fed by the gateway's member events, never by
+// listing a server's members), the attachments of a command opened from
+// Discord's CDN for Moments (MediaOpener), and its posts kept up to date
+// (EditPost, Notify).
 //
 // The session asks for the Guilds and GuildMembers intents. GuildMembers is
 // privileged: enable "Server Members Intent" for the bot in the Discord
 // developer portal, or Discord refuses the connection (close code 4014).
-//
-// Long commands (a Moment's upload) are deferred at once, publicly, and
-// show their progress by editing the deferred response (see answerLong);
-// the files attached to a command's attachment options reach the bot as
-// Request.Media, and Media opens them by their attachment URL.
-//
-// For role gating, Gates gives and takes roles and tells members and
-// moderators; the members who join are handed to Options.Gates, and the
-// members' roles are kept in a bounded cache fed by the gateway's member
-// events, never by listing a server's members.
 package discord
 
 import (
@@ -92,15 +93,17 @@ type Options struct {
 	// Long commands have as many slots again, of their own.
 	MaxCommands int
 	// Gates, when set, is told of every member who joins a server of
-	// this shard (GUILD_MEMBER_ADD), so that gating gives them their roles;
-	// nil when nothing is gated.
+	// this shard (GUILD_MEMBER_ADD) instead of the bot Run serves, which
+	// gives them their roles (tests record the joins).
 	Gates MemberJoins
 }
 
-// commandTable is what the adapter needs of the bot: its commands, and
-// the calls that run them and record posts. *bot.Bot is the one New takes;
-// tests wrap it to add commands of their own.
+// commandTable is what the adapter needs of the bot: its commands, the
+// calls that run them and record posts, and the members who join.
+// *bot.Bot is the one Run takes; tests wrap it to add commands of their
+// own.
 type commandTable interface {
+	MemberJoins
 	Commands() []*bot.Command
 	Command(name string) *bot.Command
 	Handle(ctx context.Context, req *bot.Request) bot.Reply
@@ -133,26 +136,23 @@ type Adapter struct {
 	shardCount int
 	members    *memberCache
 	gates      *gates
-	joins      *joinQueue // nil without Options.Gates
+	joins      *joinQueue // Options.Gates', or the bot's once served
 
-	ran   atomic.Bool
-	ready chan struct{}
+	served atomic.Bool
+	ran    atomic.Bool
+	ready  chan struct{}
 
 	mu       sync.Mutex
 	stopped  bool           // Run is closing or closed
 	inflight sync.WaitGroup // interactions being answered
 }
 
-// New checks the options, renders the command table and prepares the
-// session; Run connects. It fails on a missing token, a malformed
-// APIURL, bad shard numbers, AckAfter over 2 s, or a command table Discord
-// would refuse.
-func New(b *bot.Bot, opts Options) (*Adapter, error) {
-	return newAdapter(b, opts)
-}
+var _ bot.Adapter = (*Adapter)(nil)
 
-// newAdapter is New for any command table.
-func newAdapter(b commandTable, opts Options) (*Adapter, error) {
+// New checks the options and prepares the session; Run connects and
+// serves a bot. It fails on a missing token, a malformed APIURL, bad shard
+// numbers or AckAfter over 2 s.
+func New(opts Options) (*Adapter, error) {
 	if opts.Token.IsZero() {
 		return nil, errors.New("discord: the bot token is empty")
 	}
@@ -171,10 +171,6 @@ func newAdapter(b commandTable, opts Options) (*Adapter, error) {
 	if opts.MaxCommands <= 0 {
 		opts.MaxCommands = commandsPerCPU * runtime.GOMAXPROCS(0)
 	}
-	cmds, err := renderCommands(b.Commands())
-	if err != nil {
-		return nil, err
-	}
 	origin, err := parseOrigin(opts.APIURL)
 	if err != nil {
 		return nil, err
@@ -184,9 +180,9 @@ func newAdapter(b commandTable, opts Options) (*Adapter, error) {
 		return nil, err
 	}
 	a := &Adapter{
-		bot: b, log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
+		log: opts.Logger, guildID: opts.GuildID, shardID: opts.ShardID,
 		ackAfter: opts.AckAfter, limit: newLimiter(opts.MaxCommands), longs: newLimiter(opts.MaxCommands),
-		now: time.Now, commands: cmds, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
+		now: time.Now, session: s, ready: make(chan struct{}), shardCount: opts.ShardCount,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -241,13 +237,42 @@ func (a *Adapter) Commands() []*discordgo.ApplicationCommand { return a.commands
 // Ready is closed once Run is connected and has registered the commands.
 func (a *Adapter) Ready() <-chan struct{} { return a.ready }
 
-// Run connects to the gateway, registers the commands (shard 0 only, with
-// one bulk overwrite) and answers interactions until ctx is done. It then
-// closes the connection, waits for the answers in flight (each bounded by
-// the bot's command timeout and the REST timeout) and returns nil. It
-// returns an error when the connection or the registration fails, or when
+// Platform returns core.Discord.
+func (a *Adapter) Platform() core.Platform { return core.Discord }
+
+// Run serves b: it connects to the gateway, registers b's commands (shard
+// 0 only, with one bulk overwrite) and answers interactions until ctx is
+// done. It then closes the connection, waits for the answers in flight
+// (each bounded by the bot's command timeout and the REST timeout) and
+// returns nil. It returns an error when b's command table is one Discord
+// would refuse, when the connection or the registration fails, or when
 // called twice.
-func (a *Adapter) Run(ctx context.Context) error {
+func (a *Adapter) Run(ctx context.Context, b *bot.Bot) error {
+	if err := a.serve(b); err != nil {
+		return err
+	}
+	return a.connect(ctx)
+}
+
+// serve makes t the command table the adapter answers with: it renders its
+// commands, and hands it the members who join unless Options.Gates is set.
+func (a *Adapter) serve(t commandTable) error {
+	if a.served.Swap(true) {
+		return errors.New("discord: Run called twice")
+	}
+	cmds, err := renderCommands(t.Commands())
+	if err != nil {
+		return err
+	}
+	a.bot, a.commands = t, cmds
+	if a.joins == nil {
+		a.joins = newJoinQueue(t, a.log)
+	}
+	return nil
+}
+
+// connect connects and answers with the command table served.
+func (a *Adapter) connect(ctx context.Context) error {
 	if a.ran.Swap(true) {
 		return errors.New("discord: Run called twice")
 	}
@@ -390,3 +415,15 @@ func (a *Adapter) stopping() bool {
 	defer a.mu.Unlock()
 	return a.stopped
 }
+
+// capabilities are what Discord can do: gates are roles, shown as
+// mentions; a server's id is its @everyone role's; personal replies are
+// ephemeral, in the channel.
+var capabilities = bot.Capabilities{
+	RoleMentions: true,
+	EveryoneRole: true,
+	FilesHint:    "media, media2 … media5: the photos or videos, attached to the command",
+}
+
+// Capabilities returns what Discord can do.
+func (a *Adapter) Capabilities() bot.Capabilities { return capabilities }

@@ -82,7 +82,7 @@ func TestAdapter_File(t *testing.T) {
 func fileRig(t *testing.T) (*discordtest.Server, *Adapter) {
 	t.Helper()
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,10 +32,10 @@ type gates struct {
 
 var _ core.GateActions = (*gates)(nil)
 
-// Gates returns the adapter's gating actions for core's gate service. They
-// work whether Run is running or not; while it runs, members' roles are
-// mostly answered from the gateway's events.
-func (a *Adapter) Gates() core.GateActions { return a.gates }
+// GateActions returns the adapter's gating actions for core's gate
+// service. They work whether Run is running or not; while it runs,
+// members' roles are mostly answered from the gateway's events.
+func (a *Adapter) GateActions() core.GateActions { return a.gates }
 
 // Prepare checks that the bot can give and take the role target (an id, a
 // <@&id> mention or a role's name) in the server, and returns it. It

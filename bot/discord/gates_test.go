@@ -37,7 +37,7 @@ func newGates(t *testing.T, setup func(*discordtest.Server)) (*discordtest.Serve
 	if setup != nil {
 		setup(fake)
 	}
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestGates_Prepare(t *testing.T) {
 		t.Parallel()
 		_, a := newGates(t, nil)
 		for _, target := range []string{holdersID, "<@&" + holdersID + ">", "holders"} {
-			got, err := a.Gates().Prepare(context.Background(), guild, target)
+			got, err := a.GateActions().Prepare(context.Background(), guild, target)
 			if err != nil || got != holders {
 				t.Errorf("Prepare(%q) = %+v, %v; want %+v", target, got, err, holders)
 			}
@@ -98,7 +98,7 @@ func TestGates_Prepare(t *testing.T) {
 		}
 		for _, tt := range tests {
 			_, a := newGates(t, tt.setup)
-			if _, err := a.Gates().Prepare(context.Background(), guild, holdersID); err != nil {
+			if _, err := a.GateActions().Prepare(context.Background(), guild, holdersID); err != nil {
 				t.Errorf("%s: Prepare = %v, want nil", tt.name, err)
 			}
 		}
@@ -134,7 +134,7 @@ func TestGates_Prepare(t *testing.T) {
 			if tt.name == "NotInServer" {
 				place = "200000000000000099"
 			}
-			got, err := a.Gates().Prepare(context.Background(), place, tt.target)
+			got, err := a.GateActions().Prepare(context.Background(), place, tt.target)
 			var p *core.GateProblem
 			if !errors.Is(err, core.ErrCannotEnforce) || !errors.As(err, &p) || p.Forbidden || p.Reason == "" || p.Fix == "" {
 				t.Errorf("%s: Prepare = %+v, %v; want a GateProblem with a reason and a fix, matching ErrCannotEnforce", tt.name, got, err)
@@ -155,11 +155,11 @@ func TestGates_Check(t *testing.T) {
 	t.Parallel()
 	_, a := newGates(t, nil)
 	ctx := context.Background()
-	if err := a.Gates().Check(ctx, discordtest.DefaultGuildID, holders); err != nil {
+	if err := a.GateActions().Check(ctx, discordtest.DefaultGuildID, holders); err != nil {
 		t.Errorf("Check(Holders) = %v, want nil", err)
 	}
 	gone := core.GateTarget{ID: "600000000000000099", Name: "Gone", Kind: core.GateRole}
-	if err := a.Gates().Check(ctx, discordtest.DefaultGuildID, gone); !errors.Is(err, core.ErrCannotEnforce) {
+	if err := a.GateActions().Check(ctx, discordtest.DefaultGuildID, gone); !errors.Is(err, core.ErrCannotEnforce) {
 		t.Errorf("Check(deleted role) = %v, want ErrCannotEnforce", err)
 	}
 }
@@ -177,17 +177,17 @@ func TestGates_Setup(t *testing.T) {
 		return out
 	}
 	_, a := newGates(t, nil)
-	if got := ok(a.Gates().Setup(context.Background(), discordtest.DefaultGuildID)); !cmp.Equal(got, []bool{true, true, true}) {
+	if got := ok(a.GateActions().Setup(context.Background(), discordtest.DefaultGuildID)); !cmp.Equal(got, []bool{true, true, true}) {
 		t.Errorf("Setup OK = %v, want every line OK", got)
 	}
 	_, a = newGates(t, func(f *discordtest.Server) {
 		f.AddRole(discordgo.Role{ID: discordtest.DefaultGuildID, Name: "@everyone"}) // no permissions
 		f.SetBotRoles()
 	})
-	if got := ok(a.Gates().Setup(context.Background(), discordtest.DefaultGuildID)); !cmp.Equal(got, []bool{false, false, false}) {
+	if got := ok(a.GateActions().Setup(context.Background(), discordtest.DefaultGuildID)); !cmp.Equal(got, []bool{false, false, false}) {
 		t.Errorf("Setup OK without roles or permissions = %v, want every line failed", got)
 	}
-	if got := ok(a.Gates().Setup(context.Background(), "200000000000000099")); !cmp.Equal(got, []bool{false}) {
+	if got := ok(a.GateActions().Setup(context.Background(), "200000000000000099")); !cmp.Equal(got, []bool{false}) {
 		t.Errorf("Setup OK in an unknown server = %v, want one failed line", got)
 	}
 }
@@ -199,26 +199,26 @@ func TestGates_GrantRevoke(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		t.Parallel()
 		fake, a := newGates(t, nil)
-		if err := a.Gates().Grant(ctx, guild, holders, carol); err != nil {
+		if err := a.GateActions().Grant(ctx, guild, holders, carol); err != nil {
 			t.Fatalf("Grant = %v", err)
 		}
 		if got := fake.MemberRoles(carol); !cmp.Equal(got, []string{holdersID}) {
 			t.Errorf("roles after Grant = %v, want [Holders]", got)
 		}
-		if err := a.Gates().Revoke(ctx, guild, holders, carol); err != nil {
+		if err := a.GateActions().Revoke(ctx, guild, holders, carol); err != nil {
 			t.Fatalf("Revoke = %v", err)
 		}
 		if got := fake.MemberRoles(carol); len(got) != 0 {
 			t.Errorf("roles after Revoke = %v, want none", got)
 		}
-		if err := a.Gates().Decline(ctx, guild, holders, carol); err != nil || changes(fake) != 2 {
+		if err := a.GateActions().Decline(ctx, guild, holders, carol); err != nil || changes(fake) != 2 {
 			t.Errorf("Decline = %v after %d changes, want nil and no request", err, changes(fake))
 		}
 	})
 	t.Run("RateLimited", func(t *testing.T) {
 		t.Parallel()
 		fake, a := newGates(t, func(f *discordtest.Server) { f.RateLimitRoleChanges(2, 0.01) })
-		if err := a.Gates().Grant(ctx, guild, holders, carol); err != nil {
+		if err := a.GateActions().Grant(ctx, guild, holders, carol); err != nil {
 			t.Fatalf("Grant after two 429s = %v, want nil", err)
 		}
 		if n := requests(fake, http.MethodPut, "/roles/"+holdersID); n != 3 || !cmp.Equal(fake.MemberRoles(carol), []string{holdersID}) {
@@ -228,7 +228,7 @@ func TestGates_GrantRevoke(t *testing.T) {
 	t.Run("RateLimitedForever", func(t *testing.T) {
 		t.Parallel()
 		fake, a := newGates(t, func(f *discordtest.Server) { f.RateLimitRoleChanges(1_000_000, 0.001) })
-		err := a.Gates().Grant(ctx, guild, holders, carol)
+		err := a.GateActions().Grant(ctx, guild, holders, carol)
 		var rl *discordgo.RateLimitError
 		if !errors.As(err, &rl) || errors.Is(err, core.ErrGateForbidden) {
 			t.Errorf("Grant while always rate limited = %v, want the 429 as an error", err)
@@ -242,14 +242,14 @@ func TestGates_GrantRevoke(t *testing.T) {
 		_, a := newGates(t, func(f *discordtest.Server) { f.RateLimitRoleChanges(1, 60) })
 		ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
-		if err := a.Gates().Grant(ctx, guild, holders, carol); !errors.Is(err, context.DeadlineExceeded) {
+		if err := a.GateActions().Grant(ctx, guild, holders, carol); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Grant whose context ends while rate limited = %v, want DeadlineExceeded", err)
 		}
 	})
 	t.Run("Forbidden", func(t *testing.T) {
 		t.Parallel()
 		fake, a := newGates(t, func(f *discordtest.Server) { f.ForbidRoleChanges(true) })
-		for _, change := range []func(context.Context, string, core.GateTarget, string) error{a.Gates().Grant, a.Gates().Revoke} {
+		for _, change := range []func(context.Context, string, core.GateTarget, string) error{a.GateActions().Grant, a.GateActions().Revoke} {
 			err := change(ctx, guild, holders, carol)
 			var p *core.GateProblem
 			if !errors.Is(err, core.ErrGateForbidden) || !errors.As(err, &p) || !p.Forbidden || p.Fix == "" {
@@ -264,17 +264,17 @@ func TestGates_GrantRevoke(t *testing.T) {
 		t.Parallel()
 		_, a := newGates(t, nil)
 		gone := core.GateTarget{ID: "600000000000000099", Name: "Gone", Kind: core.GateRole}
-		if err := a.Gates().Grant(ctx, guild, gone, carol); !errors.Is(err, core.ErrGateForbidden) {
+		if err := a.GateActions().Grant(ctx, guild, gone, carol); !errors.Is(err, core.ErrGateForbidden) {
 			t.Errorf("Grant(deleted role) = %v, want ErrGateForbidden", err)
 		}
 	})
 	t.Run("NotInServer", func(t *testing.T) {
 		t.Parallel()
 		_, a := newGates(t, nil)
-		if err := a.Gates().Grant(ctx, guild, holders, dave); err == nil || errors.Is(err, core.ErrGateForbidden) {
+		if err := a.GateActions().Grant(ctx, guild, holders, dave); err == nil || errors.Is(err, core.ErrGateForbidden) {
 			t.Errorf("Grant(not a member) = %v, want an error that is not ErrGateForbidden", err)
 		}
-		if err := a.Gates().Revoke(ctx, guild, holders, dave); err != nil {
+		if err := a.GateActions().Revoke(ctx, guild, holders, dave); err != nil {
 			t.Errorf("Revoke(not a member) = %v, want nil: they have no role", err)
 		}
 	})
@@ -288,20 +288,20 @@ func TestGates_Tell(t *testing.T) {
 		Kind: core.NoticeGatePaused, Problem: &core.GateProblem{Reason: "the bot lacks Manage Roles", Fix: "Give it."},
 		Gate: core.Gate{Platform: core.Discord, Place: discordtest.DefaultGuildID, Target: holders, Drops: []core.GateDrop{{ID: 1}}},
 	}
-	want := a.render(bot.Reply{Text: bot.GateNoticeText(n)}).content
+	want := a.render(bot.Reply{Text: bot.GateNoticeText(n, capabilities)}).content
 	if !strings.Contains(want, "<@&"+holdersID+">") {
 		t.Fatalf("rendered notice %q does not mention the role as Discord does", want)
 	}
-	if err := a.Gates().Tell(ctx, carol, n); err != nil {
+	if err := a.GateActions().Tell(ctx, carol, n); err != nil {
 		t.Fatalf("Tell = %v", err)
 	}
 	if got := fake.DMs(carol); len(got) != 1 || got[0].Content != want {
 		t.Errorf("DMs(carol) = %+v, want one message %q", got, want)
 	}
-	if err := a.Gates().Tell(ctx, dave, n); restCode(err) != discordgo.ErrCodeCannotSendMessagesToThisUser {
+	if err := a.GateActions().Tell(ctx, dave, n); restCode(err) != discordgo.ErrCodeCannotSendMessagesToThisUser {
 		t.Errorf("Tell(closed DMs) = %v, want Discord's 50007", err)
 	}
-	if err := a.Gates().Announce(ctx, discordtest.DefaultGuildID, discordtest.DefaultChannelID, n); err != nil {
+	if err := a.GateActions().Announce(ctx, discordtest.DefaultGuildID, discordtest.DefaultChannelID, n); err != nil {
 		t.Fatalf("Announce = %v", err)
 	}
 	if got := fake.ChannelMessages(discordtest.DefaultChannelID); len(got) != 1 || got[0].Content != want {

@@ -191,7 +191,8 @@ func TestAdapter_Busy(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.NewServer(t, discordtest.Options{})
 	held := heldIssuer{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	a, err := New(bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: held})), bot.Options{}), Options{
+	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: held})), bot.Options{})
+	a, err := New(Options{
 		Token: core.Secret(fake.Token()), APIURL: fake.URL(), GuildID: discordtest.DefaultGuildID, MaxCommands: 1,
 	})
 	if err != nil {
@@ -199,7 +200,7 @@ func TestAdapter_Busy(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	go func() { done <- a.Run(ctx, b) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -266,7 +267,7 @@ func TestAdapter_Complete(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fake := discordtest.NewServer(t, discordtest.Options{})
-			a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+			a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +301,7 @@ func TestAdapter_Complete(t *testing.T) {
 func TestAdapter_RefusedMessage(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,10 +42,6 @@ type MediaOpener struct {
 
 var _ core.MediaOpener = (*MediaOpener)(nil)
 
-// Media returns the adapter's opener of attachments, for the Moments
-// service (MomentService.Attach). It works whether Run runs or not.
-func (a *Adapter) Media() *MediaOpener { return a.media }
-
 // newMediaOpener returns an opener that accepts origin besides the CDN.
 // It uses base's transport when base has one (not its Timeout, which would
 // bound the body too), else a copy of net/http's default transport.

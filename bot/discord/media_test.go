@@ -65,7 +65,7 @@ func TestAdapter_Media(t *testing.T) {
 		if id := req.Options[opt]; id == "" || !strings.HasPrefix(ref, r.fake.URL()+"/attachments/"+id+"/") {
 			t.Errorf("option %s = %q, Media[%d].Ref = %s; want the attachment id, and its URL", opt, id, i, ref)
 		}
-		content := []byte(openAll(t, r.adapter.Media(), ref))
+		content := []byte(openAll(t, r.adapter.media, ref))
 		if wantContent := [][]byte{photo, clip}[i]; !bytes.Equal(content, wantContent) {
 			t.Errorf("OpenMedia(Media[%d].Ref) = %q, want %q", i, content, wantContent)
 		}
@@ -126,11 +126,11 @@ func openerRig(t *testing.T) (*discordtest.Server, *MediaOpener, *loopbackOnly) 
 	t.Helper()
 	fake := discordtest.NewServer(t, discordtest.Options{})
 	net := &loopbackOnly{}
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL(), HTTPClient: &http.Client{Transport: net}})
+	a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL(), HTTPClient: &http.Client{Transport: net}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake, a.Media(), net
+	return fake, a.media, net
 }
 
 // wantNoQuery checks that an error of OpenMedia does not quote the signed

@@ -61,7 +61,7 @@ func TestGates_Standing(t *testing.T) {
 	t.Parallel()
 	joins := make(joinRecorder, 1)
 	r := start(t, Options{Gates: joins})
-	fake, g, guild := r.fake, r.adapter.Gates(), discordtest.DefaultGuildID
+	fake, g, guild := r.fake, r.adapter.GateActions(), discordtest.DefaultGuildID
 	fake.AddRole(discordgo.Role{ID: holdersID, Name: "Holders", Position: 2})
 	fake.AddMember(carol, "Carol", holdersID)
 	ctx := timeout(t, 10*time.Second)
@@ -113,7 +113,7 @@ func TestGates_StandingWithoutGateway(t *testing.T) {
 	t.Parallel()
 	fake, a := newGates(t, nil)
 	for i := range 2 {
-		if got, err := a.Gates().Standing(context.Background(), discordtest.DefaultGuildID, holders, carol); err != nil || got != (core.Standing{InPlace: true}) {
+		if got, err := a.GateActions().Standing(context.Background(), discordtest.DefaultGuildID, holders, carol); err != nil || got != (core.Standing{InPlace: true}) {
 			t.Errorf("Standing = %+v, %v; want in the server without the role", got, err)
 		}
 		if n := requests(fake, http.MethodGet, "/members/"+carol); n != i+1 {
@@ -126,7 +126,7 @@ func TestGates_StandingWithoutGateway(t *testing.T) {
 // this shard's servers, bots left out.
 func TestAdapter_onEvent(t *testing.T) {
 	t.Parallel()
-	a, err := New(plainBot(), Options{Token: "t", ShardID: 1, ShardCount: 2, Gates: make(joinRecorder)})
+	a, err := newAdapter(plainBot(), Options{Token: "t", ShardID: 1, ShardCount: 2, Gates: make(joinRecorder)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (g *gates) Announce(ctx context.Context, guild, channel string, n core.Gate
 // post sends the notice's text as a message in the channel, mentioning no
 // one.
 func (g *gates) post(ctx context.Context, channel string, n core.GateNotice) error {
-	m := g.render(bot.Reply{Text: bot.GateNoticeText(n)})
+	m := g.render(bot.Reply{Text: bot.GateNoticeText(n, capabilities)})
 	send := &discordgo.MessageSend{Content: m.content, AllowedMentions: noMentions()}
 	return retryRateLimited(ctx, func(o ...discordgo.RequestOption) error {
 		_, err := g.session.ChannelMessageSendComplex(channel, send, o...)
@@ -79,9 +79,9 @@ type momentActions struct {
 
 var _ core.MomentAnnouncer = momentActions{}
 
-// Moments returns the adapter's part in Moments, for
-// MomentService.Attach: Media's opener, and AnnounceMoment.
-func (a *Adapter) Moments() core.MediaOpener { return momentActions{MediaOpener: a.media, a: a} }
+// MediaOpener returns the adapter's part in Moments: the opener of
+// attachments, and AnnounceMoment. It works whether Run runs or not.
+func (a *Adapter) MediaOpener() core.MediaOpener { return momentActions{MediaOpener: a.media, a: a} }
 
 // AnnounceMoment posts how a post that a restart interrupted ended, in the
 // channel it was posted in, mentioning (and pinging) its member: their

@@ -12,7 +12,7 @@ import (
 func TestAdapter_Notify(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.NewServer(t, discordtest.Options{})
-	a, err := New(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
+	a, err := newAdapter(plainBot(), Options{Token: core.Secret(fake.Token()), APIURL: fake.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

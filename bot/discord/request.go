@@ -64,7 +64,8 @@ func (a *Adapter) job(s *discordgo.Session, i *discordgo.Interaction) (*job, err
 
 // request builds the job of an interaction, without its post.
 func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job, error) {
-	req := &bot.Request{Platform: core.Discord, Place: place(s, i), Caller: caller(i), Roles: roles(i), Key: keyPrefix + i.ID}
+	place, chat := where(s, i)
+	req := &bot.Request{Place: place, Chat: chat, Caps: capabilities, Caller: caller(i), Roles: roles(i), Key: keyPrefix + i.ID}
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()
@@ -134,7 +135,7 @@ func media(c *bot.Command, opts map[string]string, res *discordgo.ApplicationCom
 	var out []bot.Media
 	for _, o := range c.Options {
 		id := opts[o.Name]
-		if o.Type != bot.Attachment || id == "" {
+		if o.Type != bot.AttachmentOption || id == "" {
 			continue
 		}
 		var at *discordgo.MessageAttachment
@@ -181,18 +182,19 @@ func optionText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// place is the server, or the DM as "dm:<channel id>".
-func place(s *discordgo.Session, i *discordgo.Interaction) bot.Place {
+// where is the interaction's place, the server or the DM as
+// "dm:<channel id>", and its chat, the channel.
+func where(s *discordgo.Session, i *discordgo.Interaction) (core.Place, bot.Chat) {
 	if i.GuildID == "" {
-		return bot.Place{ExternalID: "dm:" + i.ChannelID, Private: true, Channel: i.ChannelID}
+		return core.Place{Platform: core.Discord, ExternalID: "dm:" + i.ChannelID}, bot.Chat{Private: true, Channel: i.ChannelID}
 	}
-	p := bot.Place{ExternalID: i.GuildID, Channel: i.ChannelID}
+	p := core.Place{Platform: core.Discord, ExternalID: i.GuildID}
 	if s != nil && s.State != nil {
 		if g, err := s.State.Guild(i.GuildID); err == nil {
 			p.Name = g.Name
 		}
 	}
-	return p
+	return p, bot.Chat{Channel: i.ChannelID}
 }
 
 // roles are the member's role ids in the server, for drops that require

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/bot"
+	"github.com/poapbot/poapbot/core"
 )
 
 func TestCommandOptions(t *testing.T) {
@@ -81,19 +82,24 @@ func TestPlace(t *testing.T) {
 	if err := s.State.GuildAdd(&discordgo.Guild{ID: "g1", Name: "Guild One"}); err != nil {
 		t.Fatal(err)
 	}
+	type placeChat struct {
+		Place core.Place
+		Chat  bot.Chat
+	}
 	tests := []struct {
 		name string
 		i    *discordgo.Interaction
-		want bot.Place
+		want placeChat
 	}{
-		{"Guild", &discordgo.Interaction{GuildID: "g1", ChannelID: "c1"}, bot.Place{ExternalID: "g1", Name: "Guild One", Channel: "c1"}},
-		{"UnknownGuild", &discordgo.Interaction{GuildID: "g2", ChannelID: "c1"}, bot.Place{ExternalID: "g2", Channel: "c1"}},
-		{"DM", &discordgo.Interaction{ChannelID: "c9"}, bot.Place{ExternalID: "dm:c9", Private: true, Channel: "c9"}},
+		{"Guild", &discordgo.Interaction{GuildID: "g1", ChannelID: "c1"}, placeChat{core.Place{Platform: core.Discord, ExternalID: "g1", Name: "Guild One"}, bot.Chat{Channel: "c1"}}},
+		{"UnknownGuild", &discordgo.Interaction{GuildID: "g2", ChannelID: "c1"}, placeChat{core.Place{Platform: core.Discord, ExternalID: "g2"}, bot.Chat{Channel: "c1"}}},
+		{"DM", &discordgo.Interaction{ChannelID: "c9"}, placeChat{core.Place{Platform: core.Discord, ExternalID: "dm:c9"}, bot.Chat{Private: true, Channel: "c9"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := place(s, tt.i); got != tt.want {
-				t.Errorf("place = %+v, want %+v", got, tt.want)
+			var got placeChat
+			if got.Place, got.Chat = where(s, tt.i); got != tt.want {
+				t.Errorf("where = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

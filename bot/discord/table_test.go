@@ -60,12 +60,12 @@ func (w withCommands) Handle(ctx context.Context, req *bot.Request) bot.Reply {
 // handler.
 func momentCommand(h bot.Handler) *bot.Command {
 	opts := []bot.Option{
-		{Name: "drop", Type: bot.Integer, Required: true},
-		{Name: "description", Type: bot.String, Required: true, MaxLen: core.MaxMomentDescription},
-		{Name: "media", Type: bot.Attachment, Required: true},
+		{Name: "drop", Type: bot.IntegerOption, Required: true},
+		{Name: "description", Type: bot.TextOption, Required: true, MaxLen: core.MaxMomentDescription},
+		{Name: "media", Type: bot.AttachmentOption, Required: true},
 	}
 	for _, n := range []string{"media2", "media3", "media4", "media5"} {
-		opts = append(opts, bot.Option{Name: n, Type: bot.Attachment})
+		opts = append(opts, bot.Option{Name: n, Type: bot.AttachmentOption})
 	}
 	return &bot.Command{Name: "moment", Description: "Post a Moment", Options: opts, Long: true, Public: true, Handler: h}
 }

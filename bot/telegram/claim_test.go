@@ -1,9 +1,6 @@
 package telegram
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,9 +67,9 @@ func TestAdapter_PrivateClaim(t *testing.T) {
 	}
 }
 
-// TestAdapter_PrivateClaim_NoDropPlacer: without Options.Drops, /claim in
-// the private chat looks for the drop in the private chat, as before.
-func TestAdapter_PrivateClaim_NoDropPlacer(t *testing.T) {
+// TestAdapter_PrivateClaim_NoPlaces: /claim in the private chat of a drop
+// handed out in no group asks Telegram about no group.
+func TestAdapter_PrivateClaim_NoPlaces(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(t)
 	e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/claim 701")
@@ -83,38 +80,33 @@ func TestAdapter_PrivateClaim_NoDropPlacer(t *testing.T) {
 	}
 }
 
-func TestAdapter_ClaimPlace(t *testing.T) {
-	t.Run("ErrPlaceLookup", func(t *testing.T) {
-		e := newEnv(t, Options{Drops: failingPlacer{}})
-		_, err := e.a.claimPlace(t.Context(), privateOrigin(alice), 701)
-		if !errors.Is(err, errPlaceLookup) {
-			t.Errorf("claimPlace() = %v, want errPlaceLookup", err)
-		}
-	})
-	t.Run("StoreUnavailable", func(t *testing.T) {
-		e := newEnv(t, Options{Drops: downPlacer{}})
-		if _, err := e.a.claimPlace(t.Context(), privateOrigin(alice), 701); !errors.Is(err, core.ErrStoreUnavailable) {
-			t.Errorf("claimPlace() = %v, want core.ErrStoreUnavailable", err)
-		}
-		// The command then runs as typed, where the bot words the outage.
-		if _, ok := e.a.privateClaim(t.Context(), privateOrigin(alice), "/claim 701"); ok {
-			t.Error("privateClaim() with the storage down answered itself, want the command run as typed")
-		}
-	})
+// TestAdapter_ActFor: the adapter's part in a /claim from the private
+// chat (the bot's claimFrom has the rest, with its own tests).
+func TestAdapter_ActFor(t *testing.T) {
 	t.Run("ErrGroupCheck", func(t *testing.T) {
-		e := newEnv(t, Options{Drops: placesOf{group.ID}})
+		e := newDropsEnv(t)
+		e.addDrop(t, group.ID, group.Title, 701, "")
+		e.run(t)
 		e.tg.Fail("getChatMember", telegramtest.Failure{Code: 400, Description: "Bad Request: chat not found"})
-		_, err := e.a.claimPlace(t.Context(), privateOrigin(alice), 701)
-		if !errors.Is(err, errGroupCheck) {
-			t.Errorf("claimPlace() = %v, want errGroupCheck", err)
+		e.tg.SendText(telegramtest.PrivateChat(alice), alice, "/claim 701")
+		reply := e.waitMessage(t, telegramtest.To(alice.ID))
+		if want := "I could not check which of your groups hand this drop out"; !strings.Contains(reply.Text, want) {
+			t.Errorf("/claim 701 with getChatMember failing answered %q, want %q", reply.Text, want)
+		}
+	})
+	t.Run("NotAGroup", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		req, err := e.a.actFor(privateOrigin(alice))(t.Context(), core.Place{Platform: core.Telegram, ExternalID: "1002"})
+		if req != nil || err != nil || len(e.tg.Calls("getChatMember")) != 0 {
+			t.Errorf("actFor(a private chat) = %+v, %v; want it left out, unasked", req, err)
 		}
 	})
 	t.Run("Roles", func(t *testing.T) {
-		e := newEnv(t, Options{Drops: placesOf{group.ID}})
-		req, err := e.a.claimPlace(t.Context(), privateOrigin(alice), 701)
+		e := newEnv(t, Options{})
+		req, err := e.a.actFor(privateOrigin(alice))(t.Context(), core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10)})
 		want := strconv.FormatInt(group.ID, 10)
 		if err != nil || req.Place.ExternalID != want || len(req.Roles) != 1 || req.Roles[0] != want {
-			t.Errorf("claimPlace() = %+v, %v; want the group as place and role", req, err)
+			t.Errorf("actFor() = %+v, %v; want the group as place and role", req, err)
 		}
 	})
 }
@@ -171,31 +163,7 @@ func checkedMember(tg *telegramtest.Server, chatID, userID int64) bool {
 	return false
 }
 
-type failingPlacer struct{}
-
-func (failingPlacer) DropPlaces(context.Context, core.Platform, int64) ([]core.Place, error) {
-	return nil, errors.New("database down")
-}
-
-// placesOf hands every drop out in the given chats.
-type placesOf []int64
-
-func (p placesOf) DropPlaces(context.Context, core.Platform, int64) ([]core.Place, error) {
-	var out []core.Place
-	for _, id := range p {
-		out = append(out, core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(id, 10)})
-	}
-	return out, nil
-}
-
 func privateOrigin(from telegramtest.User) origin {
 	return origin{chat: &tgbotapi.Chat{ID: from.ID, Type: "private"},
 		from: &tgbotapi.User{ID: from.ID, FirstName: from.FirstName, UserName: from.Username}, command: "claim"}
-}
-
-// downPlacer lists places from a database that is down.
-type downPlacer struct{}
-
-func (downPlacer) DropPlaces(context.Context, core.Platform, int64) ([]core.Place, error) {
-	return nil, fmt.Errorf("drop places: %w", core.ErrStoreUnavailable)
 }

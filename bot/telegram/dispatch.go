@@ -129,7 +129,7 @@ func (a *Adapter) single(m *tgbotapi.Message) incoming {
 const notYours = "This photo or video was sent by someone else, and a Moment carries your own: reply to a message of yours, or send the file with the caption."
 
 // handleIncoming runs the command of a text or a caption. A command that
-// takes files (an Attachment option, /moment) gets the media that came
+// takes files (an AttachmentOption, /moment) gets the media that came
 // with it in Request.Media; other commands run as typed, their media
 // ignored, so that a caption /help answers as the text /help does. Long
 // commands run apart (long.go).
@@ -155,11 +155,6 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	case !o.private() && a.bot.MayCarrySecret(text, a.username):
 		a.secretInGroup(ctx, o, in.messageID, text)
 		return
-	case o.private() && o.command == "claim":
-		if reply, ok := a.privateClaim(ctx, o, text); ok {
-			a.send(ctx, o, reply)
-			return
-		}
 	}
 	cmd, _, err := a.bot.ParseLine(text, a.username)
 	if errors.Is(err, bot.ErrUnknownCommand) && !o.private() && !addressed {
@@ -167,6 +162,9 @@ func (a *Adapter) handleIncoming(ctx context.Context, in incoming) {
 	}
 	req := a.newRequest(ctx, o)
 	req.Key = in.key
+	if o.private() {
+		req.ActFor = a.actFor(o)
+	}
 	if cmd != nil && cmd.TakesFiles() {
 		req.Media = in.media
 	}
@@ -276,9 +274,10 @@ func (a *Adapter) newRequest(ctx context.Context, o origin) *bot.Request {
 // requestFor is newRequest with the caller's rights known: admin says
 // whether they administer the group.
 func requestFor(o origin, admin bool) *bot.Request {
-	place := bot.Place{ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title, Private: o.private(), Channel: strconv.FormatInt(o.chat.ID, 10)}
+	place := core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(o.chat.ID, 10), Name: o.chat.Title}
+	chat := bot.Chat{Private: o.private(), Channel: place.ExternalID}
 	if o.anonymous {
-		return &bot.Request{Platform: core.Telegram, Place: place, Caller: bot.Caller{
+		return &bot.Request{Place: place, Chat: chat, Caps: capabilities, Caller: bot.Caller{
 			ExternalID: place.ExternalID, Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true,
 		}}
 	}
@@ -286,8 +285,9 @@ func requestFor(o origin, admin bool) *bot.Request {
 		place.Name = displayName(o.from)
 	}
 	req := &bot.Request{
-		Platform: core.Telegram,
-		Place:    place,
+		Place: place,
+		Chat:  chat,
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID:   strconv.FormatInt(o.from.ID, 10),
 			Name:         displayName(o.from),

@@ -52,8 +52,8 @@ type dropsEnv struct {
 
 func newDropsEnv(t *testing.T) *dropsEnv {
 	t.Helper()
-	svc := coretest.NewServices(coretest.Deps{Scanner: stubIssuer{}, Issuer: stubDrops{}, MintURL: "https://mint.test"})
-	return &dropsEnv{env: newEnvWith(t, svc, Options{}), svc: svc.Drops}
+	e := newEnvWith(t, coretest.Deps{Scanner: stubIssuer{}, Issuer: stubDrops{}, MintURL: "https://mint.test"}, Options{})
+	return &dropsEnv{env: e, svc: e.svc.Drops}
 }
 
 // addDrop sets the drop up in the group, with links delivered as links.

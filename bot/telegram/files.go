@@ -29,12 +29,12 @@ var ErrFileTooBig = fmt.Errorf("telegram: file over the 20 MB the cloud Bot API 
 // context allows.
 const fileHeaderTimeout = 30 * time.Second
 
-// Media returns the opener of the files members attach, by their file_id
-// (bot.Media.Ref), for the Moments service (a core.MediaOpener). See
+// MediaOpener returns the opener of the files members attach, by their
+// file_id (bot.Media.Ref), for the Moments service: Files. See
 // Files.OpenMedia.
-func (a *Adapter) Media() Files { return Files{a: a} }
+func (a *Adapter) MediaOpener() core.MediaOpener { return Files{a: a} }
 
-// Files opens the files of Telegram messages for the bot; Adapter.Media
+// Files opens the files of Telegram messages for the bot; Adapter.MediaOpener
 // returns one, the zero value is not usable.
 type Files struct{ a *Adapter }
 

@@ -17,7 +17,7 @@ import (
 
 func TestFiles_OpenMedia(t *testing.T) {
 	e := newEnv(t, Options{})
-	files := e.a.Media()
+	files := e.a.MediaOpener()
 	noToken := func(t *testing.T, err error) {
 		t.Helper()
 		if err != nil && strings.Contains(err.Error(), e.tg.Token) {
@@ -65,12 +65,12 @@ func TestFiles_OpenMedia(t *testing.T) {
 		e.tg.AddFile(telegramtest.BytesFile("lost", []byte("x")))
 		dead := httptest.NewServer(nil)
 		dead.Close()
-		a, err := New(nil, Options{Token: core.Secret(e.tg.Token), APIURL: e.tg.URL()})
+		a, err := New(Options{Token: core.Secret(e.tg.Token), APIURL: e.tg.URL()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		a.opts.APIURL = dead.URL
-		_, _, err = a.Media().OpenMedia(t.Context(), "lost")
+		_, _, err = a.MediaOpener().OpenMedia(t.Context(), "lost")
 		if err == nil {
 			t.Fatal("OpenMedia(unreachable) = nil, want an error")
 		}
@@ -132,13 +132,13 @@ func BenchmarkFiles_OpenMedia(b *testing.B) {
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	defer tg.Close()
 	tg.AddFile(telegramtest.GeneratedFile("video", size, 3))
-	a, err := New(nil, Options{Token: core.Secret(tg.Token), APIURL: tg.URL()})
+	a, err := New(Options{Token: core.Secret(tg.Token), APIURL: tg.URL()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(size)
 	for b.Loop() {
-		r, _, err := a.Media().OpenMedia(b.Context(), "video")
+		r, _, err := a.MediaOpener().OpenMedia(b.Context(), "video")
 		if err != nil {
 			b.Fatal(err)
 		}

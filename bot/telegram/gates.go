@@ -45,13 +45,13 @@ var (
 // to join through the gate's join-request invite link, the bot approves
 // or declines their requests, and removes a member with a ban followed at
 // once by an unban, so that they may ask again. Get it from
-// Adapter.Gates.
+// Adapter.GateActions.
 type Gates struct{ a *Adapter }
 
 var _ core.GateActions = (*Gates)(nil)
 
-// Gates returns the adapter's gating actions.
-func (a *Adapter) Gates() *Gates { return &Gates{a: a} }
+// GateActions returns the adapter's gating actions (*Gates).
+func (a *Adapter) GateActions() core.GateActions { return &Gates{a: a} }
 
 // Prepare checks that the bot can gate the group place (target is
 // ignored: the group is the target) and returns the group as the gate's
@@ -283,7 +283,7 @@ func (g *Gates) Announce(ctx context.Context, place, channel string, n core.Gate
 
 // say sends the words of a notice to a chat.
 func (g *Gates) say(ctx context.Context, chatID int64, n core.GateNotice) error {
-	text := bot.GateNoticeText(n)
+	text := bot.GateNoticeText(n, capabilities)
 	if text == "" {
 		return fmt.Errorf("telegram: gate notice of kind %d has no words", n.Kind)
 	}

@@ -34,7 +34,7 @@ func gateEnv(t *testing.T, rights telegramtest.BotRights) (*env, *Gates) {
 	e.tg.SetChat(group.ID, group.Type, group.Title)
 	e.tg.SetChat(channelID, "channel", "News")
 	e.tg.SetBotRights(group.ID, rights)
-	return e, e.a.Gates()
+	return e, &Gates{a: e.a}
 }
 
 func TestGates_Prepare(t *testing.T) {
@@ -310,7 +310,7 @@ func TestGates_Tell(t *testing.T) {
 		t.Fatalf("Tell() = %v", err)
 	}
 	m := e.waitMessage(t, telegramtest.To(alice.ID))
-	if want := renderHTML(bot.GateNoticeText(gateNotice)); m.Text != want || m.ParseMode != tgbotapi.ModeHTML {
+	if want := renderHTML(bot.GateNoticeText(gateNotice, capabilities)); m.Text != want || m.ParseMode != tgbotapi.ModeHTML {
 		t.Errorf("Tell() sent %q (%s), want %q in HTML", m.Text, m.ParseMode, want)
 	}
 	e.tg.NeverStarted(bob.ID)

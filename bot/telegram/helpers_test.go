@@ -52,15 +52,16 @@ type env struct {
 // filled in. The test fails if the token ever shows in a log line.
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
-	return newEnvWith(t, coretest.NewServices(coretest.Deps{Scanner: stubIssuer{holdings: holdings(14)}}), opts)
+	return newEnvWith(t, coretest.Deps{Scanner: stubIssuer{holdings: holdings(14)}}, opts)
 }
 
-// newEnvWith is newEnv over the given services.
-func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
+// newEnvWith is newEnv over the services built from deps, with the
+// adapter's gating actions and media opener, as the program wires them.
+func newEnvWith(t *testing.T, deps coretest.Deps, opts Options) *env {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	e := &env{tg: tg, svc: svc, logs: &testlog.Buffer{}}
+	e := &env{tg: tg, logs: &testlog.Buffer{}}
 	t.Cleanup(func() {
 		if strings.Contains(e.logs.String(), tg.Token) {
 			t.Errorf("the token appears in the logs:\n%s", e.logs)
@@ -68,11 +69,14 @@ func newEnvWith(t *testing.T, svc coretest.Services, opts Options) *env {
 	})
 	opts.Token, opts.APIURL = core.Secret(tg.Token), tg.URL()
 	opts.Logger = e.logs.Logger()
-	b := bot.New(bot.Services(svc), bot.Options{Name: "Test POAP bot"})
-	a, err := New(b, opts)
+	a, err := New(opts)
 	if err != nil {
 		t.Fatalf("New() = %v", err)
 	}
+	deps.GateActions = map[core.Platform]core.GateActions{core.Telegram: a.GateActions()}
+	deps.Media = map[core.Platform]core.MediaOpener{core.Telegram: a.MediaOpener()}
+	e.svc = coretest.NewServices(deps)
+	a.serve(bot.New(bot.Services(e.svc), bot.Options{Name: "Test POAP bot"}))
 	e.a = a
 	return e
 }
@@ -96,7 +100,7 @@ func (e *env) run(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.a.Run(ctx) }()
+	go func() { done <- e.a.run(ctx) }()
 	var once sync.Once
 	var err error
 	e.stop = func() error {

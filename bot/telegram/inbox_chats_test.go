@@ -35,7 +35,7 @@ func TestInbox_ChatsOwnLines(t *testing.T) {
 	n := &notes{running: map[string]int{}, hold: map[string]chan struct{}{}, changed: make(chan struct{})}
 	e.withCommand(&bot.Command{
 		Name: "note", Public: true, AnswerInGroup: true,
-		Options: []bot.Option{{Name: "drop", Type: bot.String}},
+		Options: []bot.Option{{Name: "drop", Type: bot.TextOption}},
 		Handler: func(_ context.Context, req *bot.Request) (bot.Reply, error) {
 			n.mu.Lock()
 			n.ran = append(n.ran, req.Caller.ExternalID+" "+req.Options["drop"])

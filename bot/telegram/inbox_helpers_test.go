@@ -143,7 +143,7 @@ func (e *env) withNotes() *notes {
 	n := &notes{running: map[string]int{}, hold: map[string]chan struct{}{}, changed: make(chan struct{})}
 	e.withCommand(&bot.Command{
 		Name: "note", Public: true,
-		Options: []bot.Option{{Name: "drop", Type: bot.String}, {Name: "description", Type: bot.String}},
+		Options: []bot.Option{{Name: "drop", Type: bot.TextOption}, {Name: "description", Type: bot.TextOption}},
 		Handler: func(_ context.Context, req *bot.Request) (bot.Reply, error) {
 			member, label := req.Caller.ExternalID, req.Options["drop"]
 			n.mu.Lock()

@@ -29,7 +29,7 @@ func TestInbox_MemberOrder(t *testing.T) {
 	release := make(chan struct{})
 	e.withCommand(&bot.Command{
 		Name: "note", Public: true,
-		Options: []bot.Option{{Name: "drop", Type: bot.String}, {Name: "description", Type: bot.String}},
+		Options: []bot.Option{{Name: "drop", Type: bot.TextOption}, {Name: "description", Type: bot.TextOption}},
 		Handler: func(_ context.Context, req *bot.Request) (bot.Reply, error) {
 			id := req.Caller.ExternalID
 			mu.Lock()

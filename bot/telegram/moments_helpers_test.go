@@ -54,11 +54,11 @@ func momentCommand(handler bot.Handler) *bot.Command {
 	return &bot.Command{
 		Name: "moment", Long: true, Public: true, Timeout: time.Minute, Handler: handler,
 		Options: []bot.Option{
-			{Name: "drop", Type: bot.Integer, Required: true},
-			{Name: "description", Type: bot.String, Required: true, MaxLen: 600},
-			{Name: "media", Type: bot.Attachment, Required: true},
-			{Name: "media2", Type: bot.Attachment}, {Name: "media3", Type: bot.Attachment},
-			{Name: "media4", Type: bot.Attachment}, {Name: "media5", Type: bot.Attachment},
+			{Name: "drop", Type: bot.IntegerOption, Required: true},
+			{Name: "description", Type: bot.TextOption, Required: true, MaxLen: 600},
+			{Name: "media", Type: bot.AttachmentOption, Required: true},
+			{Name: "media2", Type: bot.AttachmentOption}, {Name: "media3", Type: bot.AttachmentOption},
+			{Name: "media4", Type: bot.AttachmentOption}, {Name: "media5", Type: bot.AttachmentOption},
 		},
 	}
 }

@@ -124,7 +124,7 @@ func TestCutCaption(t *testing.T) {
 // envWithPOAPs is newEnv with a demo wallet holding n POAPs.
 func envWithPOAPs(t *testing.T, n int) *env {
 	t.Helper()
-	return newEnvWith(t, coretest.NewServices(coretest.Deps{Scanner: stubIssuer{holdings: holdings(n)}}), Options{})
+	return newEnvWith(t, coretest.Deps{Scanner: stubIssuer{holdings: holdings(n)}}, Options{})
 }
 
 // wantPhotos are the photos and captions of the POAPs from drop first

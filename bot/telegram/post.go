@@ -213,15 +213,7 @@ var (
 // private chat that found no single group, a /drop add left in a group.
 func words(err error) string {
 	var apiErr *tgbotapi.Error
-	var several *severalGroupsError
 	switch {
-	case errors.Is(err, errNoGroup):
-		return "This drop isn't handed out in any group you belong to. Join the group that hands it out, then send the command again."
-	case errors.As(err, &several):
-		return fmt.Sprintf("This drop is handed out in several groups you belong to%s. Press the Claim button in the group you want it from, "+
-			"or send /claim %d in that group.", groupList(several.Groups), several.EventID)
-	case errors.Is(err, errPlaceLookup), errors.Is(err, errGroupCheck):
-		return "I could not check which of your groups hand this drop out just now. Please send the command again in a minute."
 	case errors.Is(err, errNotDeleted):
 		return "⚠️ I could not delete your message in the group, and it may show a drop's edit code: delete it yourself now. " +
 			"So that I can do it next time, make me an administrator of the group with the right to delete messages."
@@ -241,19 +233,4 @@ func words(err error) string {
 			"Add me to it and let me send messages and photos, then run /distribute again."
 	}
 	return "I could not post the claim message just now. Please run /distribute again in a minute."
-}
-
-// groupList names groups in a sentence: " (A, B)", or "" when none has a
-// title.
-func groupList(names []string) string {
-	var titled []string
-	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" {
-			titled = append(titled, bot.Escape(n))
-		}
-	}
-	if len(titled) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(titled, ", ") + ")"
 }

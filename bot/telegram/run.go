@@ -11,6 +11,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core"
 )
 
@@ -24,13 +25,23 @@ const (
 	maxBackoff  = 30 * time.Second
 )
 
-// Run publishes the command menu, then receives updates until ctx is done:
-// by long polling, or in webhook mode by registering the webhook and
-// serving WebhookHandler; meanwhile it handles the inbox, when this
-// replica holds it (inbox.go). It then waits for the updates in flight,
-// each bounded by the update timeout, and returns nil. It returns an error
-// when the Bot API refuses the token (ErrTokenRefused) or the webhook.
-func (a *Adapter) Run(ctx context.Context) error {
+// Run serves b: it publishes b's command menu, then receives updates until
+// ctx is done: by long polling, or in webhook mode by registering the
+// webhook and serving WebhookHandler; meanwhile it handles the inbox, when
+// this replica holds it (inbox.go). It then waits for the updates in
+// flight, each bounded by the update timeout, and returns nil. It returns
+// an error when the Bot API refuses the token (ErrTokenRefused) or the
+// webhook, or when called twice.
+func (a *Adapter) Run(ctx context.Context, b *bot.Bot) error {
+	if a.served.Swap(true) {
+		return errors.New("telegram: Run called twice")
+	}
+	a.serve(b)
+	return a.run(ctx)
+}
+
+// run receives and handles updates with the command table served.
+func (a *Adapter) run(ctx context.Context) error {
 	// Open before setWebhook: Telegram may deliver as soon as it is set.
 	a.setRunning(true)
 	defer a.stop()

@@ -208,7 +208,7 @@ func TestRun_ConfirmsUpdatesOnStop(t *testing.T) {
 func TestRun_ErrTokenRefused(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.tg.Fail("setMyCommands", telegramtest.Failure{Code: http.StatusUnauthorized, Description: "Unauthorized"})
-	if err := e.a.Run(waitCtx(t)); !errors.Is(err, ErrTokenRefused) {
+	if err := e.a.run(waitCtx(t)); !errors.Is(err, ErrTokenRefused) {
 		t.Errorf("Run() after a 401 = %v, want ErrTokenRefused", err)
 	}
 }

@@ -121,7 +121,7 @@ func (a *Adapter) groupRequest(ctx context.Context, o origin, group int64) (*bot
 	if err != nil {
 		return nil, err
 	}
-	return groupRequestFor(o, bot.Place{ExternalID: strconv.FormatInt(group, 10)}, admin), nil
+	return groupRequestFor(o, core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group, 10)}, admin), nil
 }
 
 // membership checks with getChatMember that the member belongs to the
@@ -144,10 +144,10 @@ func (a *Adapter) membership(ctx context.Context, group, userID int64) (admin bo
 
 // groupRequestFor is the request of a member, verified to belong to the
 // group place, acting for it from the private chat.
-func groupRequestFor(o origin, place bot.Place, admin bool) *bot.Request {
+func groupRequestFor(o origin, place core.Place, admin bool) *bot.Request {
 	return &bot.Request{
-		Platform: core.Telegram,
-		Place:    place,
+		Place: place,
+		Caps:  capabilities,
 		Caller: bot.Caller{
 			ExternalID: strconv.FormatInt(o.from.ID, 10), Name: displayName(o.from),
 			ManagesDrops: admin, ManagesRoles: admin,

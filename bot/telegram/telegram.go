@@ -1,37 +1,38 @@
-// Package telegram is the Telegram adapter: it turns Bot API updates into
-// bot requests and bot replies into Telegram messages, nothing more.
+// Package telegram is the Telegram adapter. It owns the connection to the
+// Bot API and its limits: it turns updates into bot requests and the bot's
+// replies into Telegram messages.
 //
 // Updates arrive by long polling (getUpdates) or, when a webhook URL is
 // configured, through WebhookHandler, which the web server mounts; either
 // way each is stored in the inbox before Telegram is told it arrived, and
-// handled from there (inbox.go): at most maxConcurrent at once, one
-// member's in order, each within Options.UpdateTimeout and its replies'
-// wait for their turn under Telegram's flood limits (flood.go). A long
-// command (bot.Command.Long, a Moment's upload) runs apart, bounded by its
-// own Timeout, and shows its progress by editing one reply (long.go).
+// handled from there: at most maxConcurrent at once, one member's in
+// order, each within Options.UpdateTimeout and its replies' wait for their
+// turn under Telegram's flood limits. A long command (bot.Command.Long, a
+// Moment's upload) runs apart, bounded by its own Timeout, and shows its
+// progress by editing one reply.
 //
 // A command may be the caption of a photo, video, animation or document,
-// or of an album, whose items are collected first (album.go); a command
-// that takes files gets them in Request.Media, also those of the message a
-// text command replies to (dispatch.go). Adapter.Media opens them by
-// file_id from TELEGRAM_API_URL, streaming (files.go).
+// or of an album, whose items are collected first; a command that takes
+// files gets them in Request.Media, also those of the message a text
+// command replies to, and MediaOpener opens them by file_id from
+// TELEGRAM_API_URL, streaming.
 //
 // Personal replies always go to the member's private chat; a member who
 // never opened it is told so in the group, with the t.me deep link that
-// opens it. A /drop add typed in a group carries
-// the drop's edit code: the adapter deletes it at once and answers in the
-// private chat (dropadd.go). A /claim <drop> typed in the private chat
-// claims for the one group of the member's that hands the drop out
-// (claim.go). In a group, the group is the member's one Request.Roles
-// entry, so a drop whose required_role is its group's chat id is claimable
-// there; a required_role naming another chat is not checked yet and is
-// refused as a missing role.
+// opens it. A /drop add typed in a group carries the drop's edit code: the
+// adapter deletes it at once and answers in the private chat. In the
+// private chat, the adapter answers for the bot whether the member
+// belongs to a group (getChatMember, Request.ActFor), so that a /claim
+// <drop> typed there claims in the one group of theirs that hands the drop
+// out. In a group, the group is the member's one Request.Roles entry, so a
+// drop whose required_role is its group's chat id is claimable there; a
+// required_role naming another chat is not checked yet and is refused as a
+// missing role.
 //
-// Gating (gates.go) gates a group through its join requests: Adapter.Gates
-// creates the gate's join-request invite link, approves, declines and
-// removes (ban, then unban) members; the chat_join_request updates go,
-// like every update, through the inbox to
-// Options.JoinRequests.
+// Its part in gating is a group's admission (GateActions): it creates the
+// gate's join-request invite link, approves, declines and removes (ban,
+// then unban) members; the chat_join_request updates go, like every
+// update, through the inbox to gating.
 //
 // The library (telegram-bot-api v5.5.1) takes no context. The adapter gives
 // it one anyway: every call goes through an HTTP client bound to the
@@ -55,6 +56,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -120,13 +122,9 @@ type Options struct {
 	// Observer is told of the queue, the inbox, 429s and reply times,
 	// for metrics; nil tells no one.
 	Observer Observer
-	// Drops finds the groups that hand a drop out, for /claim <drop> in
-	// the private chat; nil is the bot itself (Bot.DropPlaces), which
-	// tests replace.
-	Drops DropPlacer
 	// JoinRequests is told of requests to join the groups the bot
-	// administers, for gating; nil leaves them to the groups'
-	// administrators.
+	// administers, for gating; nil is the bot Run serves, which tests
+	// replace.
 	JoinRequests JoinRequests
 	// AlbumWait is how long the items of an album are collected after the
 	// last one arrived before its command runs (album.go). Default
@@ -138,15 +136,10 @@ type Options struct {
 // items of an album within moments of each other.
 const DefaultAlbumWait = time.Second
 
-// DropPlacer lists the places where a drop is handed out; *bot.Bot
-// satisfies it.
-type DropPlacer interface {
-	DropPlaces(ctx context.Context, platform core.Platform, eventID int64) ([]core.Place, error)
-}
-
 // commandTable is what the adapter asks of the bot: *bot.Bot. Tests put a
 // table with a command of their own in its place.
 type commandTable interface {
+	JoinRequests
 	Commands() []*bot.Command
 	ParseLine(line, botName string) (*bot.Command, map[string]string, error)
 	HandleLine(ctx context.Context, req *bot.Request, line, botName string) (bot.Reply, bool)
@@ -175,6 +168,7 @@ type Adapter struct {
 	inbox     core.Inbox
 	nudge     chan struct{} // an update was stored here
 	clock     inboxClock    // the inbox reader's; nil is the wall clock
+	served    atomic.Bool   // Run was called
 
 	mu       sync.Mutex
 	running  bool
@@ -183,18 +177,18 @@ type Adapter struct {
 	inflight sync.WaitGroup
 }
 
-// New checks the token with getMe and returns the adapter. A refused token
-// is ErrTokenRefused; an unreachable or non-Telegram TELEGRAM_API_URL is
-// an error naming it. No error carries the token.
-func New(b *bot.Bot, opts Options) (*Adapter, error) {
+var _ bot.Adapter = (*Adapter)(nil)
+
+// New checks the token with getMe and returns the adapter; Run serves a
+// bot on it. A refused token is ErrTokenRefused; an unreachable or
+// non-Telegram TELEGRAM_API_URL is an error naming it. No error carries
+// the token.
+func New(opts Options) (*Adapter, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
-	if opts.Drops == nil {
-		opts.Drops = b
-	}
 	a := &Adapter{
-		bot: b, opts: opts, log: opts.Logger, admins: newAdminCache(),
+		opts: opts, log: opts.Logger, admins: newAdminCache(),
 		slots: make(chan struct{}, maxConcurrent), longSlots: make(chan struct{}, maxLong),
 		albums: &albums{pending: map[albumKey]*pendingAlbum{}},
 		flood:  newFlood(opts.Limits, opts.QueueWait, opts.Observer, opts.Logger),
@@ -298,4 +292,28 @@ func (c *ctxClient) Do(req *http.Request) (*http.Response, error) {
 		return nil, &url.Error{Op: ue.Op, URL: u, Err: ue.Err}
 	}
 	return nil, errors.New(strings.ReplaceAll(err.Error(), c.token, "[token]"))
+}
+
+// capabilities are what Telegram can do: a gate is the group, entered by
+// a join request; personal replies go to the private chat.
+var capabilities = bot.Capabilities{
+	GroupGates:     true,
+	PrivateReplies: true,
+	FilesHint:      "send your photos or videos (one, or an album) with the command as their caption, or reply to your own with it",
+}
+
+// Capabilities returns what Telegram can do.
+func (a *Adapter) Capabilities() bot.Capabilities { return capabilities }
+
+// Platform returns core.Telegram.
+func (a *Adapter) Platform() core.Platform { return core.Telegram }
+
+// serve makes t the command table the adapter answers with, and the
+// handler of join requests unless Options name one. It is called once,
+// before Run receives anything.
+func (a *Adapter) serve(t commandTable) {
+	a.bot = t
+	if a.opts.JoinRequests == nil {
+		a.opts.JoinRequests = t
+	}
 }

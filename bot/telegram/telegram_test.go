@@ -14,16 +14,14 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core"
-	"github.com/poapbot/poapbot/core/coretest"
 )
 
 func TestNew(t *testing.T) {
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
-	b := bot.New(bot.Services(coretest.NewServices(coretest.Deps{Scanner: stubIssuer{}})), bot.Options{})
 
 	t.Run("OK", func(t *testing.T) {
-		a, err := New(b, Options{Token: core.Secret(tg.Token), APIURL: tg.URL() + "/"})
+		a, err := New(Options{Token: core.Secret(tg.Token), APIURL: tg.URL() + "/"})
 		if err != nil {
 			t.Fatalf("New() = %v", err)
 		}
@@ -33,7 +31,7 @@ func TestNew(t *testing.T) {
 	})
 	t.Run("ErrTokenRefused", func(t *testing.T) {
 		const wrong = "999:wrong-secret-token"
-		_, err := New(b, Options{Token: wrong, APIURL: tg.URL()})
+		_, err := New(Options{Token: wrong, APIURL: tg.URL()})
 		if !errors.Is(err, ErrTokenRefused) {
 			t.Fatalf("New(wrong token) = %v, want ErrTokenRefused", err)
 		}
@@ -44,13 +42,13 @@ func TestNew(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		dead := httptest.NewServer(nil)
 		dead.Close()
-		_, err := New(b, Options{Token: core.Secret(tg.Token), APIURL: dead.URL})
+		_, err := New(Options{Token: core.Secret(tg.Token), APIURL: dead.URL})
 		if err == nil || !strings.Contains(err.Error(), "TELEGRAM_API_URL") || strings.Contains(err.Error(), tg.Token) {
 			t.Errorf("New(unreachable) = %v, want an error naming TELEGRAM_API_URL without the token", err)
 		}
 	})
 	t.Run("EmptyToken", func(t *testing.T) {
-		if _, err := New(b, Options{APIURL: tg.URL()}); err == nil || !strings.Contains(err.Error(), "TELEGRAM_TOKEN") {
+		if _, err := New(Options{APIURL: tg.URL()}); err == nil || !strings.Contains(err.Error(), "TELEGRAM_TOKEN") {
 			t.Errorf("New(no token) = %v, want an error naming TELEGRAM_TOKEN", err)
 		}
 	})
@@ -281,17 +279,17 @@ func TestAdapter_NewRequest(t *testing.T) {
 		want bot.Request
 	}{
 		{"GroupAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice", ManagesDrops: true, ManagesRoles: true},
 				Roles:  []string{strconv.FormatInt(group.ID, 10)}}},
 		{"GroupMember", origin{chat: groupChat, from: &tgbotapi.User{ID: bob.ID, FirstName: "Bob"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1002", Name: "Bob"}, Roles: []string{strconv.FormatInt(group.ID, 10)}}},
 		{"AnonymousAdmin", origin{chat: groupChat, from: &tgbotapi.User{ID: groupAnonymousBotID, FirstName: "Group", UserName: "GroupAnonymousBot", IsBot: true}, anonymous: true},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans", Channel: strconv.FormatInt(group.ID, 10)},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10), Name: "POAP fans"}, Chat: bot.Chat{Channel: strconv.FormatInt(group.ID, 10)}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: strconv.FormatInt(group.ID, 10), Name: "anonymous administrator", ManagesDrops: true, ManagesRoles: true, Anonymous: true}}},
 		{"Private", origin{chat: &tgbotapi.Chat{ID: alice.ID, Type: "private"}, from: &tgbotapi.User{ID: alice.ID, FirstName: "Alice", UserName: "alice"}},
-			bot.Request{Platform: core.Telegram, Place: bot.Place{ExternalID: "1001", Name: "alice", Private: true, Channel: "1001"},
+			bot.Request{Place: core.Place{Platform: core.Telegram, ExternalID: "1001", Name: "alice"}, Chat: bot.Chat{Private: true, Channel: "1001"}, Caps: capabilities,
 				Caller: bot.Caller{ExternalID: "1001", Name: "alice"}}},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,13 +10,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 )
-
-// gateJoins hands the adapter's join requests to gating, as the bot does.
-type gateJoins struct{ g *core.GateService }
-
-func (j gateJoins) JoinRequested(ctx context.Context, place string, m core.Member) {
-	j.g.JoinRequested(ctx, m.Platform, place, m)
-}
 
 // whyEnv is an adapter whose gating runs on a MemStore and a fake clock;
 // every address holds drops 1 to 3.
@@ -30,9 +22,8 @@ type whyEnv struct {
 func newWhyEnv(t *testing.T) whyEnv {
 	t.Helper()
 	store, clock := coretest.NewMemStore(), coretest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	svc := coretest.NewServices(coretest.Deps{Store: store, Scanner: stubIssuer{holdings: holdings(3)}, Clock: clock})
-	e := newEnvWith(t, svc, Options{JoinRequests: gateJoins{svc.Gates}})
-	svc.Gates.Attach(core.Telegram, e.a.Gates())
+	// The bot hands the adapter's join requests to gating.
+	e := newEnvWith(t, coretest.Deps{Store: store, Scanner: stubIssuer{holdings: holdings(3)}, Clock: clock}, Options{})
 	return whyEnv{env: e, store: store, clock: clock}
 }
 

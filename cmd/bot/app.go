@@ -101,8 +101,7 @@ type Main struct {
 
 	sandboxSrv *http.Server
 	started    chan struct{}
-	adapters   []adapter
-	editors    map[core.Platform]postEditor
+	adapters   bot.Adapters
 	drops      *core.DropService
 	links      *core.MintLinkService
 	websites   *core.WebsiteService
@@ -180,6 +179,9 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.openAdapters(); err != nil {
+		return err
+	}
 	services := m.services(client)
 	m.drops, m.links, m.websites = services.Drops, services.Links, services.Websites
 	m.gates, m.moments = services.Gates, services.Moments
@@ -193,11 +195,11 @@ func (m *Main) open(ctx context.Context) error {
 	if m.Config.PublicURL != "" {
 		m.Web.HandleVerification(services.Wallets, web.VerificationOptions{PublicURL: m.Config.PublicURL, BotName: botName})
 	}
-	return m.openAdapters()
+	return nil
 }
 
-// services builds the core's services over the database and the issuing
-// service. A missing dependency is a wiring mistake of this function, so
+// services builds the core's services over the database, the issuing
+// service and the adapters' parts in gating and Moments. A missing dependency is a wiring mistake of this function, so
 // it panics rather than start a bot that would fail members later.
 func (m *Main) services(client *poap.Client) bot.Services {
 	// One read of a wallet serves /poaps, /why and the gates' reaction to
@@ -206,7 +208,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	gates, err := core.NewGateService(core.GateServiceDeps{
 		Members: m.DB, Gates: m.DB, Issuer: holdings, Locks: m.DB, Audit: m.DB,
-		Check: client, Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
+		Check: client, Actions: m.adapters.GateActions(), Interval: m.Config.GateSyncInterval, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)
 	contracts, err := m.contractWallets()
@@ -222,7 +224,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	ds := m.dropServices(client, gates, holdings)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
-		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB,
+		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB, Media: m.adapters.MediaOpeners(),
 		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger, Tally: m.Metrics,
 	})
 	must(err)

@@ -168,7 +168,7 @@ func (m *Main) reconcile(ctx context.Context) {
 }
 
 // editPosts hands each post update to the adapter of its platform. Posts
-// of a platform without an editor are skipped.
+// of a platform without an adapter here are skipped.
 func (m *Main) editPosts(ctx context.Context) {
 	updates, err := m.Bot.PostUpdates(ctx)
 	if err != nil {
@@ -183,8 +183,8 @@ func (m *Main) editPosts(ctx context.Context) {
 }
 
 func (m *Main) editPost(ctx context.Context, u bot.PostUpdate) {
-	e, ok := m.editors[u.Ref.Platform]
-	if !ok {
+	e := m.adapters.Editor(u.Ref.Platform)
+	if e == nil {
 		return
 	}
 	if err := e.EditPost(ctx, u.Ref, u.Post); err != nil && ctx.Err() == nil {
@@ -203,8 +203,8 @@ func (m *Main) postNotices(ctx context.Context) {
 		m.Logger.Warn("reading notices failed", "err", err)
 	}
 	for _, n := range notices {
-		nt, ok := m.editors[n.Ref.Platform].(notifier)
-		if !ok {
+		nt := m.adapters.Editor(n.Ref.Platform)
+		if nt == nil {
 			continue
 		}
 		go func() {

@@ -34,7 +34,7 @@ func TestRefusal_WebsiteConsole(t *testing.T) {
 	}
 	tenants, err := s.m.DB.DropPlaces(t.Context(), core.Console, demo)
 	if err != nil || len(tenants) != 1 {
-		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
+		t.Fatalf("DropPlaces() = %+v, %v, want the console", tenants, err)
 	}
 	if d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, demo); err != nil || d.Website != "" || d.Method != core.ClaimLink {
 		t.Errorf("after the refusal the drop is %+v, %v, want it unchanged: mint links, no website", d, err)

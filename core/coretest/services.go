@@ -60,6 +60,10 @@ type Deps struct {
 	NetworkStore core.NetworkStore
 	// MomentIssuer defaults to NoMoments.
 	MomentIssuer core.MomentIssuer
+	// GateActions and Media are the platforms' adapters' parts in gating
+	// and Moments, by platform; nil has none.
+	GateActions map[core.Platform]core.GateActions
+	Media       map[core.Platform]core.MediaOpener
 	// Events hear of verified and unlinked wallets; nil is the gate
 	// service.
 	Events core.WalletEvents
@@ -94,7 +98,7 @@ func NewServices(d Deps) Services {
 	}
 	gates, err := core.NewGateService(core.GateServiceDeps{
 		Members: d.Store, Gates: d.Store, Issuer: d.GateIssuer, Locks: NewLocks(), Audit: d.Store,
-		Check: NoIssuerCheck{}, Clock: d.Clock, Logger: d.Logger,
+		Check: NoIssuerCheck{}, Actions: d.GateActions, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	if d.Events == nil {
@@ -128,7 +132,7 @@ func NewServices(d Deps) Services {
 		d.MomentIssuer = NoMoments{}
 	}
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
-		Members: d.Store, Store: d.Store, Issuer: d.MomentIssuer, Locks: NewLocks(), Clock: d.Clock, Logger: d.Logger,
+		Members: d.Store, Store: d.Store, Issuer: d.MomentIssuer, Locks: NewLocks(), Media: d.Media, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: d.Store, Clock: d.Clock, Logger: d.Logger})
