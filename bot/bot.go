@@ -34,14 +34,24 @@ type Options struct {
 	Signer DemoSigner
 }
 
-// Services are the core's services the commands call; each is required.
+// Services are the core's services the commands call; each is required
+// but the last three.
 type Services struct {
 	Wallets     *core.WalletService
 	Collections *core.CollectionService
 	Drops       *core.DropService
-	Gates       *core.GateService
-	Moments     *core.MomentService
-	Buttons     *core.ButtonService
+	// Links is the mint links' service Drops claims through; the bot
+	// reads the links' addresses from it.
+	Links   *core.MintLinkService
+	Gates   *core.GateService
+	Moments *core.MomentService
+	Buttons *core.ButtonService
+	// Websites, Deliveries and Networks serve website claims (/drop
+	// website), deliveries (/drop deliver) and drops' networks (/drop
+	// network); the commands of a nil one are not offered.
+	Websites   *core.WebsiteService
+	Deliveries *core.DeliveryService
+	Networks   *core.NetworkService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -50,9 +60,13 @@ type Bot struct {
 	wallets     *core.WalletService
 	collections *core.CollectionService
 	drops       *core.DropService
+	links       *core.MintLinkService
 	gates       *core.GateService
 	moments     *core.MomentService
 	buttons     *core.ButtonService
+	websites    *core.WebsiteService
+	deliveries  *core.DeliveryService
+	networks    *core.NetworkService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -67,16 +81,20 @@ type Bot struct {
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil {
-		panic("bot: New needs every service: wallets, collections, drops, gates, moments and buttons")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Links == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil {
+		panic("bot: New needs every service: wallets, collections, drops, links, gates, moments and buttons")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
 		collections: s.Collections,
 		drops:       s.Drops,
+		links:       s.Links,
 		gates:       s.Gates,
 		moments:     s.Moments,
 		buttons:     s.Buttons,
+		websites:    s.Websites,
+		deliveries:  s.Deliveries,
+		networks:    s.Networks,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,

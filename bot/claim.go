@@ -42,28 +42,47 @@ func (b *Bot) claim(ctx context.Context, req *Request) (Reply, error) {
 }
 
 // claimReply words a claim's result: the link as a button and as text, the
-// mint, or the pending mint and what happens next.
+// mint, the pending mint and what happens next, or the place in the website
+// claim's queue.
 func claimReply(res core.ClaimResult) Reply {
-	if res.Website {
-		return websiteReply(res)
-	}
-	if res.DeliveryPage != "" {
-		return deliveryClaimReply(res)
-	}
 	d := res.Drop
 	title := dropTitle(d)
+	wallet := codeSpan(walletText(res.Wallet))
+	again := codeSpan(fmt.Sprintf("/claim %d", d.EventID))
 	reply := Reply{Personal: true, Image: d.ImageURL}
-	again := fmt.Sprintf("/claim %d", d.EventID)
-	switch {
-	case res.Minted && res.Again:
-		reply.Text = fmt.Sprintf("You have it already: %s was minted to %s%s.", title, codeSpan(walletText(res.Wallet)), txText(res.MintLink))
-	case res.Minted:
-		reply.Text = fmt.Sprintf("Minted %s to %s%s. It shows in %s once the transaction is through.",
-			title, codeSpan(walletText(res.Wallet)), txText(res.MintLink), codeSpan("/poaps"))
-	case res.Pending:
+	switch res.Outcome {
+	case core.ResultMinted, core.ResultWebsiteMinted:
+		tx := ""
+		if res.Outcome == core.ResultMinted {
+			tx = txText(res.MintLink)
+		}
+		if res.Again {
+			reply.Text = fmt.Sprintf("You have it already: %s was minted to %s%s.", title, wallet, tx)
+		} else {
+			reply.Text = fmt.Sprintf("Minted %s to %s%s. It shows in %s once the transaction is through.", title, wallet, tx, codeSpan("/poaps"))
+		}
+	case core.ResultMintPending:
 		reply.Text = fmt.Sprintf("Pending: %s is being minted to %s, but POAP has not confirmed it yet. "+
 			"I check it before anything else happens, so it is never minted twice. Run %s again in a few minutes to see how it went.",
-			title, codeSpan(walletText(res.Wallet)), codeSpan(again))
+			title, wallet, again)
+	case core.ResultWebsiteQueued:
+		ahead := "You are next"
+		if res.Ahead > 0 {
+			ahead = plural(res.Ahead, "claim") + " ahead of you"
+		}
+		reply.Text = fmt.Sprintf("You are in the queue for %s: %s. POAP lets bots mint only so fast, so mints go out one after another; "+
+			"yours goes to %s and is never sent twice. Run %s again in a minute to see it done.", title, ahead, wallet, again)
+	case core.ResultDeliveryClaimed:
+		if res.Again {
+			reply.Text = fmt.Sprintf("You have it already: %s was claimed for %s, your address on its delivery list.", title, wallet)
+		} else {
+			reply.Text = fmt.Sprintf("Claimed %s for %s, your address on its delivery list: POAP is minting it, and it shows in %s in a few minutes.",
+				title, wallet, codeSpan("/poaps"))
+		}
+	case core.ResultDeliveryPending:
+		reply.Text = fmt.Sprintf("Pending: your claim of %s for %s may have reached POAP, but POAP has not confirmed it. "+
+			"I check your address before anything else is sent, so it is never claimed twice. Run %s again in a minute to see how it went.",
+			title, wallet, again)
 	default:
 		var s strings.Builder
 		if res.Again {

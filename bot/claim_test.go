@@ -30,7 +30,7 @@ func TestBot_Claim_Pending(t *testing.T) {
 			t.Errorf("%d mint requests, want 1", n)
 		}
 		e.calls.setStatusDown(false)
-		n, err := e.drops.ReconcileMints(t.Context())
+		n, err := e.services.Links.ReconcileMints(t.Context())
 		if err != nil || n != 1 {
 			t.Fatalf("ReconcileMints() = %d, %v, want 1 settled", n, err)
 		}
@@ -49,7 +49,7 @@ func TestBot_ReconcileMints(t *testing.T) {
 	eachDropEnv(t, func(t *testing.T, e *dropEnv) {
 		id, code := e.createDrop(t, "Crash drop", 3)
 		e.mod(t, fmt.Sprintf("/drop add %d %s delivery:mint", id, code))
-		tenant, err := e.store.UpsertTenant(t.Context(), core.Tenant{Platform: core.Console, ExternalID: "guild"})
+		tenant, err := e.store.UpsertPlace(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestBot_ReconcileMints(t *testing.T) {
 			t.Fatalf("alice's mint before the crash: %v", err)
 		}
 		e.clock.Add(core.MintLease) // the crashed process's lease runs out
-		n, err := e.drops.ReconcileMints(t.Context())
+		n, err := e.services.Links.ReconcileMints(t.Context())
 		if err != nil || n != 2 {
 			t.Fatalf("ReconcileMints() = %d, %v, want 2 settled", n, err)
 		}

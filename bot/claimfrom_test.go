@@ -16,7 +16,7 @@ type failingPlaces struct {
 	err error
 }
 
-func (s failingPlaces) DropTenants(context.Context, core.Platform, int64) ([]core.Tenant, error) {
+func (s failingPlaces) DropPlaces(context.Context, core.Platform, int64) ([]core.Place, error) {
 	return nil, s.err
 }
 

@@ -48,7 +48,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if confirming {
-		plan, err := b.drops.ConfirmDelivery(ctx, member(req), req.Place, id, draft)
+		plan, err := b.deliveries.ConfirmDelivery(ctx, member(req), req.Place, id, draft)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -58,7 +58,7 @@ func (b *Bot) dropDeliver(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	plan, err := b.drops.DraftDelivery(ctx, member(req), req.Place, core.DeliverySpec{
+	plan, err := b.deliveries.DraftDelivery(ctx, member(req), req.Place, core.DeliverySpec{
 		EventID: id, Target: target, Slug: req.Text("slug"), Title: req.Text("title"), Text: req.Text("text"),
 	})
 	if err != nil {
@@ -138,27 +138,6 @@ func deliveryCreatedReply(req *Request, plan core.DeliveryPlan) Reply {
 	return reply
 }
 
-// deliveryClaimReply words a claim through a delivery.
-func deliveryClaimReply(res core.ClaimResult) Reply {
-	d := res.Drop
-	title := dropTitle(d)
-	wallet := codeSpan(walletText(res.Wallet))
-	reply := Reply{Personal: true, Image: d.ImageURL}
-	switch {
-	case res.Again:
-		reply.Text = fmt.Sprintf("You have it already: %s was claimed for %s, your address on its delivery list.", title, wallet)
-		return reply
-	case res.Pending:
-		reply.Text = fmt.Sprintf("Pending: your claim of %s for %s may have reached POAP, but POAP has not confirmed it. "+
-			"I check your address before anything else is sent, so it is never claimed twice. Run %s again in a minute to see how it went.",
-			title, wallet, codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
-		return reply
-	}
-	reply.Text = fmt.Sprintf("Claimed %s for %s, your address on its delivery list: POAP is minting it, and it shows in %s in a few minutes.",
-		title, wallet, codeSpan("/poaps"))
-	return reply
-}
-
 // deliveryErrText words the delivery errors, inside a *core.DropError.
 func deliveryErrText(req *Request, de *core.DropError, title, id string) (string, bool) {
 	err := error(de)
@@ -174,6 +153,8 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 	case errors.Is(err, core.ErrEmptyDelivery):
 		return "No member there has a verified wallet, so there is nobody to deliver " + title + " to. Members link a wallet with " +
 			codeSpan("/link") + " and prove it is theirs with " + codeSpan("/verify") + "; run this again after that.", true
+	case errors.Is(err, core.ErrCannotListMembers):
+		return "I can't read who has a role or is in a group on this platform, so I built nothing.", true
 	case errors.Is(err, core.ErrRosterIncomplete):
 		return "I could not check every member's roles just now, and a delivery's list can't be changed once created, so I built nothing. " +
 			"Try again in a minute.", true
@@ -193,7 +174,7 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 			" button again in a minute: I look for it at its page first, so it is never created twice.", true
 	case errors.Is(err, core.ErrInvalidWallet) && req.Command == "drop deliver":
 		return "POAP refused an address on the list, so the delivery was not created. Please tell the bot's operators.", true
-	case errors.Is(err, core.ErrInvalidWallet) && de.Drop.Delivery == core.DeliveryList:
+	case errors.Is(err, core.ErrInvalidWallet) && de.Drop.Method == core.ClaimDelivery:
 		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + ", your address on the delivery list of " + title +
 			", so nothing was minted. The list is fixed; please tell a moderator.", true
 	case errors.Is(err, core.ErrDraftGone):

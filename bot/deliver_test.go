@@ -47,7 +47,7 @@ func TestExplain_Delivery(t *testing.T) {
 	if r, _ := b.explain(req, &core.DropError{Drop: d, Err: core.ErrIssuerUnavailable}); !strings.Contains(r.Text, "may or may not have been created") {
 		t.Errorf("confirm without POAP's answer: %q", r.Text)
 	}
-	listed := core.Drop{EventID: 4242, Delivery: core.DeliveryList}
+	listed := core.Drop{EventID: 4242, Method: core.ClaimDelivery}
 	req = &Request{Place: core.Place{Platform: core.Discord}, Command: "claim", Options: map[string]string{}}
 	if r, _ := b.explain(req, &core.DropError{Drop: listed, Wallet: "0x" + strings.Repeat("ab", 20), Err: core.ErrInvalidWallet}); !strings.Contains(r.Text, "The list is fixed") {
 		t.Errorf("a listed address POAP refuses: %q", r.Text)

@@ -71,8 +71,8 @@ func dropEditOptions(req *Request) (core.DropEdit, error) {
 	}
 	e.Codeword = core.Change[string]{Set: given("codeword"), To: codewordOption(req)}
 	e.RequiredRole = core.Change[string]{Set: given("required_role"), To: requiredRole(req)}
-	if e.Delivery.Set = given("delivery"); e.Delivery.Set {
-		if e.Delivery.To, e.Website, err = deliveryOptions(req); err != nil {
+	if e.Method.Set = given("delivery"); e.Method.Set {
+		if e.Method.To, e.Website, err = methodOptions(req); err != nil {
 			return core.DropEdit{}, err
 		}
 	} else if given("website") {
@@ -128,10 +128,10 @@ func settingText(d core.Drop, name string, public bool) string {
 		}
 		return RoleMention(d.RequiredRole)
 	case "delivery":
-		if d.Delivery == core.DeliveryWebsite && !public {
+		if d.Method == core.ClaimWebsite && !public {
 			return "website " + codeSpan(d.Website)
 		}
-		return string(d.Delivery)
+		return string(d.Method)
 	case "low_stock":
 		if d.LowStock == 0 {
 			return "0 (never tell)"

@@ -91,9 +91,9 @@ func TestBot_Drop_AddAgain(t *testing.T) {
 // TestChangeText_Public: an answer the whole group reads leaves the
 // codeword and the website claim's name out.
 func TestChangeText_Public(t *testing.T) {
-	before := core.Drop{EventID: 7, Name: "Meetup", Codeword: "moon", Delivery: core.DeliveryLink}
+	before := core.Drop{EventID: 7, Name: "Meetup", Codeword: "moon", Method: core.ClaimLink}
 	after := before
-	after.Codeword, after.Delivery, after.Website = "sun", core.DeliveryWebsite, "secret-site"
+	after.Codeword, after.Method, after.Website = "sun", core.ClaimWebsite, "secret-site"
 	got := changeText(core.DropChange{Before: before, After: after}, true)
 	for _, leak := range []string{"moon", "sun", "secret-site"} {
 		if strings.Contains(got, leak) {

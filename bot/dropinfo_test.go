@@ -21,20 +21,20 @@ func TestDropInfoText(t *testing.T) {
 		want     []string
 		wantNone []string
 	}{
-		{"Link", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Delivery: core.DeliveryLink}, Stock: stock},
+		{"Link", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Method: core.ClaimLink}, Stock: stock},
 			[]string{"Mint links: 10 in total · 7 available · 3 handed out"}, []string{"Website claim", "Delivery page"}},
-		{"Auto", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Delivery: core.DeliveryAuto}, Stock: stock},
+		{"Auto", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Method: core.ClaimAuto}, Stock: stock},
 			[]string{"Mint links: 10 in total"}, nil},
-		{"Mint", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Delivery: core.DeliveryMint}, Stock: stock},
+		{"Mint", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Method: core.ClaimMint}, Stock: stock},
 			[]string{"Mint links: 10 in total"}, nil},
-		{"Website", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Delivery: core.DeliveryWebsite, Website: "party-site"}, Stock: stock, Website: website},
+		{"Website", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Method: core.ClaimWebsite, Website: "party-site"}, Stock: stock, Website: website},
 			[]string{"Website claim `party-site`: active; 4 of 20 minted.", "Claims here: 4 minted"}, []string{"Mint links", "links left", "available"}},
-		{"Delivery", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Delivery: core.DeliveryList}, Stock: stock, Delivery: delivery},
+		{"Delivery", core.DropStatus{Drop: core.Drop{EventID: 1, Name: "Party", Method: core.ClaimDelivery}, Stock: stock, Delivery: delivery},
 			[]string{"Delivery page: https://poap.delivery/party · 3 addresses", "POAP counts 1 of 3 claimed"}, []string{"Mint links", "available"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := dropInfoText(tc.st)
+			got := dropInfoText(tc.st, true)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("dropInfoText() lacks %q:\n%s", w, got)

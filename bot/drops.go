@@ -22,8 +22,11 @@ const (
 // dropOption is the drop id option of the /drop subcommands.
 var dropOption = Option{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id (see /drop list)"}
 
+// dropCommands are the /drop commands, with those of the services the bot
+// was given: /drop website, /drop network and /drop deliver are offered only
+// with theirs.
 func (b *Bot) dropCommands() []*Command {
-	return []*Command{
+	cmds := []*Command{
 		{
 			Name: "drop add", Description: "Set up a drop here: checks its edit code and imports its mint links", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{
@@ -53,10 +56,17 @@ func (b *Bot) dropCommands() []*Command {
 		b.dropEditCommand(),
 		{Name: "drop remove", Description: "Stop handing out a drop's links; adding it again keeps who got which link", Access: ManageDrops, AnswerInGroup: true,
 			Options: []Option{dropOption}, Handler: b.dropRemove},
-		b.websiteCommand(),
-		b.networkCommand(),
-		b.deliverCommand(),
 	}
+	if b.websites != nil {
+		cmds = append(cmds, b.websiteCommand())
+	}
+	if b.networks != nil {
+		cmds = append(cmds, b.networkCommand())
+	}
+	if b.deliveries != nil {
+		cmds = append(cmds, b.deliverCommand())
+	}
+	return cmds
 }
 
 // dropAdd registers a drop. The edit code goes to the core as a Secret and
@@ -79,9 +89,9 @@ func (b *Bot) dropAdd(ctx context.Context, req *Request) (Reply, error) {
 	}
 	s.WriteString(stockLine(st.Stock) + "\n")
 	// An anonymous administrator's answer is read by the whole group.
-	s.WriteString(settingsText(d, req.Caller.Anonymous))
+	s.WriteString(settingsText(d, req.Caller.Anonymous, b.networks != nil))
 	switch {
-	case d.Delivery == core.DeliveryWebsite:
+	case d.Method == core.ClaimWebsite:
 		fmt.Fprintf(&s, "\nMembers claim with %s: I mint to their primary wallet through the website claim, one each.", codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
 	case st.Stock.Available == 0:
 		fmt.Fprintf(&s, "\nIt has no mint links to hand out yet: ask POAP for some with %s.", codeSpan(fmt.Sprintf("/drop topup %d", d.EventID)))
@@ -102,7 +112,7 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 		return core.AddDropOptions{}, &OptionError{Option: "edit_code", Reason: "is required: the 6-digit code POAP e-mailed when the drop was created"}
 	}
 	opts := core.AddDropOptions{EventID: event, EditCode: core.Secret(code), Codeword: codewordOption(req), RequiredRole: requiredRole(req)}
-	if opts.Delivery, opts.Website, err = deliveryOptions(req); err != nil {
+	if opts.Method, opts.Website, err = methodOptions(req); err != nil {
 		return core.AddDropOptions{}, err
 	}
 	if opts.Starts, err = timeOption(req, "starts"); err != nil {
@@ -117,22 +127,22 @@ func addDropOptions(req *Request) (core.AddDropOptions, error) {
 	return opts, nil
 }
 
-// deliveryOptions reads delivery and website as /drop add and /drop edit
-// take them: a website claim's name goes with delivery:website, and only
-// with it.
-func deliveryOptions(req *Request) (core.Delivery, string, error) {
-	d := core.Delivery(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
+// methodOptions reads the claim method (the option delivery) and website
+// as /drop add and /drop edit take them: a website claim's name goes with
+// delivery:website, and only with it.
+func methodOptions(req *Request) (core.ClaimMethod, string, error) {
+	d := core.ClaimMethod(strings.ToLower(strings.TrimSpace(req.Text("delivery"))))
 	switch d {
-	case "", core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint, core.DeliveryWebsite:
+	case "", core.ClaimAuto, core.ClaimLink, core.ClaimMint, core.ClaimWebsite:
 	default:
 		return "", "", &OptionError{Option: "delivery", Reason: "must be auto, link, mint or website"}
 	}
 	website := strings.TrimSpace(req.Text("website"))
 	switch {
-	case d == core.DeliveryWebsite && website == "":
+	case d == core.ClaimWebsite && website == "":
 		return "", "", &OptionError{Option: "website", Reason: "is required with delivery:website: the drop's website claim name. " +
 			"A drop without one can ask POAP for it with /drop website once it is set up here"}
-	case d != core.DeliveryWebsite && website != "":
+	case d != core.ClaimWebsite && website != "":
 		return "", "", &OptionError{Option: "website", Reason: "goes with delivery:website only"}
 	}
 	return d, website, nil
@@ -232,14 +242,14 @@ func (b *Bot) dropList(ctx context.Context, req *Request) (Reply, error) {
 	var s strings.Builder
 	s.WriteString("**Drops here**\n")
 	for _, st := range drops {
-		fmt.Fprintf(&s, "• %s — %s delivery · %d of %d left · %d handed out · %d minted\n",
-			dropTitle(st.Drop), st.Drop.Delivery, st.Stock.Available, st.Stock.Total, st.Stock.HandedOut, st.Stock.Minted)
+		fmt.Fprintf(&s, "• %s — claim method: %s · %d of %d left · %d handed out · %d minted\n",
+			dropTitle(st.Drop), st.Drop.Method, st.Stock.Available, st.Stock.Total, st.Stock.HandedOut, st.Stock.Minted)
 	}
 	s.WriteString("Details: " + codeSpan("/drop info <drop>") + ".")
 	return Reply{Personal: true, Text: s.String()}, nil
 }
 
-// dropInfo shows a drop's settings and what applies to its delivery.
+// dropInfo shows a drop's settings and what applies to its claim method.
 func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	id, err := requiredID(req, "drop")
 	if err != nil {
@@ -249,19 +259,20 @@ func (b *Bot) dropInfo(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Personal: true, Text: dropInfoText(st), Image: st.Drop.ImageURL}, nil
+	return Reply{Personal: true, Text: dropInfoText(st, b.networks != nil), Image: st.Drop.ImageURL}, nil
 }
 
-// dropInfoText words a drop's settings and what applies to its delivery:
+// dropInfoText words a drop's settings and what applies to its claim method:
 // the mint links' stock where members get or are minted through links, the
-// website claim of a website drop, the delivery of a delivery drop.
-func dropInfoText(st core.DropStatus) string {
+// website claim of a website drop, the delivery of a delivery drop;
+// networks says whether /drop network is offered.
+func dropInfoText(st core.DropStatus, networks bool) string {
 	d := st.Drop
 	text := dropTitle(d) + "\n"
-	if d.Delivery != core.DeliveryWebsite && d.Delivery != core.DeliveryList {
+	if d.Method != core.ClaimWebsite && d.Method != core.ClaimDelivery {
 		text += stockLine(st.Stock) + "\n"
 	}
-	text += settingsText(d, false)
+	text += settingsText(d, false, networks)
 	if st.Website != nil {
 		text += "\n" + websiteText(d, *st.Website)
 	}
@@ -323,7 +334,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	data, err := exportCSV(b.drops, rows)
+	data, err := exportCSV(b.links, rows)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -335,7 +346,7 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 
 // exportCSV writes the export: link, member, wallet, state, time (RFC 3339,
 // UTC).
-func exportCSV(drops *core.DropService, rows []core.ExportRow) ([]byte, error) {
+func exportCSV(links *core.MintLinkService, rows []core.ExportRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	records := [][]string{{"link", "member", "wallet", "state", "time"}}
@@ -344,7 +355,7 @@ func exportCSV(drops *core.DropService, rows []core.ExportRow) ([]byte, error) {
 		if !r.At.IsZero() {
 			at = r.At.UTC().Format(time.RFC3339)
 		}
-		records = append(records, []string{drops.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
+		records = append(records, []string{links.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
 	}
 	if err := w.WriteAll(records); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -373,6 +384,6 @@ func (b *Bot) dropRemove(ctx context.Context, req *Request) (Reply, error) {
 	}
 	return Reply{Personal: true, Text: fmt.Sprintf("Stopped %s: no more links are handed out. Links already given out stay valid at POAP, "+
 		"and stay with their members: adding the drop here again with %s gives each member the same link back, never a second one. "+
-		"To change its window, codeword, role or delivery, %s does it in place.",
+		"To change its window, codeword, role or claim method, %s does it in place.",
 		dropTitle(d), codeSpan(fmt.Sprintf("/drop add %d <edit_code>", d.EventID)), codeSpan(fmt.Sprintf("/drop edit %d", d.EventID)))}, nil
 }

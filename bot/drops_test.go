@@ -90,7 +90,7 @@ func TestBot_Drop_Manage(t *testing.T) {
 		r := e.mod(t, demoDrop+" delivery:link")
 		wantText(t, r, "**Sandbox Demo Drop** (drop `197001`) is set up here.",
 			"Mint links: 55 in total · 50 available · 0 handed out · 0 minted · 5 claimed elsewhere",
-			"Delivery: link", "Members claim with `/claim 197001`.")
+			"Claim method: link", "Members claim with `/claim 197001`.")
 		if r.Image == "" {
 			t.Errorf("/drop add reply has no image")
 		}
@@ -103,7 +103,7 @@ func TestBot_Drop_Manage(t *testing.T) {
 		wantText(t, e.as(t, "alice", false, "/claim 197001"), "You claimed **Sandbox Demo Drop** (drop `197001`) before; here is your mint link again", "sbx006")
 		wantText(t, e.as(t, "bob", false, "/claim"), "sbx007")
 		wantText(t, e.mod(t, "/drop info 197001"), "Mint links: 55 in total · 48 available · 2 handed out · 0 minted · 5 claimed elsewhere")
-		wantText(t, e.mod(t, "/drop list"), "**Sandbox Demo Drop** (drop `197001`) — link delivery · 48 of 55 left · 2 handed out · 0 minted")
+		wantText(t, e.mod(t, "/drop list"), "**Sandbox Demo Drop** (drop `197001`) — claim method: link · 48 of 55 left · 2 handed out · 0 minted")
 
 		wantText(t, e.mod(t, "/drop topup 197001 20"), "Asked POAP for 20 more mint links", "/drop refresh 197001")
 		wantText(t, e.mod(t, "/drop topup 197001 20"), "already waiting for POAP's review, and only one can be pending")

@@ -19,13 +19,14 @@ func stockLine(s core.Stock) string {
 	return line
 }
 
-// settingsText says how a drop is delivered, on which network, when and to
+// settingsText says how a drop is claimed, on which network, when and to
 // whom. In an answer the whole group reads (public), the codeword and the
-// website claim's name, which let whoever knows them claim, are not shown.
-func settingsText(d core.Drop, public bool) string {
+// website claim's name, which let whoever knows them claim, are not shown;
+// networks says whether /drop network is offered.
+func settingsText(d core.Drop, public, networks bool) string {
 	var s strings.Builder
-	s.WriteString("Delivery: " + deliveryText(d, public) + "\n")
-	s.WriteString(networkLine(d) + "\n")
+	s.WriteString("Claim method: " + methodText(d, public) + "\n")
+	s.WriteString(networkLine(d, networks) + "\n")
 	switch {
 	case d.Starts != nil && d.Ends != nil:
 		s.WriteString("Claims: from " + when(*d.Starts) + " until " + when(*d.Ends) + ".")
@@ -54,20 +55,20 @@ func settingsText(d core.Drop, public bool) string {
 	return s.String()
 }
 
-// deliveryText says how a drop is delivered; public leaves out the name of
+// methodText says how members claim a drop; public leaves out the name of
 // its website claim.
-func deliveryText(d core.Drop, public bool) string {
-	switch d.Delivery {
-	case core.DeliveryLink:
+func methodText(d core.Drop, public bool) string {
+	switch d.Method {
+	case core.ClaimLink:
 		return "link — each member gets their own mint link"
-	case core.DeliveryMint:
+	case core.ClaimMint:
 		return "mint — minted straight to each member's primary wallet"
-	case core.DeliveryWebsite:
+	case core.ClaimWebsite:
 		if public {
 			return "website — minted to each member's primary wallet through its website claim"
 		}
 		return "website — minted to each member's primary wallet through the website claim " + codeSpan(d.Website)
-	case core.DeliveryList:
+	case core.ClaimDelivery:
 		return "delivery — minted to the members on the drop's delivery list"
 	}
 	return "auto — minted to the member's primary wallet when one is linked, else their own mint link"

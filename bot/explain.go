@@ -212,8 +212,8 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrInvalidWindow):
 		return "That claim window can't work: " + codeSpan("ends") + " must be in the future and after " + codeSpan("starts") +
 			". Times are in UTC, like 2026-12-01 18:00.", true
-	case errors.Is(err, core.ErrInvalidDelivery):
-		return "The delivery must be auto, link or mint.", true
+	case errors.Is(err, core.ErrInvalidClaimMethod):
+		return "The claim method (" + codeSpan("delivery") + ") must be auto, link or mint.", true
 	case errors.Is(err, core.ErrInvalidTopUp):
 		return fmt.Sprintf("Ask for between 1 and %d mint links at a time.", core.MaxTopUp), true
 	case errors.Is(err, core.ErrTopUpPending):
@@ -227,7 +227,7 @@ func dropText(req *Request, err error) (string, bool) {
 			"so nothing was asked of POAP and nothing was stored. Check the name and try again.", core.MaxWebsiteName, codeSpan("increase-group-student")), true
 	case errors.Is(err, core.ErrNoWebsite):
 		return "POAP has no website claim " + codeSpan(req.Text("website")) + " for drop " + codeSpan(id) + ", so nothing was stored. " +
-			"Check the name (the end of its poap.website address), or set the drop up with another delivery and ask POAP for a website with " +
+			"Check the name (the end of its poap.website address), or set the drop up with another claim method and ask POAP for a website with " +
 			codeSpan("/drop website") + ".", true
 	case errors.Is(err, core.ErrNoSuchDrop):
 		return "There is no drop " + codeSpan(id) + " here. Check the number; moderators see the drops of this place with " + codeSpan("/drop list") + ".", true
@@ -236,11 +236,11 @@ func dropText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrUnknownChain):
 		return "POAP can't mint on that network, so nothing was changed. Name one of " + networkList() +
 			" (or its chain id), for example " + codeSpan("/drop network "+id+" base") + ".", true
-	case errors.Is(err, core.ErrMethodUnavailable) && strings.HasPrefix(req.Command, "drop "):
-		return "This bot was built without the POAP calls " + codeSpan("/"+req.Command) + " needs, so nothing was changed. " +
-			"Ask whoever runs the bot to update it; the other drop commands work as before.", true
-	case errors.Is(err, core.ErrMethodUnavailable):
-		return title + " can't be claimed through this bot right now: it was built without the POAP calls this drop needs. " +
+	case errors.Is(err, core.ErrMethodNotOffered) && strings.HasPrefix(req.Command, "drop "):
+		return "This bot is not set up to hand out drops with " + codeSpan("delivery:"+req.Text("delivery")) + ", so nothing was changed. " +
+			"Use auto, link or mint, or ask whoever runs the bot to set it up.", true
+	case errors.Is(err, core.ErrMethodNotOffered):
+		return title + " can't be claimed through this bot right now: it is handed out through a claim method this bot is not set up for. " +
 			"Please tell a moderator.", true
 	}
 	return claimText(req, de, title, claimLine)
@@ -281,15 +281,13 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 			"Moderators can raise its limit at POAP; try again after that.", true
 	case errors.Is(err, core.ErrWebsiteInactive):
 		return title + " is not open for claims yet: its website claim is waiting for POAP's review or is paused. Try again later.", true
-	case errors.Is(err, core.ErrNoWebsite) && de.Drop.Delivery == core.DeliveryWebsite:
+	case errors.Is(err, core.ErrNoWebsite) && de.Drop.Method == core.ClaimWebsite:
 		return "The website claim of " + title + " belongs to another drop at POAP, so I can't mint through it. Please tell a moderator.", true
 	case errors.Is(err, core.ErrMintRefused):
 		return "POAP refused to mint " + title + " to " + codeSpan(walletText(de.Wallet)) + ", so nothing was minted. Please tell a moderator.", true
 	case errors.Is(err, core.ErrInvalidWallet) && de.Wallet != "":
 		return "POAP does not accept " + codeSpan(walletText(de.Wallet)) + " as a wallet, so nothing was minted. Link another with " +
 			codeSpan("/link <wallet>") + " and run " + claimLine + " again.", true
-	case errors.Is(err, core.ErrMethodUnavailable):
-		return title + " is handed out in a way this bot was set up without. Please tell a moderator.", true
 	case errors.Is(err, core.ErrNotLinked):
 		return title + " is minted straight to your wallet. Link one first with " + codeSpan("/link <wallet>") + ", then run " + claimLine + " again.", true
 	}

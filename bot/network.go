@@ -26,7 +26,7 @@ func (b *Bot) dropNetwork(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	res, err := b.drops.Network(ctx, member(req), req.Place, id, req.Text("chain"))
+	res, err := b.networks.Network(ctx, member(req), req.Place, id, req.Text("chain"))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -52,10 +52,14 @@ func chainText(chain int64) string {
 	return fmt.Sprintf("chain %d", chain)
 }
 
-// networkLine is the Network line of a drop's settings.
-func networkLine(d core.Drop) string {
-	if d.Chain == 0 {
+// networkLine is the Network line of a drop's settings; offered says
+// whether /drop network is.
+func networkLine(d core.Drop, offered bool) string {
+	switch {
+	case d.Chain == 0 && offered:
 		return "Network: not read yet: " + codeSpan(fmt.Sprintf("/drop network %d", d.EventID)) + "."
+	case d.Chain == 0:
+		return "Network: not read."
 	}
 	return "Network: " + chainText(d.Chain) + "."
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // TestBot_Drop_Network: /drop add reads the network, /drop network shows
@@ -18,11 +19,17 @@ func TestBot_Drop_Network(t *testing.T) {
 		const id = sandbox.DemoLinksDropID
 		line := func(format string, args ...any) string { return fmt.Sprintf(format, append([]any{id}, args...)...) }
 		if _, ok := e.store.(core.NetworkStore); !ok {
-			// The in-memory store records no network: the command says it
-			// is not available, and the drop's network is not read.
-			wantText(t, e.mod(t, demoDrop), "Network: not read yet: `/drop network 197001`.")
-			wantOutcome(t, e, line("/drop network %d base"), "user_error",
-				"This bot was built without the POAP calls `/drop network` needs, so nothing was changed.")
+			// The in-memory store records no network: there is no network
+			// service, so the command is not offered (nor listed by
+			// /help) and the drop's network is not read.
+			wantText(t, e.mod(t, demoDrop), "Network: not read.")
+			wantOutcome(t, e, line("/drop network %d base"), "user_error", "I don't know the command `/drop`.")
+			if e.b.Command("drop network") != nil {
+				t.Error("/drop network is offered without a network service")
+			}
+			if help := e.mod(t, "/help"); strings.Contains(help.Text, "drop network") {
+				t.Errorf("/help lists /drop network without a network service:\n%s", help.Text)
+			}
 			return
 		}
 		wantText(t, e.mod(t, demoDrop), "Network: Gnosis (chain 100).")
@@ -82,8 +89,39 @@ func TestNetworkLine(t *testing.T) {
 		{core.Drop{EventID: 12}, "Network: not read yet: `/drop network 12`."},
 	}
 	for _, tt := range tests {
-		if got := networkLine(tt.d); got != tt.want {
+		if got := networkLine(tt.d, true); got != tt.want {
 			t.Errorf("networkLine(chain %d) = %q, want %q", tt.d.Chain, got, tt.want)
 		}
 	}
+	if got, want := networkLine(core.Drop{EventID: 12}, false), "Network: not read."; got != want {
+		t.Errorf("networkLine(not read, /drop network not offered) = %q, want %q", got, want)
+	}
+}
+
+// TestBot_MethodsNotOffered: a bot built without the services of website
+// claims and deliveries does not offer them: /drop add and /drop edit
+// refuse delivery:website at once, before POAP is asked anything, and
+// /drop website and /drop deliver are neither registered nor listed.
+func TestBot_MethodsNotOffered(t *testing.T) {
+	t.Parallel()
+	eachDropEnv(t, func(t *testing.T, e *dropEnv) {
+		const id = sandbox.DemoLinksDropID
+		before := e.sb.Requests(wire.OpValidateEditCode)
+		wantOutcome(t, e, demoDrop+" delivery:website website:demo-site", "user_error",
+			"This bot is not set up to hand out drops with `delivery:website`, so nothing was changed.")
+		if n := e.sb.Requests(wire.OpValidateEditCode); n != before {
+			t.Errorf("%d edit code checks sent for a method not offered, want none", n-before)
+		}
+		wantText(t, e.mod(t, fmt.Sprintf("/drop info %d", id)), "There is no drop `197001` here.")
+		wantText(t, e.mod(t, demoDrop+" delivery:link"), "is set up here.")
+		wantOutcome(t, e, fmt.Sprintf("/drop edit %d delivery:website website:demo-site", id), "user_error",
+			"This bot is not set up to hand out drops with `delivery:website`")
+		wantText(t, e.mod(t, fmt.Sprintf("/drop info %d", id)), "Claim method: link")
+		help := e.mod(t, "/help")
+		for _, name := range []string{"drop website", "drop deliver"} {
+			if e.b.Command(name) != nil || strings.Contains(help.Text, "/"+name) {
+				t.Errorf("/%s is offered without its service", name)
+			}
+		}
+	})
 }

@@ -49,7 +49,7 @@ func websiteExistsText(d core.Drop, err error) string {
 		name = d.Website
 	}
 	id := fmt.Sprint(d.EventID)
-	if name != "" && name == d.Website && d.Delivery == core.DeliveryWebsite {
+	if name != "" && name == d.Website && d.Method == core.ClaimWebsite {
 		return "Drop " + codeSpan(id) + " already has its website claim " + codeSpan(name) + " at POAP (a drop has one), and it mints through it here, " +
 			"so POAP refused another and nothing was changed. " + codeSpan("/drop info "+id) + " shows where it stands."
 	}

@@ -15,7 +15,7 @@ import (
 func TestBot_ExplainRefusals(t *testing.T) {
 	drop := core.Drop{EventID: 197001, Name: "Sandbox Demo Drop"}
 	websiteDrop := drop
-	websiteDrop.Delivery, websiteDrop.Website = core.DeliveryWebsite, "sandbox-demo-website"
+	websiteDrop.Method, websiteDrop.Website = core.ClaimWebsite, "sandbox-demo-website"
 	refused := core.NewIssuerRefusal(422, "body/count must be <= 5000", false)
 	tests := []struct {
 		name    string

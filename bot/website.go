@@ -45,7 +45,7 @@ func (b *Bot) dropWebsite(ctx context.Context, req *Request) (Reply, error) {
 	if count < 0 || count > core.MaxTopUp {
 		return Reply{}, &OptionError{Option: "count", Reason: fmt.Sprintf("must be from 1 to %d", core.MaxTopUp)}
 	}
-	d, err := b.drops.RequestWebsite(ctx, member(req), req.Place, r)
+	d, err := b.websites.RequestWebsite(ctx, member(req), req.Place, r)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -91,27 +91,4 @@ func websiteText(d core.Drop, w core.WebsiteInfo) string {
 	c := w.Claims
 	fmt.Fprintf(&s, "\nClaims here: %d minted · %d in the queue · %d refused.", c.Minted, c.Queued, c.Refused)
 	return s.String()
-}
-
-// websiteReply words a claim through a website claim: minted, or queued.
-func websiteReply(res core.ClaimResult) Reply {
-	d := res.Drop
-	title := dropTitle(d)
-	reply := Reply{Personal: true, Image: d.ImageURL}
-	wallet := codeSpan(walletText(res.Wallet))
-	switch {
-	case res.Minted && res.Again:
-		reply.Text = fmt.Sprintf("You have it already: %s was minted to %s.", title, wallet)
-	case res.Minted:
-		reply.Text = fmt.Sprintf("Minted %s to %s. It shows in %s once the transaction is through.", title, wallet, codeSpan("/poaps"))
-	default:
-		ahead := "You are next"
-		if res.Ahead > 0 {
-			ahead = plural(res.Ahead, "claim") + " ahead of you"
-		}
-		reply.Text = fmt.Sprintf("You are in the queue for %s: %s. POAP lets bots mint only so fast, so mints go out one after another; "+
-			"yours goes to %s and is never sent twice. Run %s again in a minute to see it done.",
-			title, ahead, wallet, codeSpan(fmt.Sprintf("/claim %d", d.EventID)))
-	}
-	return reply
 }

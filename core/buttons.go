@@ -64,7 +64,7 @@ type Presser struct {
 // ButtonService makes the actions of the bot's buttons and opens them when
 // one is pressed: the only way a button or a deep link starts anything.
 type ButtonService struct {
-	runtime
+	base
 	store ButtonStore
 }
 
@@ -83,7 +83,7 @@ func NewButtonService(d ButtonServiceDeps) (*ButtonService, error) {
 	if err := missing("button service", "Store", d.Store); err != nil {
 		return nil, err
 	}
-	return &ButtonService{runtime: newRuntime(d.Clock, d.Logger, nil), store: d.Store}, nil
+	return &ButtonService{base: newBase(d.Clock, d.Logger, nil), store: d.Store}, nil
 }
 
 // Make stores the action a button runs and returns it with its ID: for

@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -21,34 +19,54 @@ type ClaimOptions struct {
 	MemberRoles []string
 }
 
+// ClaimOutcome is what a claim gave the member: one of the Result values.
+type ClaimOutcome int
+
+// Outcomes of a claim.
+const (
+	// ResultLink: the member's own mint link (ClaimResult.URL), which they
+	// mint themselves.
+	ResultLink ClaimOutcome = iota + 1
+	// ResultMinted: the bot minted the drop's mint link to Wallet.
+	ResultMinted
+	// ResultMintPending: a mint of the member's link to Wallet was sent
+	// and is not confirmed yet.
+	ResultMintPending
+	// ResultWebsiteMinted: minted to Wallet through the drop's website
+	// claim.
+	ResultWebsiteMinted
+	// ResultWebsiteQueued: the mint through the drop's website claim waits
+	// its turn, with Ahead claims before it.
+	ResultWebsiteQueued
+	// ResultDeliveryClaimed: claimed for Wallet, the member's address on
+	// the drop's POAP Delivery list.
+	ResultDeliveryClaimed
+	// ResultDeliveryPending: the claim through the drop's POAP Delivery
+	// may have reached POAP and is not confirmed yet.
+	ResultDeliveryPending
+)
+
 // ClaimResult is what a claim gave the member.
 type ClaimResult struct {
-	Drop     Drop
-	MintLink MintLink
-	// URL is the mint link's address; it is shown only when the member
-	// mints it themselves (not Minted nor Pending).
-	URL string
-	// Wallet is where a direct mint went.
-	Wallet string
-	// Minted: the POAP was minted to Wallet. Pending: the mint was sent
-	// and is not confirmed yet.
-	Minted  bool
-	Pending bool
+	Drop    Drop
+	Outcome ClaimOutcome
 	// Again: the member had claimed the drop before and this claim added
 	// nothing: the same link, the same mint, or the same pending mint.
-	Again bool
-	// Website: the mint goes through the drop's website claim. Queued: it
-	// waits its turn, with Ahead claims before it (Minted when done).
-	Website bool
-	Queued  bool
-	Ahead   int
-	// DeliveryPage is, for a drop minted through its delivery, the
-	// delivery's page, where the member may claim too.
+	Again    bool
+	MintLink MintLink
+	// URL is the mint link's address, for ResultLink.
+	URL string
+	// Wallet is where a mint went.
+	Wallet string
+	// Ahead counts the claims before a ResultWebsiteQueued one.
+	Ahead int
+	// DeliveryPage is, for a drop claimed through its POAP Delivery, the
+	// Delivery's page, where the member may claim too.
 	DeliveryPage string
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct
-// mint to their primary wallet, as the drop's delivery says. It checks, in
+// mint to their primary wallet, as the drop's claim method says. It checks, in
 // order, that the drop exists here and is not removed, that its claim window
 // is open, the codeword and the required role. A member who claims again gets
 // the same link (or the same mint) back. A direct mint is recorded before it
@@ -66,70 +84,45 @@ type ClaimResult struct {
 func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOptions) (claimed ClaimResult, err error) {
 	defer func() { s.countClaim(m.Platform, claimed, err) }()
 	ctx = withPlatform(ctx, m.Platform)
-	tenant, user, err := s.upsertPlace(ctx, p, m)
+	place, user, err := s.upsertPlace(ctx, p, m)
 	if err != nil {
 		return ClaimResult{}, wrap("claim", err)
 	}
-	d, err := s.claimedDrop(ctx, tenant, opts.EventID)
+	d, err := s.claimedDrop(ctx, place, opts.EventID)
 	if err != nil {
 		return ClaimResult{}, err
 	}
 	if err := s.mayClaim(d, opts); err != nil {
 		return ClaimResult{}, err
 	}
-	switch d.Delivery {
-	case DeliveryWebsite:
-		return s.claimWebsite(ctx, d, user)
-	case DeliveryList:
-		return s.claimDelivery(ctx, d, user)
+	method, err := s.method(d.Method)
+	if err != nil {
+		return ClaimResult{}, dropError(d, err)
 	}
-	wallet := ""
-	if d.Delivery != DeliveryLink {
-		if wallet, err = primaryWallet(ctx, s.members, user.ID); err != nil && !errors.Is(err, ErrNotLinked) {
-			return ClaimResult{}, wrap("claim", err)
-		}
-	}
-	var res ClaimResult
-	switch {
-	case wallet != "":
-		res, err = s.claimMint(ctx, d, user, wallet)
-	case d.Delivery == DeliveryMint:
-		return ClaimResult{}, dropError(d, ErrNotLinked)
-	default:
-		res, err = s.claimMintLink(ctx, d, user)
-	}
+	res, err := method.claim(ctx, d, user)
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	if !res.Again {
+	if d.Method.UsesLinks() && !res.Again {
 		s.noteStock(ctx, d)
 	}
 	return res, nil
 }
 
-// claimedDrop returns the drop eventID of the tenant, or its one drop open
+// claimedDrop returns the drop eventID of the place, or its one drop open
 // for claims when eventID is zero.
-func (s *DropService) claimedDrop(ctx context.Context, tenant Tenant, eventID int64) (Drop, error) {
+func (s *DropService) claimedDrop(ctx context.Context, place Place, eventID int64) (Drop, error) {
 	if eventID == 0 {
-		return s.openDrop(ctx, tenant)
+		return s.openDrop(ctx, place)
 	}
-	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
-	case err != nil:
-		return Drop{}, wrap("claim", err)
-	case d.RemovedAt != nil:
-		return Drop{}, dropError(d, ErrDropRemoved)
-	}
-	return d, nil
+	return s.storedDrop(ctx, "claim", place, eventID, false)
 }
 
-// openDrop returns the tenant's one drop whose claim window has not ended,
+// openDrop returns the place's one drop whose claim window has not ended,
 // or a *ChoiceError. When several are not open yet or ended and none is
 // open, the one that opens first counts, so the member learns when.
-func (s *DropService) openDrop(ctx context.Context, tenant Tenant) (Drop, error) {
-	drops, err := s.drops.Drops(ctx, tenant.ID)
+func (s *DropService) openDrop(ctx context.Context, place Place) (Drop, error) {
+	drops, err := s.drops.Drops(ctx, place.ID)
 	if err != nil {
 		return Drop{}, wrap("claim", err)
 	}
@@ -178,40 +171,4 @@ func (s *DropService) mayClaim(d Drop, opts ClaimOptions) error {
 		return dropError(d, ErrMissingRole)
 	}
 	return nil
-}
-
-// claimMintLink hands out the member's mint link.
-func (s *DropService) claimMintLink(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	link, again, err := s.mintLinks.ClaimMintLink(ctx, d.ID, user.ID, "", s.clock.Now())
-	if err != nil {
-		return ClaimResult{}, s.claimError(d, "", err)
-	}
-	if !again {
-		s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d", d.EventID, link.ID))
-	}
-	return s.mintLinkResult(d, link, again), nil
-}
-
-// mintLinkResult is the answer for a link the member mints themselves, or for
-// a mint done before.
-func (s *DropService) mintLinkResult(d Drop, link MintLink, again bool) ClaimResult {
-	res := ClaimResult{Drop: d, MintLink: link, Again: again, Wallet: link.Wallet}
-	switch link.State {
-	case MintLinkMinted:
-		res.Minted = true
-	case MintLinkMinting:
-		res.Pending = true
-	default:
-		res.URL = s.MintURL(link.QRHash)
-	}
-	return res
-}
-
-// claimError wraps a ClaimMintLink error in a *DropError when it is one of the
-// refusals, else adds the operation.
-func (s *DropService) claimError(d Drop, wallet string, err error) error {
-	if errors.Is(err, ErrNoMintLinksLeft) || errors.Is(err, ErrWalletClaimed) || errors.Is(err, ErrDropRemoved) {
-		return &DropError{Drop: d, Wallet: wallet, Err: err}
-	}
-	return wrap("claim", err)
 }

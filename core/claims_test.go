@@ -16,10 +16,10 @@ func TestDropService_Claim(t *testing.T) {
 	starts, ends := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 1, core.AddDropOptions{Delivery: core.DeliveryLink})
+		dt.add(t, 3, 1, core.AddDropOptions{Method: core.ClaimLink})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || res.URL != "https://mint.test/mint/e4242-2" || res.Again || res.Minted || res.Pending {
+		if err != nil || res.URL != "https://mint.test/mint/e4242-2" || res.Again || res.Outcome == core.ResultMinted || res.Outcome == core.ResultMintPending {
 			t.Fatalf("Claim() = %+v, %v, want the first free link", res, err)
 		}
 		again, err := dt.claim(t, alice, core.ClaimOptions{EventID: 0})
@@ -114,11 +114,11 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		dt.add(t, 3, 0, core.AddDropOptions{})
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != wallet(1) || res.URL != "" || res.MintLink.State != core.MintLinkMinted {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != wallet(1) || res.URL != "" || res.MintLink.State != core.MintLinkMinted {
 			t.Fatalf("Claim() = %+v, %v, want minted to the wallet", res, err)
 		}
 		again, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !again.Minted || !again.Again || again.MintLink.TransactionID != "1" {
+		if err != nil || again.Outcome != core.ResultMinted || !again.Again || again.MintLink.TransactionID != "1" {
 			t.Errorf("Claim() again = %+v, %v, want the same mint", again, err)
 		}
 		if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -127,10 +127,10 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("LostAnswer", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.dropNext = 1 })
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || !res.Minted {
+		if err != nil || res.Outcome != core.ResultMinted {
 			t.Fatalf("Claim() with a lost answer = %+v, %v, want minted (read from the status)", res, err)
 		}
 		if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -139,7 +139,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("FailedBeforeApplied", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.failMints = 1 })
 		alice := dt.member(t, "alice", wallet(1))
 		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
@@ -149,7 +149,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 			t.Errorf("after a failed mint the link is %s, want handed_out", got)
 		}
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
 		}
 		dt.issuer.checkNoBlindRetry(t)
@@ -159,7 +159,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		// reaches the service. The link goes back to the member at once
 		// instead of staying minting until a status read gets through.
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.unsent = true })
 		alice := dt.member(t, "alice", wallet(1))
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
@@ -174,17 +174,17 @@ func TestDropService_Claim_Mint(t *testing.T) {
 		}
 		dt.issuer.set(func(f *dropIssuer) { f.unsent = false })
 		res, err = dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 			t.Errorf("Claim() again = %+v, %v, want the same link minted", res, err)
 		}
 	})
 	t.Run("ClaimedElsewhere", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.claimOutside("e4242-1")
 		dt.issuer.claimOutside("e4242-2")
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-3" {
+		if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-3" {
 			t.Fatalf("Claim() = %+v, %v, want the third link minted", res, err)
 		}
 		if got := dt.stock(t); got != (core.Stock{Total: 3, Minted: 1, ClaimedElsewhere: 2}) {
@@ -193,7 +193,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrWalletHoldsDrop", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		dt.issuer.set(func(f *dropIssuer) { f.links["e4242-3"].claimed, f.links["e4242-3"].beneficiary = true, wallet(1) })
 		_, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
 		var dropErr *core.DropError
@@ -203,7 +203,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrWalletClaimed", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		if _, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 	})
 	t.Run("ErrNotLinked", func(t *testing.T) {
 		dt := newDropTest(t)
-		dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 		if _, err := dt.claim(t, dt.member(t, "alice", ""), core.ClaimOptions{}); !errors.Is(err, core.ErrNotLinked) {
 			t.Errorf("Claim() of a mint drop without a wallet = %v, want ErrNotLinked", err)
 		}
@@ -226,7 +226,7 @@ func TestDropService_Claim_Mint(t *testing.T) {
 			t.Fatalf("Claim() without a wallet = %+v, %v, want a link", first, err)
 		}
 		res, err := dt.claim(t, dt.member(t, "alice", wallet(1)), core.ClaimOptions{})
-		if err != nil || res.URL != first.URL || res.Minted || !res.Again {
+		if err != nil || res.URL != first.URL || res.Outcome == core.ResultMinted || !res.Again {
 			t.Errorf("Claim() after linking a wallet = %+v, %v, want the same link, not minted", res, err)
 		}
 	})
@@ -235,20 +235,20 @@ func TestDropService_Claim_Mint(t *testing.T) {
 func TestDropService_Claim_Pending(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Pending || res.Minted {
+	if err != nil || res.Outcome != core.ResultMintPending || res.Outcome == core.ResultMinted {
 		t.Fatalf("Claim() with a lost answer and no status = %+v, %v, want pending", res, err)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failStatus = 1 })
 	res, err = dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Pending || !res.Again {
+	if err != nil || res.Outcome != core.ResultMintPending || !res.Again {
 		t.Errorf("Claim() again while pending = %+v, %v, want pending again", res, err)
 	}
 	res, err = dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Minted {
+	if err != nil || res.Outcome != core.ResultMinted {
 		t.Errorf("Claim() once the status reads = %+v, %v, want minted", res, err)
 	}
 	if n := dt.issuer.mints("e4242-1"); n != 1 {
@@ -259,50 +259,50 @@ func TestDropService_Claim_Pending(t *testing.T) {
 func TestDropService_Claim_StaleMint(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 3, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 3, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.failMints, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
-	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Pending {
+	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || res.Outcome != core.ResultMintPending {
 		t.Fatalf("Claim() = %+v, %v, want pending", res, err)
 	}
 	dt.clock.Add(core.MintLease)
 	res, err := dt.claim(t, alice, core.ClaimOptions{})
-	if err != nil || !res.Minted || res.MintLink.QRHash != "e4242-1" {
+	if err != nil || res.Outcome != core.ResultMinted || res.MintLink.QRHash != "e4242-1" {
 		t.Errorf("Claim() after the lease = %+v, %v, want the link read unclaimed, then minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
 }
 
-func TestDropService_ReconcileMints(t *testing.T) {
+func TestMintLinkService_ReconcileMints(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 4, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, 4, 0, core.AddDropOptions{Method: core.ClaimMint})
 	// Alice's mint went through, Bob's did not; neither outcome was read.
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
 	alice := dt.member(t, "alice", wallet(1))
-	if res, _ := dt.claim(t, alice, core.ClaimOptions{}); !res.Pending {
+	if res, _ := dt.claim(t, alice, core.ClaimOptions{}); res.Outcome != core.ResultMintPending {
 		t.Fatalf("alice's claim = %+v, want pending", res)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failMints, f.failStatus = 1, 1 })
-	if res, _ := dt.claim(t, dt.member(t, "bob", wallet(2)), core.ClaimOptions{}); !res.Pending {
+	if res, _ := dt.claim(t, dt.member(t, "bob", wallet(2)), core.ClaimOptions{}); res.Outcome != core.ResultMintPending {
 		t.Fatalf("bob's claim = %+v, want pending", res)
 	}
 	dt.issuer.set(func(f *dropIssuer) { f.failStatus = 1 })
-	n, err := dt.svc.ReconcileMints(t.Context())
+	n, err := dt.links.ReconcileMints(t.Context())
 	if err != nil || n != 1 {
 		t.Fatalf("ReconcileMints() with one status failing = %d, %v, want 1 settled", n, err)
 	}
-	if n, err = dt.svc.ReconcileMints(t.Context()); err != nil || n != 1 {
+	if n, err = dt.links.ReconcileMints(t.Context()); err != nil || n != 1 {
 		t.Fatalf("ReconcileMints() = %d, %v, want the other settled", n, err)
 	}
 	links := dt.store.Links(1)
 	if links[0].State != core.MintLinkMinted || links[1].State != core.MintLinkHandedOut {
 		t.Errorf("after ReconcileMints: %s, %s, want minted, handed_out", links[0].State, links[1].State)
 	}
-	if n, _ := dt.svc.ReconcileMints(t.Context()); n != 0 {
+	if n, _ := dt.links.ReconcileMints(t.Context()); n != 0 {
 		t.Errorf("ReconcileMints() with nothing left = %d", n)
 	}
-	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || !res.Minted || !res.Again {
+	if res, err := dt.claim(t, alice, core.ClaimOptions{}); err != nil || res.Outcome != core.ResultMinted || !res.Again {
 		t.Errorf("alice's claim after reconciling = %+v, %v, want minted", res, err)
 	}
 	dt.issuer.checkNoBlindRetry(t)
@@ -311,7 +311,7 @@ func TestDropService_ReconcileMints(t *testing.T) {
 func TestDropService_Claim_LowStock(t *testing.T) {
 	t.Parallel()
 	dt := newDropTest(t)
-	dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryLink, LowStock: 3})
+	dt.add(t, 5, 0, core.AddDropOptions{Method: core.ClaimLink, LowStock: 3})
 	ref := core.PostRef{Platform: core.Console, Place: dt.place.ExternalID, Channel: "c", Message: "m"}
 	if err := dt.svc.RecordPost(t.Context(), ref, eventID, ""); err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestDropService_Claim_Concurrent(t *testing.T) {
 	t.Parallel()
 	const members = 60
 	dt := newDropTest(t)
-	dt.add(t, members+5, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+	dt.add(t, members+5, 0, core.AddDropOptions{Method: core.ClaimMint})
 	dt.issuer.set(func(f *dropIssuer) { f.dropNext = 6 })
 	var wg sync.WaitGroup
 	for i := range members * 2 {
@@ -422,7 +422,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 	a, b := wallet(1), wallet(2)
 	setup := func(t *testing.T) (*dropTest, core.Member) {
 		dt := newDropTest(t)
-		dt.add(t, 5, 0, core.AddDropOptions{Delivery: core.DeliveryMint})
+		dt.add(t, 5, 0, core.AddDropOptions{Method: core.ClaimMint})
 		alice := dt.member(t, "alice", a)
 		dt.issuer.set(func(f *dropIssuer) { f.late = 1 })
 		if _, err := dt.claim(t, alice, core.ClaimOptions{}); !errors.Is(err, core.ErrIssuerUnavailable) {
@@ -439,7 +439,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt, alice := setup(t)
 		dt.issuer.applyLate()
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != a {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != a {
 			t.Errorf("Claim() after the late mint = %+v, %v; want minted to %s", res, err, a)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {
@@ -453,7 +453,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		// new one, which the service then refuses as already claimed.
 		dt.issuer.set(func(f *dropIssuer) { f.failStatus = 0 })
 		res, err := dt.claimAfterStatus(t, alice, dt.issuer.applyLate)
-		if err != nil || !res.Minted {
+		if err != nil || res.Outcome != core.ResultMinted {
 			t.Errorf("Claim() = %+v, %v; want minted", res, err)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {
@@ -477,7 +477,7 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt.store.SetPrimary(t.Context(), u.ID, c)
 		dt.issuer.applyLate()
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != a {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != a {
 			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, a)
 		}
 		if n := dt.issuer.holders(eventID, a, b, c); n != 1 {
@@ -488,11 +488,38 @@ func TestDropService_Claim_DoubtNewWallet(t *testing.T) {
 		dt, alice := setup(t)
 		dt.issuer.set(func(f *dropIssuer) { f.delayed = nil })
 		res, err := dt.claim(t, alice, core.ClaimOptions{})
-		if err != nil || !res.Minted || res.Wallet != b {
+		if err != nil || res.Outcome != core.ResultMinted || res.Wallet != b {
 			t.Errorf("Claim() = %+v, %v; want minted to %s", res, err, b)
 		}
 		if n := dt.issuer.holders(eventID, a, b); n != 1 {
 			t.Errorf("the member's wallets hold %d POAPs of the drop, want 1", n)
 		}
 	})
+}
+
+// TestDropService_Claim_MethodNotOffered: a drop stored with a claim
+// method whose service this process was not given (a website claim here)
+// is refused with ErrMethodNotOffered, inside a *DropError, and nothing is
+// handed out; /drop add refuses the method before asking the issuer.
+func TestDropService_Claim_MethodNotOffered(t *testing.T) {
+	t.Parallel()
+	dt := newDropTest(t)
+	st := dt.add(t, 2, 0, core.AddDropOptions{Method: core.ClaimLink})
+	edit := core.DropEdit{Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimWebsite}, Website: "site"}
+	if _, _, err := dt.store.EditDrop(t.Context(), st.Drop.ID, edit); err != nil {
+		t.Fatal(err)
+	}
+	_, err := dt.claim(t, dt.member(t, "alice", ""), core.ClaimOptions{})
+	var de *core.DropError
+	if !errors.Is(err, core.ErrMethodNotOffered) || !errors.As(err, &de) || de.Drop.EventID != eventID {
+		t.Fatalf("Claim() of a website drop without the website service = %v, want a *DropError with ErrMethodNotOffered", err)
+	}
+	if stock, _ := dt.store.Stock(t.Context(), st.Drop.ID); stock.HandedOut != 0 {
+		t.Errorf("%d links handed out, want none", stock.HandedOut)
+	}
+	_, err = dt.svc.AddDrop(t.Context(), dt.mod, dt.place, core.AddDropOptions{EventID: eventID + 1, EditCode: editCode,
+		Method: core.ClaimWebsite, Website: "site"})
+	if !errors.Is(err, core.ErrMethodNotOffered) {
+		t.Errorf("AddDrop(website) without the website service = %v, want ErrMethodNotOffered", err)
+	}
 }

@@ -19,7 +19,7 @@ type memStore struct {
 	wallets []core.Wallet
 }
 
-func (s *memStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) { return t, nil }
+func (s *memStore) UpsertPlace(_ context.Context, t core.Place) (core.Place, error) { return t, nil }
 func (s *memStore) UpsertUser(_ context.Context, u core.User) (core.User, error) {
 	u.ID = int64(len(s.users) + 1)
 	s.users = append(s.users, u)

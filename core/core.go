@@ -23,13 +23,18 @@
 //     work is for, so that the issuing service's request budget is served
 //     to members in turn (requester.go).
 //
-//   - DropService owns drops and their mint links: /drop add, list, info,
-//     remove (drops.go), refresh, top-up and export (stock.go), the claim
-//     (claims.go) with its direct mints and their reconciliation
-//     (mints.go), /distribute and the claim posts kept current (posts.go),
-//     and the low-stock notices (notices.go). Its types and the stores it
-//     consumes are in drop.go, the issuing service it needs in
-//     dropissuer.go.
+//   - DropService owns drops and their stock of mint links: moderators
+//     add, edit, list, refresh, top up, export and remove them, claim
+//     posts are kept current and moderators hear when a drop runs low. It
+//     checks a member's claim (the drop, its window, codeword and role) and
+//     hands it to the service of the drop's claim method (a ClaimMethod):
+//     MintLinkService (auto, link, mint: the member's one link, or a
+//     direct mint recorded before it is sent and never sent twice, with
+//     ReconcileMints for mints left in doubt), WebsiteService (website: a
+//     queue minted at the pace the issuing service allows) or
+//     DeliveryService (a POAP Delivery: a fixed list of verified
+//     addresses). A method whose service a process was not given is not
+//     offered. NetworkService reads and sets the network a drop mints on.
 //
 //   - GateService owns role and group gating: its contract (gates, grants,
 //     join requests, the store, the issuer and the adapters' GateActions)
@@ -66,7 +71,7 @@ import (
 	"unicode/utf8"
 )
 
-// Platform names the chat platform a member or tenant lives on.
+// Platform names the chat platform a member or place lives on.
 type Platform string
 
 // The platforms the bot speaks on.
@@ -91,16 +96,6 @@ func (p Platform) Title() string {
 		return ""
 	}
 	return strings.ToUpper(string(p[:1])) + string(p[1:])
-}
-
-// Tenant is the place the bot serves: a Discord server, a Telegram chat or
-// the console. ExternalID is the platform's own id for it.
-type Tenant struct {
-	ID         int64
-	Platform   Platform
-	ExternalID string
-	Name       string
-	CreatedAt  time.Time
 }
 
 // User is a member of a platform, known by the platform's own user id.
@@ -145,23 +140,27 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n])
 }
 
-// Place is where a command runs, in the platform's terms: a Discord server,
-// a Telegram chat, the console. It becomes the tenant drops belong to.
+// Place is a place the bot serves, where commands run: a Discord server, a
+// Telegram chat, the console. ExternalID is the platform's own id for it;
+// ID and CreatedAt are set once it is stored (MemberStore.UpsertPlace), and
+// the drops, gates and Moments of the place belong to it by ID.
 type Place struct {
+	ID         int64
 	Platform   Platform
 	ExternalID string
 	Name       string
+	CreatedAt  time.Time
 }
 
-// tenant is the place as a Tenant to upsert.
-func (p Place) tenant() Tenant {
-	return Tenant{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
+// stored is the place as it is upserted: its name clipped to MaxNameLen.
+func (p Place) stored() Place {
+	return Place{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
 }
 
 // AuditEntry is one line of the audit log: who did what, where, and when.
 type AuditEntry struct {
 	ID        int64
-	TenantID  *int64
+	PlaceID   *int64
 	UserID    *int64
 	Action    string
 	Detail    string
@@ -180,11 +179,11 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
 // MemberStore is what every service needs from stored state about places
-// and members: the tenants and users it meets, and the wallets a user
+// and members: the places and users it meets, and the wallets a user
 // linked. Methods return ErrNotFound when a looked-up row does not exist.
 type MemberStore interface {
-	// UpsertTenant creates the tenant or refreshes its name, and returns it.
-	UpsertTenant(ctx context.Context, t Tenant) (Tenant, error)
+	// UpsertPlace creates the place or refreshes its name, and returns it.
+	UpsertPlace(ctx context.Context, t Place) (Place, error)
 	// UpsertUser creates the user or refreshes its name, and returns it.
 	UpsertUser(ctx context.Context, u User) (User, error)
 	// FindUser returns the user with that platform id, or ErrNotFound.
@@ -204,9 +203,9 @@ type AuditLog interface {
 	Audit(ctx context.Context, e AuditEntry) error
 }
 
-// runtime is what every service keeps beside its stores: the clock and the
+// base is what every service keeps beside its stores: the clock and the
 // logger, defaulted when a dependencies struct leaves them nil.
-type runtime struct {
+type base struct {
 	clock Clock
 	log   *slog.Logger
 	// tally counts the service's acts for the domain metrics; nil counts
@@ -214,16 +213,16 @@ type runtime struct {
 	tally Tally
 }
 
-// newRuntime defaults a nil clock to the system clock and a nil logger to
+// newBase defaults a nil clock to the system clock and a nil logger to
 // one that discards; a nil tally counts nothing.
-func newRuntime(clock Clock, log *slog.Logger, tally Tally) runtime {
+func newBase(clock Clock, log *slog.Logger, tally Tally) base {
 	if clock == nil {
 		clock = SystemClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return runtime{clock: clock, log: log, tally: tally}
+	return base{clock: clock, log: log, tally: tally}
 }
 
 // missing returns the error of a constructor given a nil dependency, or

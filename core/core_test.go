@@ -15,6 +15,11 @@ func TestNewServices_MissingDependency(t *testing.T) {
 	store := coretest.NewMemStore()
 	var unopened *coretest.MemStore
 	issuer := newDropIssuer()
+	links, err := core.NewMintLinkService(core.MintLinkServiceDeps{Members: store, Drops: store, MintLinks: store, Audit: store,
+		Issuer: issuer, Mints: coretest.NoMintEvents{}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	constructors := map[string]func(drop string, nilValue bool) error{
 		"WalletService": func(drop string, nilValue bool) error {
 			d := core.WalletServiceDeps{Members: store, Wallets: walletStore{}}
@@ -39,29 +44,32 @@ func TestNewServices_MissingDependency(t *testing.T) {
 			return err
 		},
 		"DropService": func(drop string, nilValue bool) error {
-			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer}
+			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer, Links: links}
+			dropDeps{&d.Members, &d.Drops, &d.MintLinks, &d.Audit, &d.Issuer}.leaveOut(drop, nilValue)
 			switch drop {
-			case "Members":
-				d.Members = pick[core.MemberStore](nilValue, unopened)
-			case "Drops":
-				d.Drops = pick[core.DropStore](nilValue, unopened)
-			case "MintLinks":
-				d.MintLinks = pick[core.MintLinkStore](nilValue, unopened)
 			case "Posts":
 				d.Posts = pick[core.PostStore](nilValue, unopened)
-			case "Audit":
-				d.Audit = pick[core.AuditLog](nilValue, unopened)
-			case "Issuer":
-				d.Issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
+			case "Links":
+				d.Links = nil
 			}
 			_, err := core.NewDropService(d)
+			return err
+		},
+		"MintLinkService": func(drop string, nilValue bool) error {
+			d := core.MintLinkServiceDeps{Members: store, Drops: store, MintLinks: store, Audit: store, Issuer: issuer, Mints: coretest.NoMintEvents{}}
+			dropDeps{&d.Members, &d.Drops, &d.MintLinks, &d.Audit, &d.Issuer}.leaveOut(drop, nilValue)
+			if drop == "Mints" {
+				d.Mints = pick[core.MintEvents](nilValue, (*coretest.NoMintEvents)(nil))
+			}
+			_, err := core.NewMintLinkService(d)
 			return err
 		},
 	}
 	required := map[string][]string{
 		"WalletService":     {"Members", "Wallets"},
 		"CollectionService": {"Members", "Scanner"},
-		"DropService":       {"Members", "Drops", "MintLinks", "Posts", "Audit", "Issuer"},
+		"DropService":       {"Members", "Drops", "MintLinks", "Posts", "Audit", "Issuer", "Links"},
+		"MintLinkService":   {"Members", "Drops", "MintLinks", "Audit", "Issuer", "Mints"},
 	}
 	for service, build := range constructors {
 		if err := build("", false); err != nil {
@@ -75,6 +83,34 @@ func TestNewServices_MissingDependency(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// dropDeps are the dependencies the drop service and the mint link
+// service share, by address.
+type dropDeps struct {
+	members   *core.MemberStore
+	drops     *core.DropStore
+	mintLinks *core.MintLinkStore
+	audit     *core.AuditLog
+	issuer    *core.DropIssuer
+}
+
+// leaveOut sets the dependency named drop to nil, or to a nil pointer of
+// a store never opened.
+func (d dropDeps) leaveOut(drop string, nilValue bool) {
+	var unopened *coretest.MemStore
+	switch drop {
+	case "Members":
+		*d.members = pick[core.MemberStore](nilValue, unopened)
+	case "Drops":
+		*d.drops = pick[core.DropStore](nilValue, unopened)
+	case "MintLinks":
+		*d.mintLinks = pick[core.MintLinkStore](nilValue, unopened)
+	case "Audit":
+		*d.audit = pick[core.AuditLog](nilValue, unopened)
+	case "Issuer":
+		*d.issuer = pick[core.DropIssuer](nilValue, (*dropIssuer)(nil))
 	}
 }
 

@@ -172,6 +172,8 @@ type DeliveryIssuer interface {
 	// ErrIssuerUnavailable the claim may or may not have been taken,
 	// unless the error matches ErrNotSent too.
 	ClaimDelivery(ctx context.Context, deliveryID int64, address string) (string, error)
+	// HoldsReader settles a claim whose answer was lost.
+	HoldsReader
 }
 
 // Errors of deliveries, inside a *DropError.
@@ -182,6 +184,10 @@ var (
 	// ErrNotListed means the member (or their address) is not on the
 	// drop's delivery list.
 	ErrNotListed = errors.New("not on the delivery list")
+	// ErrCannotListMembers means the platform of the place cannot tell the
+	// bot who has a role or is in a group: no adapter of it reads its
+	// members' standing. Nothing was drafted.
+	ErrCannotListMembers = errors.New("the platform's members cannot be listed")
 	// ErrEmptyDelivery means no member of the role or group has a
 	// verified wallet: there is no list to create.
 	ErrEmptyDelivery = errors.New("no verified member to deliver to")

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,13 +53,67 @@ type DeliveryInfo struct {
 	StatusErr error
 }
 
-// deliveriesOn reports whether the service was given what deliveries need.
-func (s *DropService) deliveriesOn() bool {
-	return s.deliveries != nil && s.delivIssuer != nil && s.roster != nil && s.dist != nil
+// DeliveryService claims drops through their POAP Delivery (claim method
+// delivery): moderators turn the verified wallets of a role's members, or
+// of a Telegram group's, into a delivery of a drop (DraftDelivery, then
+// ConfirmDelivery), whose list is fixed once created; a member's /claim
+// then mints to their listed address, settled before anything is sent
+// again, never twice.
+type DeliveryService struct {
+	dropBase
+	mintNews
+	store  DeliveryStore
+	issuer DeliveryIssuer
+	roster Roster
+	// pages is the base of delivery pages.
+	pages string
+}
+
+// DeliveryServiceDeps are the dependencies of a DeliveryService.
+type DeliveryServiceDeps struct {
+	// Members, Drops, Audit and Store are stored state (storage.DB), all
+	// required.
+	Members MemberStore
+	Drops   DropStore
+	Audit   AuditLog
+	Store   DeliveryStore
+	// Issuer is the issuing service's side of deliveries
+	// (poap.DropIssuer), required.
+	Issuer DeliveryIssuer
+	// Roster says who has a role or is in a group (GateService), and
+	// Mints hears of the POAPs minted to members (GateService); both
+	// required.
+	Roster Roster
+	Mints  MintEvents
+	// URL is the base of delivery pages, POAP_DELIVERY_URL; empty is
+	// DefaultDeliveryURL.
+	URL string
+	// Clock defaults to the system clock, Logger to one that discards.
+	Clock  Clock
+	Logger *slog.Logger
+}
+
+// NewDeliveryService returns the deliveries' service. It returns an error
+// wrapping ErrMissingDependency when a required dependency is nil.
+func NewDeliveryService(d DeliveryServiceDeps) (*DeliveryService, error) {
+	const name = "delivery service"
+	if err := missing(name, "Store", d.Store, "Issuer", d.Issuer, "Roster", d.Roster, "Mints", d.Mints); err != nil {
+		return nil, err
+	}
+	b, err := newDropBase(name, d.Members, d.Drops, d.Audit, newBase(d.Clock, d.Logger, nil))
+	if err != nil {
+		return nil, err
+	}
+	s := &DeliveryService{dropBase: b, mintNews: newMintNews(d.Mints, b), store: d.Store, issuer: d.Issuer, roster: d.Roster,
+		pages: DefaultDeliveryURL}
+	if base := strings.TrimRight(strings.TrimSpace(d.URL), "/"); base != "" {
+		s.pages = base
+	}
+	return s, nil
 }
 
 // DeliveryURL returns the address of the delivery page slug.
-func (s *DropService) DeliveryURL(slug string) string { return s.deliveryURL + "/" + slug }
+func (s *DeliveryService) DeliveryURL(slug string) string { return s.pages + "/" + slug }
 
 // DraftDelivery builds the list of a delivery of the place's drop: one
 // verified address for each member who has the role (or is in the group),
@@ -66,17 +121,14 @@ func (s *DropService) DeliveryURL(slug string) string { return s.deliveryURL + "
 // earlier draft. Nothing reaches the issuing service until the moderator
 // confirms it (ConfirmDelivery). Errors, inside a *DropError: ErrNoSuchDrop,
 // ErrDropRemoved, ErrDeliveryExists, ErrInvalidSlug, ErrRosterIncomplete,
-// ErrEmptyDelivery, ErrMethodUnavailable; the platform's errors reading
+// ErrEmptyDelivery, ErrCannotListMembers; the platform's errors reading
 // the members.
-func (s *DropService) DraftDelivery(ctx context.Context, moderator Member, p Place, spec DeliverySpec) (DeliveryPlan, error) {
+func (s *DeliveryService) DraftDelivery(ctx context.Context, moderator Member, p Place, spec DeliverySpec) (DeliveryPlan, error) {
 	d, err := s.placeDrop(ctx, p, spec.EventID, false)
 	if err != nil {
 		return DeliveryPlan{}, err
 	}
-	if !s.deliveriesOn() {
-		return DeliveryPlan{}, dropError(d, ErrMethodUnavailable)
-	}
-	switch _, err := s.deliveries.CreatedDelivery(ctx, d.ID); {
+	switch _, err := s.store.CreatedDelivery(ctx, d.ID); {
 	case err == nil:
 		return DeliveryPlan{}, dropError(d, ErrDeliveryExists)
 	case !errors.Is(err, ErrNotFound):
@@ -106,7 +158,7 @@ func (s *DropService) DraftDelivery(ctx context.Context, moderator Member, p Pla
 	if spec.Target != "" {
 		dl.Source = "role:" + spec.Target
 	}
-	if dl, err = s.deliveries.SaveDeliveryDraft(ctx, dl, entries); err != nil {
+	if dl, err = s.store.SaveDeliveryDraft(ctx, dl, entries); err != nil {
 		return DeliveryPlan{}, wrap("draft delivery", err)
 	}
 	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug), Shared: shared}, nil
@@ -176,7 +228,7 @@ func defaultSlug(d Drop) string {
 // deliveryEntries picks one address for each member: their primary wallet
 // when it is verified, else their first verified one. A member whose every
 // address is another's on the list already is left off (shared).
-func (s *DropService) deliveryEntries(ctx context.Context, members []VerifiedMember) ([]DeliveryEntry, int, error) {
+func (s *DeliveryService) deliveryEntries(ctx context.Context, members []VerifiedMember) ([]DeliveryEntry, int, error) {
 	taken := map[string]bool{}
 	var out []DeliveryEntry
 	shared := 0
@@ -211,18 +263,15 @@ func (s *DropService) deliveryEntries(ctx context.Context, members []VerifiedMem
 // twice. Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
 // ErrDraftGone, ErrDeliveryExists, ErrSlugTaken, ErrWrongEditCode,
 // ErrDraftStale (older than DeliveryDraftTTL, or a listed member's address
-// is no longer theirs and verified), ErrMethodUnavailable, ErrIssuerBusy,
+// is no longer theirs and verified), ErrIssuerBusy,
 // and the issuer's ErrIssuerUnavailable (it may have been created:
 // confirming the same draft again settles it).
-func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p Place, eventID, draftID int64) (DeliveryPlan, error) {
+func (s *DeliveryService) ConfirmDelivery(ctx context.Context, moderator Member, p Place, eventID, draftID int64) (DeliveryPlan, error) {
 	d, err := s.placeDrop(ctx, p, eventID, false)
 	if err != nil {
 		return DeliveryPlan{}, err
 	}
-	if !s.deliveriesOn() {
-		return DeliveryPlan{}, dropError(d, ErrMethodUnavailable)
-	}
-	dl, err := s.deliveries.Delivery(ctx, draftID)
+	dl, err := s.store.Delivery(ctx, draftID)
 	switch {
 	case errors.Is(err, ErrNotFound) || err == nil && dl.DropID != d.ID:
 		return DeliveryPlan{}, dropError(d, ErrDraftGone)
@@ -233,13 +282,13 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 	case s.clock.Now().Sub(dl.CreatedAt) > DeliveryDraftTTL:
 		return DeliveryPlan{}, dropError(d, ErrDraftStale)
 	}
-	switch other, err := s.deliveries.CreatedDelivery(ctx, d.ID); {
+	switch other, err := s.store.CreatedDelivery(ctx, d.ID); {
 	case err == nil && other.ID != dl.ID:
 		return DeliveryPlan{}, dropError(d, ErrDeliveryExists)
 	case err != nil && !errors.Is(err, ErrNotFound):
 		return DeliveryPlan{}, wrap("confirm delivery", err)
 	}
-	entries, err := s.deliveries.DeliveryEntries(ctx, dl.ID)
+	entries, err := s.store.DeliveryEntries(ctx, dl.ID)
 	if err != nil {
 		return DeliveryPlan{}, wrap("confirm delivery", err)
 	}
@@ -257,12 +306,12 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 	// lost to the member's command running out of time.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	created, err := s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
+	created, err := s.store.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
 	if errors.Is(err, ErrNotFound) {
 		// A newer draft replaced this one while POAP created it: this
 		// one is what POAP holds, so it is recorded again, as created.
-		if dl, err = s.deliveries.SaveDeliveryDraft(ctx, dl, entries); err == nil {
-			created, err = s.deliveries.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
+		if dl, err = s.store.SaveDeliveryDraft(ctx, dl, entries); err == nil {
+			created, err = s.store.MarkDeliveryCreated(ctx, dl.ID, id, s.clock.Now())
 		}
 	}
 	if err != nil {
@@ -270,9 +319,9 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 		return DeliveryPlan{}, dropError(d, err)
 	}
 	dl = created
-	s.auditBy(ctx, d.TenantID, moderator, AuditDeliveryCreated,
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDeliveryCreated,
 		fmt.Sprintf("event %d, delivery %d, %d addresses", d.EventID, id, len(entries)))
-	d.Delivery = DeliveryList
+	d.Method = ClaimDelivery
 	return DeliveryPlan{Drop: d, Delivery: dl, URL: s.DeliveryURL(dl.Slug)}, nil
 }
 
@@ -280,7 +329,7 @@ func (s *DropService) ConfirmDelivery(ctx context.Context, moderator Member, p P
 // its id there. When the service says the page address is taken, or its
 // answer was lost, the delivery at that address is read: if it is this
 // drop's with as many addresses, it is this one, created before.
-func (s *DropService) createDelivery(ctx context.Context, d Drop, dl DropDelivery, entries []DeliveryEntry) (int64, error) {
+func (s *DeliveryService) createDelivery(ctx context.Context, d Drop, dl DropDelivery, entries []DeliveryEntry) (int64, error) {
 	r := DeliveryRequest{
 		EventID: d.EventID, EditCode: d.EditCode, Slug: dl.Slug, CardTitle: dl.CardTitle, CardText: dl.CardText,
 		PageTitle: dl.PageTitle, PageText: dl.PageText, Image: d.ImageURL, Addresses: make([]string, len(entries)),
@@ -288,12 +337,12 @@ func (s *DropService) createDelivery(ctx context.Context, d Drop, dl DropDeliver
 	for i, e := range entries {
 		r.Addresses[i] = e.Address
 	}
-	id, err := s.delivIssuer.CreateDelivery(ctx, r)
+	id, err := s.issuer.CreateDelivery(ctx, r)
 	unknown := errors.Is(err, ErrIssuerUnavailable) && !errors.Is(err, ErrNotSent)
 	if err == nil || !errors.Is(err, ErrSlugTaken) && !unknown {
 		return id, err
 	}
-	st, rerr := s.delivIssuer.DeliveryBySlug(ctx, dl.Slug)
+	st, rerr := s.issuer.DeliveryBySlug(ctx, dl.Slug)
 	switch {
 	case rerr == nil && slices.Contains(st.EventIDs, d.EventID) && st.Total == int64(len(entries)) && st.ID > 0:
 		return st.ID, nil
@@ -303,33 +352,35 @@ func (s *DropService) createDelivery(ctx context.Context, d Drop, dl DropDeliver
 	return 0, err
 }
 
-// deliveryInfo reads where the drop's delivery stands: its list here and
-// the service's count of claims (fresh). Failures to read the service are
-// part of the answer.
-func (s *DropService) deliveryInfo(ctx context.Context, d Drop) (*DeliveryInfo, error) {
-	if d.Delivery != DeliveryList || !s.deliveriesOn() {
-		return nil, nil
-	}
-	dl, err := s.deliveries.CreatedDelivery(ctx, d.ID)
+// describe reads where the drop's delivery stands, into st.Delivery: its
+// list here and the service's count of claims (fresh). Failures to read
+// the service are part of the answer.
+func (s *DeliveryService) describe(ctx context.Context, d Drop, st *DropStatus) error {
+	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	info := &DeliveryInfo{Delivery: dl, URL: s.DeliveryURL(dl.Slug)}
-	if info.Claims, err = s.deliveries.DeliveryStats(ctx, dl.ID); err != nil {
-		return nil, err
+	if info.Claims, err = s.store.DeliveryStats(ctx, dl.ID); err != nil {
+		return err
 	}
-	info.Status, info.StatusErr = s.delivIssuer.DeliveryBySlug(ctx, dl.Slug)
-	return info, nil
+	info.Status, info.StatusErr = s.issuer.DeliveryBySlug(ctx, dl.Slug)
+	st.Delivery = info
+	return nil
 }
+
+// check refuses: a drop is set to its delivery by ConfirmDelivery alone,
+// never by /drop add or /drop edit (checkClaimMethod refuses it first).
+func (s *DeliveryService) check(context.Context, int64, string) error { return ErrInvalidClaimMethod }
 
 // stillVerified reports whether every entry's member is still here and
 // still has the entry's address as a verified wallet: a draft confirmed
 // after a member unlinked or was forgotten must not give POAP their
 // address.
-func (s *DropService) stillVerified(ctx context.Context, entries []DeliveryEntry) (bool, error) {
+func (s *DeliveryService) stillVerified(ctx context.Context, entries []DeliveryEntry) (bool, error) {
 	for _, e := range entries {
 		if e.UserID == 0 {
 			return false, nil

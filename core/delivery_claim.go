@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// claimDelivery mints the drop to the member's address on its delivery's
+// claim mints the drop to the member's address on its delivery's
 // list through the delivery claim. The entry is held while the claim is
 // sent (two presses send one claim), and marked sent before the request
 // leaves: a claim whose answer was lost is settled, by reading whether the
@@ -14,21 +14,19 @@ import (
 // refuses an address's second claim, which counts as claimed. A claim whose
 // outcome is not known is Pending. Errors, inside a *DropError:
 // ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
-// ErrIssuerUnavailable (nothing was sent: claim again), ErrMethodUnavailable.
-func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	if !s.deliveriesOn() {
-		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
-	}
-	dl, err := s.deliveries.CreatedDelivery(ctx, d.ID)
+// ErrIssuerUnavailable (nothing was sent: claim again); ErrNotListed too
+// when the drop has no delivery created.
+func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
+	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
+		return ClaimResult{}, dropError(d, ErrNotListed)
 	case err != nil:
 		return ClaimResult{}, wrap("claim", err)
 	}
 	res := ClaimResult{Drop: d, DeliveryPage: s.DeliveryURL(dl.Slug)}
 	now := s.clock.Now()
-	e, taken, err := s.deliveries.TakeDeliveryClaim(ctx, dl.ID, user.ID, now, now.Add(-DeliveryLease))
+	e, taken, err := s.store.TakeDeliveryClaim(ctx, dl.ID, user.ID, now, now.Add(-DeliveryLease))
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return ClaimResult{}, dropError(d, ErrNotListed)
@@ -38,7 +36,7 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 	res.Wallet = e.Address
 	switch {
 	case !taken && e.State == EntryClaimed:
-		res.Minted, res.Again = true, true
+		res.Outcome, res.Again = ResultDeliveryClaimed, true
 		return res, nil
 	case !taken:
 		return ClaimResult{}, dropError(d, ErrClaimInProgress)
@@ -49,12 +47,12 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 	defer cancel()
 	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
 	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
-	if err := s.deliveries.FinishDeliveryClaim(ctx, e); err != nil {
+	if err := s.store.FinishDeliveryClaim(ctx, e); err != nil {
 		if cerr == nil {
 			// Claimed at POAP: the entry, left claiming and sent, is
 			// settled by the next /claim after DeliveryLease.
 			s.log.Error("delivery claim not recorded", "event", d.EventID, "err", err)
-			res.Minted = true
+			res.Outcome = ResultDeliveryClaimed
 			s.minted(ctx, user, e.Address)
 			return res, nil
 		}
@@ -65,15 +63,15 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 		// The claim may have been taken: the member hears it is pending,
 		// and their next claim settles it.
 		s.log.Warn("delivery claim outcome unknown", "event", d.EventID, "err", cerr)
-		res.Pending = true
+		res.Outcome = ResultDeliveryPending
 		return res, nil
 	case cerr != nil:
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
-	res.Minted = true
+	res.Outcome = ResultDeliveryClaimed
 	s.minted(ctx, user, e.Address)
 	if uid != "" {
-		s.record(ctx, d.TenantID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
+		s.record(ctx, d.PlaceID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
 	}
 	return res, nil
 }
@@ -82,9 +80,9 @@ func (s *DropService) claimDelivery(ctx context.Context, d Drop, user User) (Cla
 // unless settled. It returns the entry's next state, whether a request may
 // have reached the service, the mint's id, and the error for the member
 // when it is not claimed.
-func (s *DropService) sendDelivery(ctx context.Context, d Drop, dl DropDelivery, e DeliveryEntry) (DeliveryEntryState, bool, string, error) {
+func (s *DeliveryService) sendDelivery(ctx context.Context, d Drop, dl DropDelivery, e DeliveryEntry) (DeliveryEntryState, bool, string, error) {
 	if e.Sent {
-		holds, err := s.dist.Holds(ctx, e.Address, d.EventID)
+		holds, err := s.issuer.Holds(ctx, e.Address, d.EventID)
 		switch {
 		case err != nil:
 			return EntryListed, true, "", fmt.Errorf("settling the last claim: %w", ErrIssuerUnavailable)
@@ -92,10 +90,10 @@ func (s *DropService) sendDelivery(ctx context.Context, d Drop, dl DropDelivery,
 			return EntryClaimed, true, e.QueueUID, nil
 		}
 	}
-	if err := s.deliveries.MarkDeliverySent(ctx, dl.ID, e.Address, s.clock.Now()); err != nil {
+	if err := s.store.MarkDeliverySent(ctx, dl.ID, e.Address, s.clock.Now()); err != nil {
 		return EntryListed, e.Sent, "", err
 	}
-	uid, err := s.delivIssuer.ClaimDelivery(ctx, dl.ServiceID, e.Address)
+	uid, err := s.issuer.ClaimDelivery(ctx, dl.ServiceID, e.Address)
 	switch {
 	case err == nil:
 		return EntryClaimed, true, uid, nil

@@ -36,6 +36,9 @@ type deliveryIssuer struct {
 	onCreate func()
 }
 
+// errNotHere is what the fakes answer for calls their tests do not make.
+var errNotHere = errors.New("not in this test")
+
 func newDeliveryIssuer() *deliveryIssuer {
 	return &deliveryIssuer{code: editCode, created: map[string]core.DeliveryStatus{}, listed: map[string]bool{}, holders: map[string]bool{}}
 }
@@ -44,11 +47,11 @@ func (f *deliveryIssuer) Website(context.Context, string) (core.WebsiteStatus, e
 	return core.WebsiteStatus{}, core.ErrNoWebsite
 }
 func (f *deliveryIssuer) RequestWebsite(context.Context, core.WebsiteRequest) error {
-	return core.ErrMethodUnavailable
+	return errNotHere
 }
 func (f *deliveryIssuer) PendingWebsiteRequests(context.Context, int64) (int, error) { return 0, nil }
 func (f *deliveryIssuer) MintWebsite(context.Context, string, string) (core.WebsiteMint, error) {
-	return core.WebsiteMint{}, core.ErrMethodUnavailable
+	return core.WebsiteMint{}, errNotHere
 }
 
 func (f *deliveryIssuer) Holds(_ context.Context, wallet string, _ int64) (bool, error) {
@@ -174,7 +177,7 @@ func verifiedWallet(address string) core.Wallet {
 	return core.Wallet{Kind: core.KindAddress, Value: address, Address: address, VerifiedAt: &at}
 }
 
-func TestDropService_Delivery(t *testing.T) {
+func TestDeliveryService(t *testing.T) {
 	t.Parallel()
 	eachNetworkDB(t, func(t *testing.T, db *storage.DB) {
 		addr := func(i int) string { return fmt.Sprintf("0x%040x", 0xd00+i) }
@@ -188,11 +191,11 @@ func TestDropService_Delivery(t *testing.T) {
 		gus := deliveryMember(t, db, "gus", verifiedWallet(addr(8)))
 		fake := newDeliveryIssuer()
 		clock := coretest.NewClock(t0)
-		nt := newNetworkTest(t, db, "deliveries", func(d *core.DropServiceDeps, c *chainIssuer) {
-			d.Clock = clock
-			d.Distribution, d.DistributionStore, d.Networks = fake, db, c
-			d.Deliveries, d.DeliveryIssuer, d.Roster = db, fake, roster
-			d.DeliveryURL = "https://deliver.test/"
+		nt := newNetworkTest(t, db, "deliveries", func(w *wiring, c *chainIssuer) {
+			w.clock = clock
+			w.website, w.websiteStore, w.networks, w.networkStore = fake, db, c, db
+			w.deliveryStore, w.deliveryIssuer, w.roster = db, fake, roster
+			w.deliveryURL = "https://deliver.test/"
 		})
 		nt.add(t)
 		ctx := t.Context()
@@ -202,42 +205,42 @@ func TestDropService_Delivery(t *testing.T) {
 		}
 
 		roster.incomplete = true
-		_, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		_, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		wantDropError(t, err, core.ErrRosterIncomplete)
 		roster.incomplete = false
-		_, err = nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Slug: "no spaces"})
+		_, err = nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Slug: "no spaces"})
 		wantDropError(t, err, core.ErrInvalidSlug)
 
 		// A draft is confirmed only while its members still have their
 		// verified addresses, and within DeliveryDraftTTL.
 		roster.members = []core.VerifiedMember{ann, gus}
-		stale, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		stale, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.UnlinkWallets(ctx, gus.User.ID, addr(8)); err != nil {
 			t.Fatal(err)
 		}
-		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, stale.Delivery.ID)
+		_, err = nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, stale.Delivery.ID)
 		wantDropError(t, err, core.ErrDraftStale)
 		roster.members = []core.VerifiedMember{ann}
-		old, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		old, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		clock.Add(core.DeliveryDraftTTL + time.Second)
-		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, old.Delivery.ID)
+		_, err = nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, old.Delivery.ID)
 		wantDropError(t, err, core.ErrDraftStale)
 		if creates, _ := fake.counts(); creates != 0 {
 			t.Fatalf("stale drafts sent %d creations", creates)
 		}
 		roster.members = []core.VerifiedMember{ann, ben, cat, dan}
 
-		first, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		first, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Title: "Thanks"})
+		plan, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees", Title: "Thanks"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,15 +252,15 @@ func TestDropService_Delivery(t *testing.T) {
 		if creates, _ := fake.counts(); creates != 0 {
 			t.Errorf("a draft sent %d creations", creates)
 		}
-		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, first.Delivery.ID)
+		_, err = nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, first.Delivery.ID)
 		wantDropError(t, err, core.ErrDraftGone)
 
 		// Wrong edit code: nothing stored, the drop still hands out links.
 		fake.set(func(f *deliveryIssuer) { f.code = "111111" })
-		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
+		_, err = nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
 		wantDropError(t, err, core.ErrWrongEditCode)
 		fake.set(func(f *deliveryIssuer) { f.code = editCode })
-		if st, err := nt.svc.DropInfo(ctx, nt.place, eventID); err != nil || st.Drop.Delivery == core.DeliveryList || st.Delivery != nil {
+		if st, err := nt.svc.DropInfo(ctx, nt.place, eventID); err != nil || st.Drop.Method == core.ClaimDelivery || st.Delivery != nil {
 			t.Fatalf("after a refused creation: %+v, %v; want no delivery", st, err)
 		}
 
@@ -267,27 +270,27 @@ func TestDropService_Delivery(t *testing.T) {
 		fake.set(func(f *deliveryIssuer) {
 			f.loseCreate = true
 			f.onCreate = func() {
-				if _, err := nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"}); err != nil {
+				if _, err := nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"}); err != nil {
 					t.Errorf("a draft during the creation: %v", err)
 				}
 			}
 		})
-		done, err := nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
+		done, err := nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
 		if err != nil || done.Delivery.State != core.DeliveryCreated || done.Delivery.ServiceID != 700 || done.Again {
 			t.Fatalf("confirm with a lost answer = %+v, %v; want created as 700", done, err)
 		}
 		if creates, _ := fake.counts(); creates != 2 {
 			t.Errorf("%d creations sent, want 2 (one refused, one lost)", creates)
 		}
-		_, err = nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
+		_, err = nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, plan.Delivery.ID)
 		wantDropError(t, err, core.ErrDraftGone)
-		again, err := nt.svc.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, done.Delivery.ID)
+		again, err := nt.deliveries.ConfirmDelivery(ctx, nt.mod, nt.place, eventID, done.Delivery.ID)
 		if creates, _ := fake.counts(); err != nil || !again.Again || creates != 2 {
 			t.Errorf("second confirm = %+v, %v, %d creations; want Again, nothing sent", again, err, creates)
 		}
-		_, err = nt.svc.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
+		_, err = nt.deliveries.DraftDelivery(ctx, nt.mod, nt.place, core.DeliverySpec{EventID: eventID, Target: "attendees"})
 		wantDropError(t, err, core.ErrDeliveryExists)
-		_, err = nt.svc.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: "site"})
+		_, err = nt.websites.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: "site"})
 		wantDropError(t, err, core.ErrDeliveryExists)
 		listed := slices.Sorted(func(yield func(string) bool) {
 			for a := range fake.listed {
@@ -301,7 +304,7 @@ func TestDropService_Delivery(t *testing.T) {
 		}
 
 		res, err := claim(ann)
-		if err != nil || !res.Minted || res.Again || res.Wallet != addr(1) || res.DeliveryPage == "" {
+		if err != nil || res.Outcome != core.ResultDeliveryClaimed || res.Again || res.Wallet != addr(1) || res.DeliveryPage == "" {
 			t.Errorf("Ann's claim = %+v, %v; want minted to %s", res, err, addr(1))
 		}
 		if res, err := claim(ann); err != nil || !res.Again {
@@ -317,7 +320,7 @@ func TestDropService_Delivery(t *testing.T) {
 			wantDropError(t, err, core.ErrIssuerUnavailable)
 		}
 		_, before := fake.counts()
-		if res, err := claim(ben); err != nil || !res.Minted || res.Wallet != addr(3) {
+		if res, err := claim(ben); err != nil || res.Outcome != core.ResultDeliveryClaimed || res.Wallet != addr(3) {
 			t.Errorf("Ben's claim = %+v, %v; want minted to %s", res, err, addr(3))
 		}
 		if _, after := fake.counts(); after != before+1 {
@@ -327,11 +330,11 @@ func TestDropService_Delivery(t *testing.T) {
 		// Lost answer: the next claim settles it (Cat's address holds
 		// the drop) and sends nothing.
 		fake.set(func(f *deliveryIssuer) { f.next = "lost" })
-		if res, err := claim(cat); err != nil || !res.Pending || res.Minted {
+		if res, err := claim(cat); err != nil || res.Outcome != core.ResultDeliveryPending || res.Outcome == core.ResultDeliveryClaimed {
 			t.Errorf("Cat's claim with a lost answer = %+v, %v; want pending", res, err)
 		}
 		_, before = fake.counts()
-		if res, err := claim(cat); err != nil || !res.Minted {
+		if res, err := claim(cat); err != nil || res.Outcome != core.ResultDeliveryClaimed {
 			t.Errorf("Cat's claim after the lost answer = %+v, %v; want minted", res, err)
 		}
 		if _, after := fake.counts(); after != before {
@@ -341,7 +344,7 @@ func TestDropService_Delivery(t *testing.T) {
 		// Dan claimed on the page: the service refuses his claim as
 		// already claimed, which is his POAP.
 		fake.set(func(f *deliveryIssuer) { f.holders[addr(6)] = true })
-		if res, err := claim(dan); err != nil || !res.Minted {
+		if res, err := claim(dan); err != nil || res.Outcome != core.ResultDeliveryClaimed {
 			t.Errorf("Dan's claim after the page = %+v, %v; want minted", res, err)
 		}
 
@@ -349,7 +352,7 @@ func TestDropService_Delivery(t *testing.T) {
 		if err != nil || st.Delivery == nil {
 			t.Fatalf("DropInfo() = %+v, %v; want its delivery", st, err)
 		}
-		if c := st.Delivery.Claims; c.Claimed != 4 || c.Listed != 0 || st.Delivery.Delivery.Size != 4 || st.Drop.Delivery != core.DeliveryList {
+		if c := st.Delivery.Claims; c.Claimed != 4 || c.Listed != 0 || st.Delivery.Delivery.Size != 4 || st.Drop.Method != core.ClaimDelivery {
 			t.Errorf("DropInfo().Delivery = %+v, want 4 of 4 claimed", st.Delivery)
 		}
 		if n := len(nt.audited(core.AuditDeliveryCreated)); n != 1 {

@@ -5,34 +5,52 @@ import (
 	"time"
 )
 
-// Delivery says how a drop reaches members.
-type Delivery string
+// ClaimMethod says how members claim a drop: through its mint links
+// (auto, link, mint), its website claim, or its POAP Delivery.
+type ClaimMethod string
 
-// Deliveries of a drop.
+// Claim methods of a drop through its mint links.
 const (
-	// DeliveryAuto mints to the member's primary wallet when one is linked,
+	// ClaimAuto mints to the member's primary wallet when one is linked,
 	// else hands out the member's mint link.
-	DeliveryAuto Delivery = "auto"
-	// DeliveryLink always hands out the member's mint link.
-	DeliveryLink Delivery = "link"
-	// DeliveryMint always mints; members without a linked wallet are told
+	ClaimAuto ClaimMethod = "auto"
+	// ClaimLink always hands out the member's mint link.
+	ClaimLink ClaimMethod = "link"
+	// ClaimMint always mints; members without a linked wallet are told
 	// to link one.
-	DeliveryMint Delivery = "mint"
+	ClaimMint ClaimMethod = "mint"
 )
 
-// Drop is a POAP drop registered in a tenant (a Discord server, a Telegram
+// Claim methods of a drop that go another way than its mint links.
+const (
+	// ClaimWebsite mints to the member's primary wallet through the
+	// drop's website claim (Drop.Website), queued because the service's
+	// endpoint is rate limited.
+	ClaimWebsite ClaimMethod = "website"
+	// ClaimDelivery mints to the member's listed address through the
+	// drop's POAP Delivery (a fixed list of addresses, see DropDelivery).
+	ClaimDelivery ClaimMethod = "delivery"
+)
+
+// UsesLinks reports whether the method hands out or mints the drop's mint
+// links (auto, link, mint).
+func (m ClaimMethod) UsesLinks() bool {
+	return m == ClaimAuto || m == ClaimLink || m == ClaimMint
+}
+
+// Drop is a POAP drop registered in a place (a Discord server, a Telegram
 // chat, the console). EventID is the issuing service's drop id.
 type Drop struct {
 	ID       int64
-	TenantID int64
+	PlaceID  int64
 	EventID  int64
 	Name     string
 	ImageURL string
 	// EditCode is the drop's 6-digit secret_code; storage keeps it
 	// encrypted.
 	EditCode Secret
-	Delivery Delivery
-	// Website is the name of the drop's website claim, for DeliveryWebsite
+	Method   ClaimMethod
+	// Website is the name of the drop's website claim, for ClaimWebsite
 	// ({website_url}/<name>); WebsiteRequestedAt is when the bot asked the
 	// issuing service for it (nil when the moderator brought one the drop
 	// had).
@@ -76,10 +94,10 @@ type DropEdit struct {
 	// Codeword and RequiredRole: an empty To removes them.
 	Codeword     Change[string]
 	RequiredRole Change[string]
-	// Delivery is auto, link, mint or website; Website names the website
-	// claim of DeliveryWebsite.
-	Delivery Change[Delivery]
-	Website  string
+	// Method is auto, link, mint or website; Website names the website
+	// claim of ClaimWebsite.
+	Method  Change[ClaimMethod]
+	Website string
 	// LowStock: as AddDropOptions.LowStock, zero is DefaultLowStock and
 	// negative never (stored as 0).
 	LowStock Change[int]
@@ -87,7 +105,7 @@ type DropEdit struct {
 
 // Empty reports whether e changes nothing.
 func (e DropEdit) Empty() bool {
-	return !e.Starts.Set && !e.Ends.Set && !e.Codeword.Set && !e.RequiredRole.Set && !e.Delivery.Set && !e.LowStock.Set
+	return !e.Starts.Set && !e.Ends.Set && !e.Codeword.Set && !e.RequiredRole.Set && !e.Method.Set && !e.LowStock.Set
 }
 
 // MintLinkState is where a mint link is in its life.
@@ -178,11 +196,11 @@ type DropStatus struct {
 // Every method is one atomic step; lookups return ErrNotFound for a missing
 // drop.
 type DropStore interface {
-	// AddDrop registers a drop in its tenant with its mint links (those
-	// already claimed are stored as claimed elsewhere). When the tenant's
+	// AddDrop registers a drop in its place with its mint links (those
+	// already claimed are stored as claimed elsewhere). When the place's
 	// latest drop of the event was removed, that drop is brought back
 	// (again true) with d's settings and its links, so that each member
-	// keeps the link they were given. ErrConflict when the tenant has the
+	// keeps the link they were given. ErrConflict when the place has the
 	// event already (and it is not removed).
 	AddDrop(ctx context.Context, d Drop, links []ImportedMintLink) (added Drop, again bool, err error)
 	// EditDrop changes the settings e gives of the drop, atomically, and
@@ -191,17 +209,17 @@ type DropStore interface {
 	// ErrDeliveryExists (a delivery set for a drop minted through its
 	// delivery).
 	EditDrop(ctx context.Context, dropID int64, e DropEdit) (before, after Drop, err error)
-	// DropByEvent returns the tenant's drop of eventID, or ErrNotFound.
-	DropByEvent(ctx context.Context, tenantID, eventID int64) (Drop, error)
+	// DropByEvent returns the place's drop of eventID, or ErrNotFound.
+	DropByEvent(ctx context.Context, placeID, eventID int64) (Drop, error)
 	// DropByID returns the drop, removed or not, or ErrNotFound.
 	DropByID(ctx context.Context, dropID int64) (Drop, error)
-	// Drops lists the tenant's drops that are not removed.
-	Drops(ctx context.Context, tenantID int64) ([]Drop, error)
-	// AllDrops lists every tenant's drops that are not removed.
+	// Drops lists the place's drops that are not removed.
+	Drops(ctx context.Context, placeID int64) ([]Drop, error)
+	// AllDrops lists every place's drops that are not removed.
 	AllDrops(ctx context.Context) ([]Drop, error)
-	// DropTenants lists the tenants of the platform that have a drop of
-	// eventID that is not removed, oldest tenant first.
-	DropTenants(ctx context.Context, platform Platform, eventID int64) ([]Tenant, error)
+	// DropPlaces lists the places of the platform that have a drop of
+	// eventID that is not removed, oldest place first.
+	DropPlaces(ctx context.Context, platform Platform, eventID int64) ([]Place, error)
 	// RemoveDrop stops handing out the drop's mint links.
 	RemoveDrop(ctx context.Context, dropID int64, at time.Time) error
 }

@@ -16,8 +16,8 @@ const DefaultLowStock = 10
 type AddDropOptions struct {
 	EventID  int64
 	EditCode Secret
-	// Delivery is how members get the POAP; empty means DeliveryAuto.
-	Delivery Delivery
+	// Method is how members get the POAP; empty means ClaimAuto.
+	Method ClaimMethod
 	// Starts and Ends bound the claim window; nil leaves it open.
 	Starts *time.Time
 	Ends   *time.Time
@@ -29,7 +29,7 @@ type AddDropOptions struct {
 	// LowStock is the number of available links under which moderators
 	// are told; zero means DefaultLowStock, negative never.
 	LowStock int
-	// Website names the drop's website claim, for DeliveryWebsite.
+	// Website names the drop's website claim, for ClaimWebsite.
 	Website string
 }
 
@@ -37,7 +37,7 @@ type AddDropOptions struct {
 // checks the settings it changes with the same functions.
 func (o *AddDropOptions) validate(now time.Time) error {
 	var err error
-	if o.Delivery, o.Website, err = checkDelivery(o.Delivery, o.Website); err != nil {
+	if o.Method, o.Website, err = checkClaimMethod(o.Method, o.Website); err != nil {
 		return err
 	}
 	if err := checkWindow(o.Starts, o.Ends, now, true); err != nil {
@@ -49,16 +49,16 @@ func (o *AddDropOptions) validate(now time.Time) error {
 	return nil
 }
 
-// checkDelivery returns the delivery ("" is auto) and the website claim's
-// name, trimmed, or ErrInvalidDelivery, ErrNoWebsite (website without a
+// checkClaimMethod returns the claim method ("" is auto) and the website claim's
+// name, trimmed, or ErrInvalidClaimMethod, ErrNoWebsite (website without a
 // name) or ErrInvalidWebsiteName.
-func checkDelivery(d Delivery, website string) (Delivery, string, error) {
+func checkClaimMethod(d ClaimMethod, website string) (ClaimMethod, string, error) {
 	switch d {
 	case "":
-		return DeliveryAuto, website, nil
-	case DeliveryAuto, DeliveryLink, DeliveryMint:
+		return ClaimAuto, website, nil
+	case ClaimAuto, ClaimLink, ClaimMint:
 		return d, website, nil
-	case DeliveryWebsite:
+	case ClaimWebsite:
 		website = strings.TrimSpace(website)
 		switch {
 		case website == "":
@@ -68,7 +68,7 @@ func checkDelivery(d Delivery, website string) (Delivery, string, error) {
 		}
 		return d, website, nil
 	}
-	return d, website, ErrInvalidDelivery
+	return d, website, ErrInvalidClaimMethod
 }
 
 // checkWindow returns ErrInvalidWindow when the window ends before it
@@ -113,7 +113,7 @@ func (c DropChange) Changed() []string {
 	add("ends", !sameTime(b.Ends, a.Ends))
 	add("codeword", b.Codeword != a.Codeword)
 	add("required_role", b.RequiredRole != a.RequiredRole)
-	add("delivery", b.Delivery != a.Delivery || a.Delivery == DeliveryWebsite && b.Website != a.Website)
+	add("delivery", b.Method != a.Method || a.Method == ClaimWebsite && b.Website != a.Website)
 	add("low_stock", b.LowStock != a.LowStock)
 	return out
 }
@@ -128,7 +128,7 @@ func sameTime(a, b *time.Time) bool {
 
 // EditDrop changes the settings e gives of the place's drop e.EventID, in
 // place, for the moderator, with /drop add's checks: the claim window must
-// end after it starts (and a new end be in the future), the delivery be
+// end after it starts (and a new end be in the future), the claim method be
 // auto, link, mint or website (with a website claim POAP has for the
 // drop), and a drop minted through its delivery keeps it. Nothing changes
 // when a check fails. Members keep the links they were given. A lower or
@@ -136,9 +136,9 @@ func sameTime(a, b *time.Time) bool {
 // Claim messages posted with /distribute show the drop's name, image and
 // count only, so none of these settings changes them. Errors, inside a
 // *DropError: ErrNoSuchDrop, ErrDropRemoved, ErrInvalidWindow,
-// ErrInvalidDelivery, ErrNoWebsite, ErrInvalidWebsiteName,
-// ErrDeliveryExists, ErrMethodUnavailable (website without the service's
-// calls); the issuer's ErrIssuerUnavailable; or the store's error.
+// ErrInvalidClaimMethod, ErrNoWebsite, ErrInvalidWebsiteName,
+// ErrDeliveryExists, ErrMethodNotOffered (a method this process does not
+// offer); the issuer's ErrIssuerUnavailable; or the store's error.
 func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e DropEdit) (DropChange, error) {
 	d, err := s.placeDrop(ctx, p, e.EventID, false)
 	if err != nil {
@@ -161,7 +161,7 @@ func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e
 	}
 	c := DropChange{Before: before, After: after}
 	if changed := c.Changed(); len(changed) > 0 {
-		s.auditBy(ctx, d.TenantID, moderator, AuditDropEdited, fmt.Sprintf("event %d: %s", d.EventID, strings.Join(changed, ", ")))
+		s.auditBy(ctx, d.PlaceID, moderator, AuditDropEdited, fmt.Sprintf("event %d: %s", d.EventID, strings.Join(changed, ", ")))
 	}
 	if before.LowStock != after.LowStock {
 		s.noteStock(ctx, after)
@@ -170,17 +170,21 @@ func (s *DropService) EditDrop(ctx context.Context, moderator Member, p Place, e
 }
 
 // checkEdit checks e against the drop d as it stands, normalising its
-// values as /drop add does; a website delivery is checked with the
+// values as /drop add does; the website claim method is checked with the
 // issuing service last.
 func (s *DropService) checkEdit(ctx context.Context, d Drop, e *DropEdit) error {
-	if e.Delivery.Set {
-		if d.Delivery == DeliveryList {
+	var method claimer
+	if e.Method.Set {
+		if d.Method == ClaimDelivery {
 			// Its members' claims go through the delivery, whose list is
 			// fixed (see RequestWebsite).
 			return ErrDeliveryExists
 		}
 		var err error
-		if e.Delivery.To, e.Website, err = checkDelivery(e.Delivery.To, e.Website); err != nil {
+		if e.Method.To, e.Website, err = checkClaimMethod(e.Method.To, e.Website); err != nil {
+			return err
+		}
+		if method, err = s.method(e.Method.To); err != nil {
 			return err
 		}
 	}
@@ -203,8 +207,8 @@ func (s *DropService) checkEdit(ctx context.Context, d Drop, e *DropEdit) error 
 	}
 	e.Codeword.To = strings.TrimSpace(e.Codeword.To)
 	e.RequiredRole.To = strings.TrimSpace(e.RequiredRole.To)
-	if e.Delivery.Set && e.Delivery.To == DeliveryWebsite {
-		return s.checkWebsite(ctx, d.EventID, e.Website)
+	if method != nil {
+		return method.check(ctx, d.EventID, e.Website)
 	}
 	return nil
 }

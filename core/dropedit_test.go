@@ -21,9 +21,9 @@ func TestDropService_EditDrop(t *testing.T) {
 		{"ErrInvalidWindow/StartsAfterEnds", core.DropEdit{Starts: core.Change[*time.Time]{Set: true, To: &ends}}, core.ErrInvalidWindow},
 		{"ErrInvalidWindow/EndsBeforeStarts", core.DropEdit{Ends: core.Change[*time.Time]{Set: true, To: &early}}, core.ErrInvalidWindow},
 		{"ErrInvalidWindow/EndsInThePast", core.DropEdit{Starts: core.Change[*time.Time]{Set: true}, Ends: core.Change[*time.Time]{Set: true, To: &past}}, core.ErrInvalidWindow},
-		{"ErrInvalidDelivery", core.DropEdit{Delivery: core.Change[core.Delivery]{Set: true, To: "post"}}, core.ErrInvalidDelivery},
-		{"ErrNoWebsite", core.DropEdit{Delivery: core.Change[core.Delivery]{Set: true, To: core.DeliveryWebsite}}, core.ErrNoWebsite},
-		{"ErrInvalidWebsiteName", core.DropEdit{Delivery: core.Change[core.Delivery]{Set: true, To: core.DeliveryWebsite}, Website: "a/b"}, core.ErrInvalidWebsiteName},
+		{"ErrInvalidClaimMethod", core.DropEdit{Method: core.Change[core.ClaimMethod]{Set: true, To: "post"}}, core.ErrInvalidClaimMethod},
+		{"ErrNoWebsite", core.DropEdit{Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimWebsite}}, core.ErrNoWebsite},
+		{"ErrInvalidWebsiteName", core.DropEdit{Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimWebsite}, Website: "a/b"}, core.ErrInvalidWebsiteName},
 		{"ErrNoSuchDrop", core.DropEdit{EventID: 999, Codeword: core.Change[string]{Set: true}}, core.ErrNoSuchDrop},
 	}
 	for _, tt := range refusals {
@@ -49,7 +49,7 @@ func TestDropService_EditDrop(t *testing.T) {
 		later := ends.Add(time.Hour)
 		c, err := dt.svc.EditDrop(t.Context(), dt.mod, dt.place, core.DropEdit{
 			EventID: eventID, Ends: core.Change[*time.Time]{Set: true, To: &later}, Codeword: core.Change[string]{Set: true, To: " "},
-			LowStock: core.Change[int]{Set: true, To: -1}, Delivery: core.Change[core.Delivery]{Set: true, To: core.DeliveryAuto},
+			LowStock: core.Change[int]{Set: true, To: -1}, Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimAuto},
 		})
 		if err != nil {
 			t.Fatalf("EditDrop() = %v", err)

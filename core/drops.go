@@ -5,53 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"time"
 )
 
 // DropService owns drops and their mint links: moderators set drops up,
-// refresh, top up, export and remove them (this file and stock.go), members
-// claim them (claims.go, mints.go), claim posts are kept current
-// (posts.go) and moderators are told when a drop runs low (notices.go).
+// edit, refresh, top up, export and remove them, claim posts are kept
+// current and moderators are told when a drop runs low. A member's claim is
+// checked here (the drop, its window, codeword and role) and then made by
+// the service of the drop's claim method: MintLinkService for auto, link
+// and mint, WebsiteService for website, DeliveryService for a POAP
+// Delivery. A method whose service the process was not given is not
+// offered: drops are not set to it (ErrMethodNotOffered).
 type DropService struct {
-	runtime
-	members   MemberStore
-	drops     DropStore
+	dropBase
 	mintLinks MintLinkStore
 	posts     PostStore
-	audit     AuditLog
 	issuer    DropIssuer
-	mintURL   string
-	// dist and distStore serve the other distribution methods; nil
-	// without them (ErrMethodUnavailable). web is the process's side of
-	// the website claims' queue.
-	dist      DistributionIssuer
-	distStore DistributionStore
-	web       *websiteQueue
-	// websiteWait is DropServiceDeps.WebsiteWait.
-	websiteWait time.Duration
-	// netIssuer and netStore serve drops' networks: Networks and
-	// NetworkStore, or else dist and distStore; nil without them
-	// (ErrMethodUnavailable).
-	netIssuer NetworkIssuer
-	netStore  NetworkStore
-	// deliveries, delivIssuer and roster serve deliveries; nil without
-	// them (ErrMethodUnavailable). deliveryURL is the base of their pages.
-	deliveries  DeliveryStore
-	delivIssuer DeliveryIssuer
-	roster      Roster
-	deliveryURL string
-	// mints hears of the POAPs minted to members; nil hears nothing.
-	mints MintEvents
-}
-
-// MintEvents hears of a POAP the bot minted to a member's wallet (a direct
-// mint, a delivery claim, a website claim), once as the mint is recorded,
-// whoever records it (the member's claim, the website dispatcher, the
-// reconciler), so that what the member holds counts at once (GateService
-// re-evaluates their gates). It must not block.
-type MintEvents interface {
-	Minted(ctx context.Context, user User, wallet string)
+	// methods are the claim methods offered, each with its service.
+	methods map[ClaimMethod]claimer
+	// networks reads the network of a drop just added; nil reads none.
+	networks *NetworkService
 }
 
 // DropServiceDeps are the dependencies of a DropService.
@@ -65,34 +37,15 @@ type DropServiceDeps struct {
 	Audit     AuditLog
 	// Issuer is the issuing service, required.
 	Issuer DropIssuer
-	// MintURL is the base of mint links, POAP_MINT_URL; empty is
-	// DefaultMintURL.
-	MintURL string
-	// Distribution and DistributionStore serve website claims,
-	// deliveries and networks (poap.DropIssuer and storage.DB); without
-	// either, those commands answer ErrMethodUnavailable.
-	Distribution      DistributionIssuer
-	DistributionStore DistributionStore
-	// WebsiteWait is the longest a claim through a website claim waits
-	// for its mint before it tells the member they are queued; zero is
-	// DefaultWebsiteWait.
-	WebsiteWait time.Duration
-	// Networks and NetworkStore serve drops' networks alone; when nil,
-	// Distribution and DistributionStore do.
-	Networks     NetworkIssuer
-	NetworkStore NetworkStore
-	// Deliveries, DeliveryIssuer and Roster serve deliveries to a role or
-	// a group (storage.DB, poap.DropIssuer, GateService); with
-	// Distribution, which settles their claims, all are needed, else
-	// /drop deliver answers ErrMethodUnavailable. DeliveryURL is the base
-	// of delivery pages, POAP_DELIVERY_URL; empty is DefaultDeliveryURL.
-	Deliveries     DeliveryStore
-	DeliveryIssuer DeliveryIssuer
-	Roster         Roster
-	DeliveryURL    string
-	// Mints hears of the POAPs minted to members (GateService); nil
-	// hears nothing.
-	Mints MintEvents
+	// Links claims through mint links (auto, link, mint), required.
+	Links *MintLinkService
+	// Websites and Deliveries are the other claim methods' services: a
+	// nil one's method is not offered.
+	Websites   *WebsiteService
+	Deliveries *DeliveryService
+	// Networks reads the network a drop mints on when it is added; nil
+	// leaves it unread.
+	Networks *NetworkService
 	// Clock defaults to the system clock, Logger to one that discards.
 	Clock  Clock
 	Logger *slog.Logger
@@ -101,51 +54,35 @@ type DropServiceDeps struct {
 	Tally Tally
 }
 
-// DefaultMintURL is the base of mint links unless DropServiceDeps.MintURL
-// names another: a link is <base>/mint/<qr_hash>.
-const DefaultMintURL = "https://poap.xyz"
-
 // NewDropService returns the drop service. It returns an error wrapping
 // ErrMissingDependency when a required dependency is nil.
 func NewDropService(d DropServiceDeps) (*DropService, error) {
-	err := missing("drop service", "Members", d.Members, "Drops", d.Drops, "MintLinks", d.MintLinks,
-		"Posts", d.Posts, "Audit", d.Audit, "Issuer", d.Issuer)
+	err := missing("drop service", "MintLinks", d.MintLinks, "Posts", d.Posts, "Issuer", d.Issuer, "Links", d.Links)
 	if err != nil {
 		return nil, err
 	}
-	s := &DropService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, drops: d.Drops,
-		mintLinks: d.MintLinks, posts: d.Posts, audit: d.Audit, issuer: d.Issuer, mintURL: DefaultMintURL,
-		dist: d.Distribution, distStore: d.DistributionStore, web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait,
-		netIssuer: d.Networks, netStore: d.NetworkStore,
-		deliveries: d.Deliveries, delivIssuer: d.DeliveryIssuer, roster: d.Roster, deliveryURL: DefaultDeliveryURL, mints: d.Mints}
-	if base := strings.TrimRight(strings.TrimSpace(d.DeliveryURL), "/"); base != "" {
-		s.deliveryURL = base
+	b, err := newDropBase("drop service", d.Members, d.Drops, d.Audit, newBase(d.Clock, d.Logger, d.Tally))
+	if err != nil {
+		return nil, err
 	}
-	if d.WebsiteWait > 0 {
-		s.websiteWait = d.WebsiteWait
+	s := &DropService{dropBase: b, mintLinks: d.MintLinks, posts: d.Posts, issuer: d.Issuer,
+		networks: d.Networks, methods: map[ClaimMethod]claimer{ClaimAuto: d.Links, ClaimLink: d.Links, ClaimMint: d.Links}}
+	if d.Websites != nil {
+		s.methods[ClaimWebsite] = d.Websites
 	}
-	if s.netIssuer == nil && d.Distribution != nil {
-		s.netIssuer = d.Distribution
-	}
-	if s.netStore == nil && d.DistributionStore != nil {
-		s.netStore = d.DistributionStore
-	}
-	if base := strings.TrimRight(strings.TrimSpace(d.MintURL), "/"); base != "" {
-		s.mintURL = base
+	if d.Deliveries != nil {
+		s.methods[ClaimDelivery] = d.Deliveries
 	}
 	return s, nil
 }
 
-// minted tells MintEvents of the member's POAP minted to wallet.
-func (s *DropService) minted(ctx context.Context, user User, wallet string) {
-	if s.mints != nil && wallet != "" {
-		s.mints.Minted(ctx, user, wallet)
+// method returns the service of the claim method m, or an error wrapping
+// ErrMethodNotOffered.
+func (s *DropService) method(m ClaimMethod) (claimer, error) {
+	if c, ok := s.methods[m]; ok {
+		return c, nil
 	}
-}
-
-// MintURL is the address of the mint link qrHash: <base>/mint/<qr_hash>.
-func (s *DropService) MintURL(qrHash string) string {
-	return s.mintURL + "/mint/" + qrHash
+	return nil, notOffered(m)
 }
 
 // The actions of the audit log written by drops and claims. Details name
@@ -180,13 +117,18 @@ const (
 // link (DropStatus.Again): a member who had a link gets the same one, a
 // member minted to is told they have it, so removing and adding a drop
 // again never gives anyone a second link. Errors,
-// inside a *DropError: ErrInvalidDelivery, ErrInvalidWindow,
-// ErrInvalidWebsiteName (checked before any request), ErrNoWebsite,
+// inside a *DropError: ErrInvalidClaimMethod, ErrInvalidWindow,
+// ErrInvalidWebsiteName, ErrMethodNotOffered (checked before any request),
+// ErrNoWebsite,
 // ErrWrongEditCode, ErrUnknownEvent, ErrDropExists; and the issuer's
 // ErrIssuerUnavailable or ErrIssuerRejected.
 func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, opts AddDropOptions) (DropStatus, error) {
 	d := Drop{EventID: opts.EventID}
 	if err := opts.validate(s.clock.Now()); err != nil {
+		return DropStatus{}, dropError(d, err)
+	}
+	method, err := s.method(opts.Method)
+	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
 	ok, err := s.issuer.ValidateEditCode(ctx, opts.EventID, opts.EditCode)
@@ -200,22 +142,20 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	if opts.Delivery == DeliveryWebsite {
-		if err := s.checkWebsite(ctx, opts.EventID, opts.Website); err != nil {
-			return DropStatus{}, dropError(d, err)
-		}
+	if err := method.check(ctx, opts.EventID, opts.Website); err != nil {
+		return DropStatus{}, dropError(d, err)
 	}
 	links, err := s.issuer.MintLinks(ctx, opts.EventID, opts.EditCode)
 	if err != nil {
 		return DropStatus{}, dropError(d, err)
 	}
-	tenant, user, err := s.upsertPlace(ctx, p, moderator)
+	place, user, err := s.upsertPlace(ctx, p, moderator)
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
 	d = Drop{
-		TenantID: tenant.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
-		EditCode: opts.EditCode, Delivery: opts.Delivery, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
+		PlaceID: place.ID, EventID: opts.EventID, Name: details.Name, ImageURL: details.ImageURL,
+		EditCode: opts.EditCode, Method: opts.Method, Starts: utcPtr(opts.Starts), Ends: utcPtr(opts.Ends),
 		Codeword: opts.Codeword, RequiredRole: opts.RequiredRole, ExpiresAt: details.ExpiresAt,
 		LowStock: opts.LowStock, CreatedBy: user.ID, CreatedAt: s.clock.Now(), Website: opts.Website,
 	}
@@ -226,7 +166,10 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
 	}
-	d = s.readNetwork(ctx, added)
+	d = added
+	if s.networks != nil {
+		d = s.networks.read(ctx, d)
+	}
 	stock, err := s.mintLinks.Stock(ctx, d.ID)
 	if err != nil {
 		return DropStatus{}, wrap("add drop", err)
@@ -235,19 +178,19 @@ func (s *DropService) AddDrop(ctx context.Context, moderator Member, p Place, op
 	if again {
 		action = AuditDropAddedAgain
 	}
-	s.record(ctx, d.TenantID, user.ID, action, fmt.Sprintf("event %d, %s delivery, %d links (%d claimed elsewhere)",
-		d.EventID, d.Delivery, stock.Total, stock.ClaimedElsewhere))
+	s.record(ctx, d.PlaceID, user.ID, action, fmt.Sprintf("event %d, claim method %s, %d links (%d claimed elsewhere)",
+		d.EventID, d.Method, stock.Total, stock.ClaimedElsewhere))
 	return DropStatus{Drop: d, Stock: stock, Again: again}, nil
 }
 
 // ListDrops lists the place's drops that are not removed, with their stock.
 // It returns the store's error.
 func (s *DropService) ListDrops(ctx context.Context, p Place) ([]DropStatus, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
-	drops, err := s.drops.Drops(ctx, tenant.ID)
+	drops, err := s.drops.Drops(ctx, place.ID)
 	if err != nil {
 		return nil, wrap("list drops", err)
 	}
@@ -273,15 +216,13 @@ func (s *DropService) DropInfo(ctx context.Context, p Place, eventID int64) (Dro
 	if err != nil {
 		return DropStatus{}, wrap("drop info", err)
 	}
-	web, err := s.websiteInfo(ctx, d)
-	if err != nil {
-		return DropStatus{}, wrap("drop info", err)
+	st := DropStatus{Drop: d, Stock: stock}
+	if method, ok := s.methods[d.Method]; ok {
+		if err := method.describe(ctx, d, &st); err != nil {
+			return DropStatus{}, wrap("drop info", err)
+		}
 	}
-	dl, err := s.deliveryInfo(ctx, d)
-	if err != nil {
-		return DropStatus{}, wrap("drop info", err)
-	}
-	return DropStatus{Drop: d, Stock: stock, Website: web, Delivery: dl}, nil
+	return st, nil
 }
 
 // RemoveDrop stops handing out the place's drop eventID; links handed out
@@ -298,65 +239,8 @@ func (s *DropService) RemoveDrop(ctx context.Context, moderator Member, p Place,
 		return Drop{}, wrap("remove drop", err)
 	}
 	d.RemovedAt = &now
-	s.auditBy(ctx, d.TenantID, moderator, AuditDropRemoved, fmt.Sprintf("event %d", d.EventID))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDropRemoved, fmt.Sprintf("event %d", d.EventID))
 	return d, nil
-}
-
-// placeDrop returns the place's drop eventID: ErrNoSuchDrop when it has
-// none, ErrDropRemoved when it was removed (unless removed is true).
-func (s *DropService) placeDrop(ctx context.Context, p Place, eventID int64, removed bool) (Drop, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
-	if err != nil {
-		return Drop{}, wrap("drop", err)
-	}
-	d, err := s.drops.DropByEvent(ctx, tenant.ID, eventID)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return Drop{}, dropError(Drop{TenantID: tenant.ID, EventID: eventID}, ErrNoSuchDrop)
-	case err != nil:
-		return Drop{}, wrap("drop", err)
-	case d.RemovedAt != nil && !removed:
-		return Drop{}, dropError(d, ErrDropRemoved)
-	}
-	return d, nil
-}
-
-// upsertPlace stores the place and the member, returning both.
-func (s *DropService) upsertPlace(ctx context.Context, p Place, m Member) (Tenant, User, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
-	if err != nil {
-		return Tenant{}, User{}, err
-	}
-	user, err := s.members.UpsertUser(ctx, m.user())
-	if err != nil {
-		return Tenant{}, User{}, err
-	}
-	return tenant, user, nil
-}
-
-// audit appends an entry to the audit log. A failure is logged, not
-// returned: the step it records has happened already.
-func (s *DropService) record(ctx context.Context, tenantID, userID int64, action, detail string) {
-	e := AuditEntry{Action: action, Detail: detail, CreatedAt: s.clock.Now()}
-	if tenantID != 0 {
-		e.TenantID = &tenantID
-	}
-	if userID != 0 {
-		e.UserID = &userID
-	}
-	if err := s.audit.Audit(ctx, e); err != nil {
-		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
-	}
-}
-
-// auditBy audits an action of the member, upserting them first.
-func (s *DropService) auditBy(ctx context.Context, tenantID int64, m Member, action, detail string) {
-	user, err := s.members.UpsertUser(ctx, m.user())
-	if err != nil {
-		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
-		return
-	}
-	s.record(ctx, tenantID, user.ID, action, detail)
 }
 
 // DropPlaces lists the places of the platform where the drop eventID is
@@ -372,16 +256,16 @@ func (s *DropService) DropPlaces(ctx context.Context, platform Platform, eventID
 	if eventID <= 0 {
 		return nil, nil
 	}
-	tenants, err := s.drops.DropTenants(ctx, platform, eventID)
+	places, err := s.drops.DropPlaces(ctx, platform, eventID)
 	if err != nil {
 		return nil, wrap("drop places", err)
 	}
-	if len(tenants) == 0 {
+	if len(places) == 0 {
 		return nil, nil
 	}
-	places := make([]Place, len(tenants))
-	for i, t := range tenants {
-		places[i] = Place{Platform: t.Platform, ExternalID: t.ExternalID, Name: t.Name}
+	out := make([]Place, len(places))
+	for i, t := range places {
+		out[i] = Place{Platform: t.Platform, ExternalID: t.ExternalID, Name: t.Name}
 	}
-	return places, nil
+	return out, nil
 }

@@ -287,6 +287,7 @@ func (f *dropIssuer) approve(id int64) {
 // dropTest is a service over a MemStore and a dropIssuer.
 type dropTest struct {
 	svc    *core.DropService
+	links  *core.MintLinkService
 	store  *coretest.MemStore
 	issuer *dropIssuer
 	clock  *coretest.Clock
@@ -309,14 +310,8 @@ func newDropTest(t *testing.T) *dropTest {
 		place: core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
 		mod:   core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"},
 	}
-	svc, err := core.NewDropService(core.DropServiceDeps{
-		Members: dt.store, Drops: dt.store, MintLinks: dt.store, Posts: dt.store, Audit: dt.store,
-		Issuer: dt.issuer, MintURL: "https://mint.test/", Clock: dt.clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dt.svc = svc
+	s := wiring{store: dt.store, issuer: dt.issuer, mintURL: "https://mint.test/", clock: dt.clock}.build(t)
+	dt.svc, dt.links = s.drops, s.links
 	return dt
 }
 

@@ -17,10 +17,10 @@ func TestDropService_AddDrop(t *testing.T) {
 	ends := t0.Add(48 * time.Hour)
 	t.Run("OK", func(t *testing.T) {
 		dt := newDropTest(t)
-		got := dt.add(t, 12, 2, core.AddDropOptions{Delivery: core.DeliveryMint, Starts: &starts, Ends: &ends, Codeword: " Sesame ", RequiredRole: "77"})
+		got := dt.add(t, 12, 2, core.AddDropOptions{Method: core.ClaimMint, Starts: &starts, Ends: &ends, Codeword: " Sesame ", RequiredRole: "77"})
 		want := core.Drop{
-			ID: 1, TenantID: 1, EventID: eventID, Name: "Drop 4242", ImageURL: "https://img.test/4242.png", EditCode: editCode,
-			Delivery: core.DeliveryMint, Starts: &starts, Ends: &ends, Codeword: "Sesame", RequiredRole: "77",
+			ID: 1, PlaceID: 1, EventID: eventID, Name: "Drop 4242", ImageURL: "https://img.test/4242.png", EditCode: editCode,
+			Method: core.ClaimMint, Starts: &starts, Ends: &ends, Codeword: "Sesame", RequiredRole: "77",
 			ExpiresAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), LowStock: core.DefaultLowStock, CreatedBy: 1, CreatedAt: t0,
 		}
 		if diff := cmp.Diff(want, got.Drop); diff != "" {
@@ -46,7 +46,7 @@ func TestDropService_AddDrop(t *testing.T) {
 		{"ErrUnknownEvent", editCode, core.AddDropOptions{EventID: 999}, core.ErrUnknownEvent},
 		{"ErrInvalidWindow/EndsBeforeStarts", editCode, core.AddDropOptions{Starts: &ends, Ends: &starts}, core.ErrInvalidWindow},
 		{"ErrInvalidWindow/EndsInThePast", editCode, core.AddDropOptions{Ends: &past}, core.ErrInvalidWindow},
-		{"ErrInvalidDelivery", editCode, core.AddDropOptions{Delivery: "post"}, core.ErrInvalidDelivery},
+		{"ErrInvalidClaimMethod", editCode, core.AddDropOptions{Method: "post"}, core.ErrInvalidClaimMethod},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,8 +122,9 @@ var (
 	// ErrInvalidWindow means a claim window that ends before it starts,
 	// or ends in the past.
 	ErrInvalidWindow = errors.New("invalid claim window")
-	// ErrInvalidDelivery means a delivery other than auto, link or mint.
-	ErrInvalidDelivery = errors.New("invalid delivery")
+	// ErrInvalidClaimMethod means a claim method other than auto, link,
+	// mint or website.
+	ErrInvalidClaimMethod = errors.New("invalid claim method")
 	// ErrInvalidTopUp means a top-up count outside 1 to MaxTopUp.
 	ErrInvalidTopUp = errors.New("invalid top-up count")
 	// ErrTopUpPending means a request for more mint links is pending
@@ -462,3 +463,24 @@ func (e *MomentRepeatError) Error() string {
 
 // Is makes errors.Is(err, ErrMomentRepeat) true.
 func (e *MomentRepeatError) Is(target error) bool { return target == ErrMomentRepeat }
+
+// Errors of the issuing service beside DropIssuer's.
+var (
+	// ErrMintRefused means the issuing service refused a mint for a reason
+	// the bot has no word for; nothing was minted.
+	ErrMintRefused = errors.New("mint refused by the issuing service")
+	// ErrIssuerBusy means the issuing service asked the bot to slow down:
+	// the request was not processed and may be sent again later.
+	ErrIssuerBusy = errors.New("issuing service rate limit")
+)
+
+// BusyError is ErrIssuerBusy with how long the service asked to wait
+// (zero when it did not say).
+type BusyError struct {
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string { return ErrIssuerBusy.Error() }
+
+// Is makes a *BusyError match ErrIssuerBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrIssuerBusy }

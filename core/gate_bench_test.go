@@ -92,7 +92,7 @@ func newSweepWorld(tb testing.TB, rate float64) *sweepWorld {
 			tb.Fatal(err)
 		}
 		// In the server, as their join or /verify recorded.
-		if err := store.SeeMember(ctx, g.TenantID, u.ID, at); err != nil {
+		if err := store.SeeMember(ctx, g.PlaceID, u.ID, at); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -69,12 +69,12 @@ func (s *GateService) applyRole(ctx context.Context, a GateActions, g Gate, c *c
 // changed: the schedule sweeps the members seen there.
 func (s *GateService) notePlace(ctx context.Context, g Gate, c *candidate, in bool) error {
 	switch {
-	case in && !c.seen[g.TenantID]:
-		c.seen[g.TenantID] = true
-		return s.gates.SeeMember(ctx, g.TenantID, c.user.ID, s.clock.Now())
-	case !in && c.seen[g.TenantID]:
-		delete(c.seen, g.TenantID)
-		return s.gates.UnseeMember(ctx, g.TenantID, c.user.ID)
+	case in && !c.seen[g.PlaceID]:
+		c.seen[g.PlaceID] = true
+		return s.gates.SeeMember(ctx, g.PlaceID, c.user.ID, s.clock.Now())
+	case !in && c.seen[g.PlaceID]:
+		delete(c.seen, g.PlaceID)
+		return s.gates.UnseeMember(ctx, g.PlaceID, c.user.ID)
 	}
 	return nil
 }

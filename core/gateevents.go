@@ -145,7 +145,7 @@ func (s *GateService) storeJoinRequest(ctx context.Context, p Platform, place st
 	req := JoinRequest{GateID: gs[i].ID, UserID: user.ID, Member: user.ExternalID, RequestedAt: s.clock.Now()}
 	added, err := s.gates.AddJoinRequest(ctx, req)
 	if err == nil {
-		err = s.gates.SeeMember(ctx, gs[i].TenantID, user.ID, req.RequestedAt)
+		err = s.gates.SeeMember(ctx, gs[i].PlaceID, user.ID, req.RequestedAt)
 	}
 	return gs[i], req, added, err
 }

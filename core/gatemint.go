@@ -48,21 +48,3 @@ func (s *GateService) verifiedAddressOf(ctx context.Context, userID int64, walle
 	}
 	return "", nil
 }
-
-// mintedTo tells MintEvents of the POAP minted to wallet for the member
-// userID names (a mint link's or a website claim's, nil once they were
-// forgotten), looked up by id: the mint was recorded away from the
-// member's command (the dispatcher, the reconciler), or by it, in one
-// place for all. A member not found is logged: the next sweep counts the
-// POAP.
-func (s *DropService) mintedTo(ctx context.Context, userID *int64, wallet string) {
-	if s.mints == nil || userID == nil || wallet == "" {
-		return
-	}
-	user, err := s.members.UserByID(ctx, *userID)
-	if err != nil {
-		s.log.Warn("a member minted to was not re-evaluated: the next sweep does", "user", *userID, "err", err)
-		return
-	}
-	s.minted(ctx, user, wallet)
-}

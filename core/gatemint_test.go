@@ -94,26 +94,22 @@ func (w *websiteFake) Holds(_ context.Context, wallet string, _ int64) (bool, er
 	defer w.mu.Unlock()
 	return w.minted[wallet], nil
 }
-func (w *websiteFake) Network(context.Context, int64, core.Secret) (int64, error) {
-	return core.DefaultChain, nil
-}
-func (w *websiteFake) SetNetwork(_ context.Context, _ int64, _ core.Secret, chain int64) (int64, error) {
-	return chain, nil
-}
 
 // followRig is a drop service whose MintEvents is a gate service, over
 // one database, with a role of the place gated on followEvent.
 type followRig struct {
-	db      *storage.DB
-	drops   *core.DropService
-	gates   *core.GateService
-	issuer  *dropIssuer
-	holders *holdersFake
-	actions *fakeActions
-	clock   *coretest.Clock
-	tap     *mintTap
-	place   core.Place
-	mod     core.Member
+	db       *storage.DB
+	drops    *core.DropService
+	links    *core.MintLinkService
+	websites *core.WebsiteService
+	gates    *core.GateService
+	issuer   *dropIssuer
+	holders  *holdersFake
+	actions  *fakeActions
+	clock    *coretest.Clock
+	tap      *mintTap
+	place    core.Place
+	mod      core.Member
 }
 
 func newFollowRig(t *testing.T, url string, websiteWait time.Duration) *followRig {
@@ -128,24 +124,20 @@ func newFollowRig(t *testing.T, url string, websiteWait time.Duration) *followRi
 	}
 	r.gates = gates
 	r.tap = &mintTap{next: gates, heard: make(chan core.User, 16)}
-	r.drops, err = core.NewDropService(core.DropServiceDeps{
-		Members: r.db, Drops: r.db, MintLinks: r.db, Posts: r.db, Audit: r.db, Issuer: r.issuer, MintURL: "https://mint.test/",
-		Distribution: &websiteFake{holders: r.holders, minted: map[string]bool{}}, DistributionStore: r.db,
-		WebsiteWait: websiteWait, Mints: r.tap, Clock: r.clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := wiring{store: r.db, issuer: r.issuer, mintURL: "https://mint.test/",
+		website: &websiteFake{holders: r.holders, minted: map[string]bool{}}, websiteStore: r.db, websiteWait: websiteWait,
+		mints: r.tap, clock: r.clock}.build(t)
+	r.drops, r.links, r.websites = s.drops, s.links, s.websites
 	return r
 }
 
 // addDrop adds followEvent with delivery (and the website claim for
-// DeliveryWebsite), then gates role r1 of the place on it.
-func (r *followRig) addDrop(t *testing.T, delivery core.Delivery) core.Drop {
+// ClaimWebsite), then gates role r1 of the place on it.
+func (r *followRig) addDrop(t *testing.T, delivery core.ClaimMethod) core.Drop {
 	t.Helper()
 	r.issuer.addEvent(followEvent, editCode, 3, 0)
-	opts := core.AddDropOptions{EventID: followEvent, EditCode: editCode, Delivery: delivery}
-	if delivery == core.DeliveryWebsite {
+	opts := core.AddDropOptions{EventID: followEvent, EditCode: editCode, Method: delivery}
+	if delivery == core.ClaimWebsite {
 		opts.Website = "follow"
 	}
 	st, err := r.drops.AddDrop(t.Context(), r.mod, r.place, opts)
@@ -219,27 +211,27 @@ func (r *followRig) scans() int {
 	return s
 }
 
-// TestDropService_ReconcileMints_Follows: a mint the reconciler records
+// TestMintLinkService_ReconcileMints_Follows: a mint the reconciler records
 // re-evaluates the member's gates once, from one scan; a link the sender
 // recorded first (a sender that outlived its lease) is not told again.
-func TestDropService_ReconcileMints_Follows(t *testing.T) {
+func TestMintLinkService_ReconcileMints_Follows(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		t.Run("Settled", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), 0)
-			r.addDrop(t, core.DeliveryMint)
+			r.addDrop(t, core.ClaimMint)
 			alice := r.member(t, "alice", wallet(1))
 			// The mint went through; its answer was lost and the status
 			// not read: the claim is pending.
 			r.issuer.set(func(f *dropIssuer) { f.dropNext, f.failStatus = 1, 1 })
-			if res := r.claim(t, alice); !res.Pending {
+			if res := r.claim(t, alice); res.Outcome != core.ResultMintPending {
 				t.Fatalf("Claim() = %+v, want pending", res)
 			}
 			r.wait(t)
 			r.quiet(t)
 			r.holders.give(wallet(1), followEvent)
 			before := r.scans()
-			if n, err := r.drops.ReconcileMints(t.Context()); err != nil || n != 1 {
+			if n, err := r.links.ReconcileMints(t.Context()); err != nil || n != 1 {
 				t.Fatalf("ReconcileMints() = %d, %v, want 1 settled", n, err)
 			}
 			if u := r.heard(t); u.ExternalID != "alice" || u.Platform != core.Console {
@@ -252,10 +244,10 @@ func TestDropService_ReconcileMints_Follows(t *testing.T) {
 			if n := r.scans() - before; n != 1 {
 				t.Errorf("%d scans after the reconciler recorded the mint, want 1", n)
 			}
-			if n, err := r.drops.ReconcileMints(t.Context()); err != nil || n != 0 {
+			if n, err := r.links.ReconcileMints(t.Context()); err != nil || n != 0 {
 				t.Errorf("ReconcileMints() again = %d, %v, want nothing", n, err)
 			}
-			if res := r.claim(t, alice); !res.Minted || !res.Again {
+			if res := r.claim(t, alice); res.Outcome != core.ResultMinted || !res.Again {
 				t.Errorf("Claim() after = %+v, want minted before", res)
 			}
 			r.wait(t)
@@ -263,7 +255,7 @@ func TestDropService_ReconcileMints_Follows(t *testing.T) {
 		})
 		t.Run("SenderFirst", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), 0)
-			d := r.addDrop(t, core.DeliveryMint)
+			d := r.addDrop(t, core.ClaimMint)
 			link := r.deadLink(t, d, "bob", wallet(2))
 			r.holders.give(wallet(2), followEvent)
 			before := r.scans()
@@ -278,7 +270,7 @@ func TestDropService_ReconcileMints_Follows(t *testing.T) {
 					}
 				}
 			})
-			if _, err := r.drops.ReconcileMints(t.Context()); err != nil || !recorded {
+			if _, err := r.links.ReconcileMints(t.Context()); err != nil || !recorded {
 				t.Fatalf("ReconcileMints() = %v, status read %v, want the link read", err, recorded)
 			}
 			r.wait(t)
@@ -311,17 +303,17 @@ func (r *followRig) deadLink(t *testing.T, d core.Drop, who, addr string) core.M
 	return l
 }
 
-// TestDropService_RunWebsiteClaims_Follows: a website claim the
+// TestWebsiteService_RunWebsiteClaims_Follows: a website claim the
 // dispatcher mints after the member stopped waiting re-evaluates their
 // gates once, from one scan; one minted while they wait is told once too.
-func TestDropService_RunWebsiteClaims_Follows(t *testing.T) {
+func TestWebsiteService_RunWebsiteClaims_Follows(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		t.Run("Late", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), time.Nanosecond)
-			r.addDrop(t, core.DeliveryWebsite)
+			r.addDrop(t, core.ClaimWebsite)
 			alice := r.member(t, "alice", wallet(1))
-			if res := r.claim(t, alice); !res.Queued {
+			if res := r.claim(t, alice); res.Outcome != core.ResultWebsiteQueued {
 				t.Fatalf("Claim() with no dispatcher = %+v, want queued", res)
 			}
 			before := r.scans()
@@ -337,7 +329,7 @@ func TestDropService_RunWebsiteClaims_Follows(t *testing.T) {
 			if n := r.scans() - before; n != 1 {
 				t.Errorf("%d scans after the late website mint, want 1", n)
 			}
-			if res := r.claim(t, alice); !res.Minted || !res.Again {
+			if res := r.claim(t, alice); res.Outcome != core.ResultWebsiteMinted || !res.Again {
 				t.Errorf("Claim() after = %+v, want minted before", res)
 			}
 			r.wait(t)
@@ -345,10 +337,10 @@ func TestDropService_RunWebsiteClaims_Follows(t *testing.T) {
 		})
 		t.Run("Waited", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), time.Minute)
-			r.addDrop(t, core.DeliveryWebsite)
+			r.addDrop(t, core.ClaimWebsite)
 			alice := r.member(t, "alice", wallet(1))
 			stop := r.dispatch(t)
-			if res := r.claim(t, alice); !res.Minted {
+			if res := r.claim(t, alice); res.Outcome != core.ResultWebsiteMinted {
 				t.Fatalf("Claim() with the dispatcher running = %+v, want minted", res)
 			}
 			r.heard(t)
@@ -368,7 +360,7 @@ func (r *followRig) dispatch(t *testing.T) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.drops.RunWebsiteClaims(ctx) }()
+	go func() { done <- r.websites.RunWebsiteClaims(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {

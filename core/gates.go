@@ -26,7 +26,7 @@ import (
 // GateServiceDeps.Actions; a place whose platform has no actions cannot be
 // gated.
 type GateService struct {
-	runtime
+	base
 	members  MemberStore
 	gates    GateStore
 	issuer   GateIssuer
@@ -117,7 +117,7 @@ func NewGateService(d GateServiceDeps) (*GateService, error) {
 		return nil, err
 	}
 	s := &GateService{
-		runtime: newRuntime(d.Clock, d.Logger, d.Tally),
+		base:    newBase(d.Clock, d.Logger, d.Tally),
 		members: d.Members, gates: d.Gates, issuer: d.Issuer, locks: d.Locks, audit: d.Audit, check: d.Check,
 		interval: d.Interval,
 		actions:  maps.Clone(d.Actions),
@@ -175,7 +175,7 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	if key == "" {
 		key = p.ExternalID
 	}
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	tenant, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return Gate{}, wrap("add gate", err)
 	}
@@ -206,7 +206,7 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	// The target's name is the platform's (a role's, a group's title): it goes
 	// into replies.
 	t.Name = StripDirectionControls(t.Name)
-	g, err := s.gates.AddGate(ctx, Gate{TenantID: tenant.ID, Target: t, Drops: drops, Mode: mode,
+	g, err := s.gates.AddGate(ctx, Gate{PlaceID: tenant.ID, Target: t, Drops: drops, Mode: mode,
 		Channel: spec.Channel, CreatedBy: user.ID, CreatedAt: s.clock.Now()})
 	if errors.Is(err, ErrGateExists) {
 		// Another moderator's gate was stored first: the same answer as
@@ -284,11 +284,11 @@ func ParseGateDrops(s string) ([]int64, error) {
 
 // Gates lists the place's gates, oldest first.
 func (s *GateService) Gates(ctx context.Context, p Place) ([]Gate, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	tenant, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return nil, wrap("gates", err)
 	}
-	gs, err := s.gates.TenantGates(ctx, tenant.ID)
+	gs, err := s.gates.PlaceGates(ctx, tenant.ID)
 	if err != nil {
 		return nil, wrap("gates", err)
 	}
@@ -343,8 +343,8 @@ func (s *GateService) auditGate(ctx context.Context, g Gate, userID *int64, acti
 	if g.Paused != "" {
 		detail += ": " + g.Paused
 	}
-	tid := g.TenantID
-	if err := s.audit.Audit(ctx, AuditEntry{TenantID: &tid, UserID: userID, Action: action, Detail: detail, CreatedAt: s.clock.Now()}); err != nil {
+	tid := g.PlaceID
+	if err := s.audit.Audit(ctx, AuditEntry{PlaceID: &tid, UserID: userID, Action: action, Detail: detail, CreatedAt: s.clock.Now()}); err != nil {
 		s.log.Warn("audit of a gate failed", "gate", g.ID, "action", action, "err", err)
 	}
 }

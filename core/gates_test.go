@@ -713,7 +713,7 @@ func TestGate_FailedGrantIsNotAWithdrawal(t *testing.T) {
 	e := newGateEnv(t, core.Discord, core.GateRole)
 	g := e.add("r1", "12", "")
 	u := e.member("m1", "v:"+addrA) // in the place, as a join or a /verify would have recorded
-	if err := e.store.SeeMember(context.Background(), g.TenantID, u.ID, e.clock.Now()); err != nil {
+	if err := e.store.SeeMember(context.Background(), g.PlaceID, u.ID, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.issuer.give(addrA, 12)
@@ -838,7 +838,7 @@ func TestGate_WholeSweepKeepsThePlacesMembers(t *testing.T) {
 	e := newGateEnv(t, core.Discord, core.GateRole)
 	g := e.add("r1", "12", "")
 	u := e.member("m1", "v:"+addrA)
-	if err := e.store.SeeMember(ctx, g.TenantID, u.ID, e.clock.Now()); err != nil {
+	if err := e.store.SeeMember(ctx, g.PlaceID, u.ID, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.issuer.give(addrA, 12)

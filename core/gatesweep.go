@@ -413,15 +413,15 @@ func (s *GateService) candidates(ctx context.Context, p Platform, gs []Gate, ful
 	// swept by their places' members).
 	tenants := map[int64]bool{}
 	for _, g := range gs {
-		if tenants[g.TenantID] {
+		if tenants[g.PlaceID] {
 			continue
 		}
-		tenants[g.TenantID] = true
-		verified, err := s.gates.PlaceVerifiedMembers(ctx, g.TenantID)
+		tenants[g.PlaceID] = true
+		verified, err := s.gates.PlaceVerifiedMembers(ctx, g.PlaceID)
 		if err != nil {
 			return nil, wrap("gate sweep", err)
 		}
-		add(verified, g.TenantID)
+		add(verified, g.PlaceID)
 	}
 	if full {
 		verified, err := s.gates.VerifiedMembers(ctx, p)
@@ -483,7 +483,7 @@ func (s *GateService) applyGate(ctx context.Context, a GateActions, g Gate, memb
 		switch {
 		case g.Target.Kind == GateGroup && !granted && !requested:
 			continue
-		case g.Target.Kind != GateGroup && !t.full && g.SyncedAt != nil && !granted && !c.seen[g.TenantID]:
+		case g.Target.Kind != GateGroup && !t.full && g.SyncedAt != nil && !granted && !c.seen[g.PlaceID]:
 			continue // seen elsewhere: this place learns of them on join or /verify
 		}
 		v, wallets, ok := verdictOf(g, c.addresses, idx)

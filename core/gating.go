@@ -42,8 +42,8 @@ type GateDrop struct {
 // Gate is a rule of one place: its target is given to the members whose
 // verified wallets hold POAPs of its drops, as Mode says.
 type Gate struct {
-	ID       int64
-	TenantID int64
+	ID      int64
+	PlaceID int64
 	// Platform and Place are the tenant's platform and external id (the
 	// Discord server, the Telegram chat, "console"); stores fill them
 	// from the tenant.
@@ -166,14 +166,14 @@ type VerifiedMember struct {
 // GateStore keeps gates, the grants the bot made, pending join requests
 // and the recently declined ones. Methods return ErrNotFound for a missing row.
 type GateStore interface {
-	// AddGate stores g (its TenantID set) and returns it with its ID,
+	// AddGate stores g (its PlaceID set) and returns it with its ID,
 	// Platform and Place. ErrGateExists when the tenant already gates
 	// that target.
 	AddGate(ctx context.Context, g Gate) (Gate, error)
 	// GateByTarget returns the tenant's gate on the target id.
 	GateByTarget(ctx context.Context, tenantID int64, target string) (Gate, error)
-	// TenantGates lists the tenant's gates, oldest first.
-	TenantGates(ctx context.Context, tenantID int64) ([]Gate, error)
+	// PlaceGates lists the place's gates, oldest first.
+	PlaceGates(ctx context.Context, tenantID int64) ([]Gate, error)
 	// PlatformGates lists every gate of the platform's tenants.
 	PlatformGates(ctx context.Context, p Platform) ([]Gate, error)
 	// RemoveGate deletes the gate with its grants and join requests.

@@ -63,6 +63,7 @@ func auditCount(action string, taps ...*auditTap) map[int64]int {
 // replica is one process's drop service on a database handle.
 type replica struct {
 	svc   *core.DropService
+	links *core.MintLinkService
 	db    *storage.DB
 	audit *auditTap
 	clock *coretest.Clock
@@ -71,14 +72,8 @@ type replica struct {
 func newReplica(t *testing.T, db *storage.DB, issuer core.DropIssuer, clock *coretest.Clock) *replica {
 	t.Helper()
 	tap := &auditTap{AuditLog: db}
-	svc, err := core.NewDropService(core.DropServiceDeps{
-		Members: db, Drops: db, MintLinks: db, Posts: db, Audit: tap,
-		Issuer: issuer, MintURL: "https://mint.test/", Clock: clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &replica{svc: svc, db: db, audit: tap, clock: clock}
+	s := wiring{store: db, audit: tap, issuer: issuer, mintURL: "https://mint.test/", clock: clock}.build(t)
+	return &replica{svc: s.drops, links: s.links, db: db, audit: tap, clock: clock}
 }
 
 // mintPlace is where the lease tests' drop lives.
@@ -89,7 +84,7 @@ func (r *replica) addMintDrop(t *testing.T, issuer *dropIssuer, n int) core.Drop
 	t.Helper()
 	issuer.addEvent(eventID, editCode, n, 0)
 	st, err := r.svc.AddDrop(t.Context(), core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"}, mintPlace,
-		core.AddDropOptions{EventID: eventID, EditCode: editCode, Delivery: core.DeliveryMint})
+		core.AddDropOptions{EventID: eventID, EditCode: editCode, Method: core.ClaimMint})
 	if err != nil {
 		t.Fatalf("AddDrop() = %v", err)
 	}
@@ -147,7 +142,7 @@ func checkMinted(t *testing.T, db *storage.DB, d core.Drop, results []claimed, t
 		}
 	}
 	for _, c := range results {
-		if c.err != nil || !c.res.Minted {
+		if c.err != nil || c.res.Outcome != core.ResultMinted {
 			t.Errorf("%s's claim = %+v, %v, want minted", c.who, c.res, c.err)
 			continue
 		}

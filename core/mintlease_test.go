@@ -12,14 +12,14 @@ import (
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
-// TestDropService_ReconcileMints_InFlight starts the reconciler while
+// TestMintLinkService_ReconcileMints_InFlight starts the reconciler while
 // mints are in flight (held at the service until released): it settles
 // the mints of processes that died (their leases ran out) and leaves the
 // live ones alone; once the senders outlive their leases (a process
 // frozen by its host) it reads their links unclaimed and hands them back,
 // and the senders' "minted" still wins: every member told Minted has the
 // link recorded minted, audited once.
-func TestDropService_ReconcileMints_InFlight(t *testing.T) {
+func TestMintLinkService_ReconcileMints_InFlight(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		db := openKeyed(t, newURL())
@@ -54,7 +54,7 @@ func TestDropService_ReconcileMints_InFlight(t *testing.T) {
 		for range n {
 			<-entered
 		}
-		if got, err := r.svc.ReconcileMints(t.Context()); err != nil || got != 2 {
+		if got, err := r.links.ReconcileMints(t.Context()); err != nil || got != 2 {
 			t.Fatalf("ReconcileMints() with %d mints in flight = %d, %v, want the 2 dead ones settled", n, got, err)
 		}
 		if s := linkState(t, db, d, landed.QRHash); s != core.MintLinkMinted {
@@ -68,7 +68,7 @@ func TestDropService_ReconcileMints_InFlight(t *testing.T) {
 		}
 
 		r.clock.Add(core.MintLease) // the senders outlive their leases
-		if got, err := r.svc.ReconcileMints(t.Context()); err != nil || got != n {
+		if got, err := r.links.ReconcileMints(t.Context()); err != nil || got != n {
 			t.Fatalf("ReconcileMints() past the leases = %d, %v, want %d read unclaimed", got, err, n)
 		}
 		close(release)
@@ -83,7 +83,7 @@ func TestDropService_ReconcileMints_InFlight(t *testing.T) {
 	})
 }
 
-// TestDropService_ReconcileMints_Replicas: one replica mints while
+// TestMintLinkService_ReconcileMints_Replicas: one replica mints while
 // another, on its own handle of the database (on PostgreSQL; SQLite's
 // replicas are goroutines), reconciles over and over with a clock a whole
 // lease ahead, so that every mint in flight looks abandoned to it. Each
@@ -93,7 +93,7 @@ func TestDropService_ReconcileMints_InFlight(t *testing.T) {
 // record changes nothing). Every member told Minted has the link recorded
 // minted, audited once across both replicas; a mint left by a dead process
 // is settled too.
-func TestDropService_ReconcileMints_Replicas(t *testing.T) {
+func TestMintLinkService_ReconcileMints_Replicas(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		url := newURL()
@@ -126,7 +126,7 @@ func TestDropService_ReconcileMints_Replicas(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := reconciler.svc.ReconcileMints(context.Background()); err != nil {
+				if _, err := reconciler.links.ReconcileMints(context.Background()); err != nil {
 					loop <- err
 					return
 				}

@@ -49,16 +49,16 @@ const (
 )
 
 // claimMint mints the drop to wallet through the member's link.
-func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
+func (s *MintLinkService) claimMint(ctx context.Context, d Drop, user User, wallet string) (ClaimResult, error) {
 	for range maxMintLinks {
 		link, again, err := s.mintLinks.ClaimMintLink(ctx, d.ID, user.ID, wallet, s.clock.Now())
 		if err != nil {
 			return ClaimResult{}, s.claimError(d, wallet, err)
 		}
 		if !again {
-			s.record(ctx, d.TenantID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
+			s.record(ctx, d.PlaceID, user.ID, AuditMintLinkHandedOut, fmt.Sprintf("event %d, link #%d, for a mint", d.EventID, link.ID))
 		}
-		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Delivery == DeliveryAuto {
+		if again && link.State == MintLinkHandedOut && link.Wallet == "" && d.Method == ClaimAuto {
 			// The member was given this link to mint themselves before
 			// they linked a wallet; it is theirs, as it was.
 			return s.mintLinkResult(d, link, true), nil
@@ -92,10 +92,10 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 		switch out {
 		case mintDone:
 			// MintEvents heard of it where it was recorded (finish).
-			res.Minted = true
+			res.Outcome = ResultMinted
 			return res, nil
 		case mintPending:
-			res.Pending, res.Again = true, again
+			res.Outcome, res.Again = ResultMintPending, again
 			return res, nil
 		}
 	}
@@ -113,7 +113,7 @@ func (s *DropService) claimMint(ctx context.Context, d Drop, user User, wallet s
 // minted, to wallet, and even then a link found claimed by one of theirs
 // afterwards counts as theirs. When the status cannot be read, nothing is
 // sent.
-func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+func (s *MintLinkService) settleThenMint(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
 	earlier := link.Wallet
 	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *DropService) settleThenMint(ctx context.Context, d Drop, link *MintLink
 // the link by any of them is the member's POAP (an earlier mint of theirs,
 // to a wallet they have since replaced as primary, that went through late).
 // When the member's wallets cannot be read, wallets alone count.
-func (s *DropService) mine(ctx context.Context, link MintLink, wallets ...string) []string {
+func (s *MintLinkService) mine(ctx context.Context, link MintLink, wallets ...string) []string {
 	if link.UserID == nil {
 		return wallets
 	}
@@ -189,7 +189,7 @@ func judge(st MintLinkStatus, wallets ...string) mintOutcome {
 // claim by earlier, the wallet of an unconfirmed earlier mint of this link,
 // counts as the member's too. A mint that never left (ErrNotSent) is undone
 // at once.
-func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet, earlier string) (mintOutcome, error) {
+func (s *MintLinkService) sendMint(ctx context.Context, d Drop, link *MintLink, wallet, earlier string) (mintOutcome, error) {
 	begun, err := s.mintLinks.BeginMint(ctx, link.ID, wallet, s.clock.Now())
 	switch {
 	case errors.Is(err, ErrWalletClaimed):
@@ -238,7 +238,7 @@ func (s *DropService) sendMint(ctx context.Context, d Drop, link *MintLink, wall
 
 // mint sends the mint, bounded by mintTimeout so that it never outlasts
 // the lease BeginMint recorded.
-func (s *DropService) mint(ctx context.Context, qrHash, wallet string) (string, error) {
+func (s *MintLinkService) mint(ctx context.Context, qrHash, wallet string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, mintTimeout)
 	defer cancel()
 	return s.issuer.Mint(ctx, qrHash, wallet)
@@ -249,7 +249,7 @@ func (s *DropService) mint(ctx context.Context, qrHash, wallet string) (string, 
 // sent: the status may only confirm the mint. Once the lease ran out (or
 // the sender gave it up, the outcome unknown), the mint is settled from
 // the status, and sent afresh when the link is still unclaimed.
-func (s *DropService) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
+func (s *MintLinkService) settleUnderWay(ctx context.Context, d Drop, link *MintLink, wallet string) (mintOutcome, error) {
 	if held(*link, s.clock.Now()) {
 		st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 		if err == nil && judge(st, s.mine(ctx, *link, mintWallet(*link, wallet))...) == mintDone {

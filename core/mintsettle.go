@@ -23,7 +23,7 @@ func held(link MintLink, now time.Time) bool {
 // to run out. A settler whose record is refused or changes nothing (the
 // sender, or another settler, recorded first; a new attempt began) gets
 // mintRetry: the link is to be read again.
-func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, by recorder, wallets ...string) (mintOutcome, error) {
+func (s *MintLinkService) settle(ctx context.Context, d Drop, link *MintLink, by recorder, wallets ...string) (mintOutcome, error) {
 	st, err := s.issuer.ClaimStatus(ctx, link.QRHash)
 	if err != nil {
 		s.log.Warn("mint left unconfirmed: status not read", "event", d.EventID, "link", link.ID, "err", err)
@@ -31,7 +31,7 @@ func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, by rec
 			s.release(ctx, d, *link)
 			s.count(ActMint, platformOf(ctx), OutcomePending)
 		}
-		s.record(ctx, d.TenantID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
+		s.record(ctx, d.PlaceID, ptrValue(link.UserID), AuditMintPending, linkRef(d, *link))
 		return mintPending, nil
 	}
 	out := judge(st, s.mine(ctx, *link, wallets...)...)
@@ -53,7 +53,7 @@ func (s *DropService) settle(ctx context.Context, d Drop, link *MintLink, by rec
 
 // release gives up the sender's lease on the link's attempt, its outcome
 // unknown. A failure is logged: the lease then runs out by itself.
-func (s *DropService) release(ctx context.Context, d Drop, link MintLink) {
+func (s *MintLinkService) release(ctx context.Context, d Drop, link MintLink) {
 	if err := s.mintLinks.ReleaseMint(ctx, link.ID, link.Attempt, s.clock.Now()); err != nil {
 		s.log.Warn("mint lease not released", "event", d.EventID, "link", link.ID, "attempt", link.Attempt, "err", err)
 	}
@@ -66,7 +66,7 @@ func (s *DropService) release(ctx context.Context, d Drop, link MintLink) {
 // changed. A failure to record is logged: a sender's link stays minting,
 // and ReconcileMints or the member's next claim settles it from the
 // status once the lease runs out.
-func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string, by recorder) bool {
+func (s *MintLinkService) finish(ctx context.Context, d Drop, link *MintLink, state MintLinkState, tx string, by recorder) bool {
 	var changed bool
 	var err error
 	if by == bySender {
@@ -99,7 +99,7 @@ func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state 
 	if tx != "" {
 		detail += ", transaction " + tx
 	}
-	s.record(ctx, d.TenantID, ptrValue(link.UserID), action, detail)
+	s.record(ctx, d.PlaceID, ptrValue(link.UserID), action, detail)
 	if state == MintLinkMinted {
 		// Here, where the store said the link became minted, and nowhere
 		// else: the member hears of it once, whoever recorded it (the
@@ -120,7 +120,7 @@ func (s *DropService) finish(ctx context.Context, d Drop, link *MintLink, state 
 // never touched. Call it at start-up and on a schedule. It returns how many
 // links it settled, and the failures joined; links whose status cannot be
 // read stay minting for the next run.
-func (s *DropService) ReconcileMints(ctx context.Context) (int, error) {
+func (s *MintLinkService) ReconcileMints(ctx context.Context) (int, error) {
 	links, err := s.mintLinks.PendingMints(ctx, s.clock.Now())
 	if err != nil {
 		return 0, wrap("reconcile mints", err)

@@ -99,7 +99,7 @@ func (s *MomentService) authors(ctx context.Context, m Member) ([]string, error)
 
 // SetMomentsOff turns Moments off (or back on) in the place.
 func (s *MomentService) SetMomentsOff(ctx context.Context, p Place, off bool) error {
-	t, err := s.members.UpsertTenant(ctx, p.tenant())
+	t, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return err
 	}

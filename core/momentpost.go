@@ -20,7 +20,7 @@ import (
 // finishes posts a restart interrupted (Resume); /moments lists them
 // (momentlist.go); moderators turn them off and on per place.
 type MomentService struct {
-	runtime
+	base
 	members  MemberStore
 	store    MomentStore
 	issuer   MomentIssuer
@@ -63,7 +63,7 @@ func NewMomentService(d MomentServiceDeps) (*MomentService, error) {
 		return nil, err
 	}
 	s := &MomentService{
-		runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
+		base: newBase(d.Clock, d.Logger, d.Tally), members: d.Members, store: d.Store, issuer: d.Issuer, locks: d.Locks,
 		maxBytes: d.MaxBytes, rate: d.Rate, openers: maps.Clone(d.Media),
 	}
 	if s.maxBytes <= 0 {

@@ -108,7 +108,7 @@ const MomentHeadBytes = 64 << 10
 // MomentRecord is a post as the store keeps it.
 type MomentRecord struct {
 	ID          int64
-	TenantID    int64
+	PlaceID     int64
 	UserID      int64
 	Platform    Platform
 	Place       string

@@ -85,6 +85,7 @@ func (f *chainIssuer) setCalls() int {
 // networkTest is a drop service over a database, with a dropIssuer for the
 // drop and a chainIssuer for its network.
 type networkTest struct {
+	services
 	svc    *core.DropService
 	audit  *auditTap
 	issuer *dropIssuer
@@ -93,33 +94,27 @@ type networkTest struct {
 	mod    core.Member
 }
 
-// newNetworkTest builds the service over db, in the place named place;
-// deps, when not nil, sets the deps of networks.
-func newNetworkTest(t *testing.T, db *storage.DB, place string, deps func(*core.DropServiceDeps, *chainIssuer)) *networkTest {
+// newNetworkTest builds the services over db, in the place named place;
+// deps, when not nil, wires the other services.
+func newNetworkTest(t *testing.T, db *storage.DB, place string, deps func(*wiring, *chainIssuer)) *networkTest {
 	t.Helper()
 	nt := &networkTest{
 		audit: &auditTap{AuditLog: db}, issuer: newDropIssuer(), chains: &chainIssuer{code: editCode},
 		place: core.Place{Platform: core.Console, ExternalID: place, Name: place},
 		mod:   core.Member{Platform: core.Console, ExternalID: "mod", Name: "Mod"},
 	}
-	d := core.DropServiceDeps{
-		Members: db, Drops: db, MintLinks: db, Posts: db, Audit: nt.audit,
-		Issuer: nt.issuer, Clock: coretest.NewClock(t0),
-	}
+	w := wiring{store: db, audit: nt.audit, issuer: nt.issuer, clock: coretest.NewClock(t0)}
 	if deps != nil {
-		deps(&d, nt.chains)
+		deps(&w, nt.chains)
 	}
-	svc, err := core.NewDropService(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nt.svc = svc
+	nt.services = w.build(t)
+	nt.svc = nt.drops
 	return nt
 }
 
 // withNetworks gives the service the chainIssuer and db as its networks.
-func withNetworks(db *storage.DB) func(*core.DropServiceDeps, *chainIssuer) {
-	return func(d *core.DropServiceDeps, c *chainIssuer) { d.Networks, d.NetworkStore = c, db }
+func withNetworks(db *storage.DB) func(*wiring, *chainIssuer) {
+	return func(w *wiring, c *chainIssuer) { w.networks, w.networkStore = c, db }
 }
 
 // eachNetworkDB runs f on a new database of each dialect.
@@ -190,7 +185,7 @@ func (nt *networkTest) audited(action string) []core.AuditEntry {
 // network runs /drop network as the moderator.
 func (nt *networkTest) network(t *testing.T, chain string) (core.NetworkResult, error) {
 	t.Helper()
-	return nt.svc.Network(t.Context(), nt.mod, nt.place, eventID, chain)
+	return nt.networks.Network(t.Context(), nt.mod, nt.place, eventID, chain)
 }
 
 // wantDropError fails the test unless err is a *DropError of the drop
@@ -201,32 +196,6 @@ func wantDropError(t *testing.T, err, want error) {
 	if !errors.Is(err, want) || !errors.As(err, &de) || de.Drop.EventID != eventID {
 		t.Errorf("Network() = %v, want a *DropError of %d with %v", err, eventID, want)
 	}
-}
-
-// distIssuer is a core.DistributionIssuer whose network calls are net's;
-// its other calls are not in these tests.
-type distIssuer struct {
-	core.DistributionIssuer
-	net core.NetworkIssuer
-}
-
-func (d distIssuer) Network(ctx context.Context, eventID int64, code core.Secret) (int64, error) {
-	return d.net.Network(ctx, eventID, code)
-}
-
-func (d distIssuer) SetNetwork(ctx context.Context, eventID int64, code core.Secret, chain int64) (int64, error) {
-	return d.net.SetNetwork(ctx, eventID, code, chain)
-}
-
-// distStore is a core.DistributionStore whose SetDropChain is net's; its
-// other methods are not in these tests.
-type distStore struct {
-	core.DistributionStore
-	net core.NetworkStore
-}
-
-func (d distStore) SetDropChain(ctx context.Context, dropID, chain int64) error {
-	return d.net.SetDropChain(ctx, dropID, chain)
 }
 
 // failingChains records no network.

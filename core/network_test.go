@@ -75,7 +75,7 @@ func TestNetworks(t *testing.T) {
 	}
 }
 
-func TestDropService_Network(t *testing.T) {
+func TestNetworkService_Network(t *testing.T) {
 	t.Parallel()
 	eachNetworkDB(t, func(t *testing.T, db *storage.DB) {
 		t.Run("AddDropReads", func(t *testing.T) {
@@ -167,7 +167,7 @@ func TestDropService_Network(t *testing.T) {
 			wantDropError(t, err, core.ErrIssuerUnavailable)
 		})
 		t.Run("ErrNoSuchDrop", func(t *testing.T) {
-			_, err := nt.svc.Network(t.Context(), nt.mod, core.Place{Platform: core.Console, ExternalID: "elsewhere"}, eventID, "base")
+			_, err := nt.networks.Network(t.Context(), nt.mod, core.Place{Platform: core.Console, ExternalID: "elsewhere"}, eventID, "base")
 			wantDropError(t, err, core.ErrNoSuchDrop)
 			if _, err := nt.svc.RemoveDrop(t.Context(), nt.mod, nt.place, eventID); err != nil {
 				t.Fatal(err)
@@ -178,37 +178,32 @@ func TestDropService_Network(t *testing.T) {
 	})
 }
 
-func TestDropService_Network_Wiring(t *testing.T) {
+func TestNetworkService_Network_Wiring(t *testing.T) {
 	t.Parallel()
 	eachNetworkDB(t, func(t *testing.T, db *storage.DB) {
-		t.Run("ErrMethodUnavailable", func(t *testing.T) {
-			for name, deps := range map[string]func(*core.DropServiceDeps, *chainIssuer){
-				"None":      nil,
-				"NoIssuer":  func(d *core.DropServiceDeps, _ *chainIssuer) { d.NetworkStore = db },
-				"NoStore":   func(d *core.DropServiceDeps, c *chainIssuer) { d.Networks = c },
-				"HalfDist":  func(d *core.DropServiceDeps, c *chainIssuer) { d.Distribution = distIssuer{net: c} },
-				"HalfStore": func(d *core.DropServiceDeps, _ *chainIssuer) { d.DistributionStore = distStore{net: db} },
+		t.Run("NotWired", func(t *testing.T) {
+			// Without a network service, a drop added is not asked its
+			// network, and /drop network is not offered.
+			nt := newNetworkTest(t, db, "none", nil)
+			nt.add(t)
+			if nt.networks != nil || nt.stored(t) != 0 || nt.chains.setCalls() != 0 {
+				t.Errorf("without networks: service %v, chain stored %d, %d sets sent; want none", nt.networks, nt.stored(t), nt.chains.setCalls())
+			}
+		})
+		t.Run("MissingDependency", func(t *testing.T) {
+			for name, d := range map[string]core.NetworkServiceDeps{
+				"NoIssuer": {Members: db, Drops: db, Audit: db, Store: db},
+				"NoStore":  {Members: db, Drops: db, Audit: db, Issuer: &chainIssuer{}},
+				"NoAudit":  {Members: db, Drops: db, Issuer: &chainIssuer{}, Store: db},
 			} {
-				nt := newNetworkTest(t, db, name, deps)
-				_, err := nt.network(t, "base")
-				wantDropError(t, err, core.ErrMethodUnavailable)
-				if n := nt.chains.setCalls(); n != 0 {
-					t.Errorf("%s: %d sets sent, want none", name, n)
+				if _, err := core.NewNetworkService(d); !errors.Is(err, core.ErrMissingDependency) {
+					t.Errorf("NewNetworkService(%s) = %v, want ErrMissingDependency", name, err)
 				}
 			}
 		})
-		t.Run("Distribution", func(t *testing.T) {
-			nt := newNetworkTest(t, db, "distribution", func(d *core.DropServiceDeps, c *chainIssuer) {
-				d.Distribution, d.DistributionStore = distIssuer{net: c}, distStore{net: db}
-			})
-			nt.add(t)
-			if res, err := nt.network(t, "chiliz"); err != nil || res.Drop.Chain != 88888 || nt.stored(t) != 88888 {
-				t.Errorf("Network(chiliz) through Distribution = %+v, %v, want 88888 set and stored", res, err)
-			}
-		})
 		t.Run("RecordFails", func(t *testing.T) {
-			nt := newNetworkTest(t, db, "record-fails", func(d *core.DropServiceDeps, c *chainIssuer) {
-				d.Networks, d.NetworkStore = c, failingChains{}
+			nt := newNetworkTest(t, db, "record-fails", func(w *wiring, c *chainIssuer) {
+				w.networks, w.networkStore = c, failingChains{}
 			})
 			nt.add(t)
 			res, err := nt.network(t, "apechain")

@@ -12,7 +12,7 @@ import (
 // AuditDropDistributed is the audit action of /distribute.
 const AuditDropDistributed = "drop distributed"
 
-// PostRef says where a published message is: the platform, the tenant's
+// PostRef says where a published message is: the platform, the place's
 // platform id (Place), and the platform's ids of its channel and message.
 type PostRef struct {
 	Platform Platform
@@ -111,18 +111,18 @@ func (s *DropService) Distribute(ctx context.Context, moderator Member, p Place,
 	if err != nil {
 		return DropStatus{}, wrap("distribute", err)
 	}
-	s.auditBy(ctx, d.TenantID, moderator, AuditDropDistributed, fmt.Sprintf("event %d, %d links left", d.EventID, stock.Available))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDropDistributed, fmt.Sprintf("event %d, %d links left", d.EventID, stock.Available))
 	return DropStatus{Drop: d, Stock: stock}, nil
 }
 
 // placeOpenDrop returns the place's one drop open for claims, or a
 // *ChoiceError.
 func (s *DropService) placeOpenDrop(ctx context.Context, p Place) (Drop, error) {
-	tenant, err := s.members.UpsertTenant(ctx, p.tenant())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return Drop{}, wrap("distribute", err)
 	}
-	return s.openDrop(ctx, tenant)
+	return s.openDrop(ctx, place)
 }
 
 // RecordPost records where the claim message of the place's drop eventID

@@ -20,12 +20,12 @@ const rosterWorkers = 8
 // GateActions.Standing (the platform cannot list a role's or a Telegram
 // group's members for the bot, and only verified members can be
 // delivered to). The first standing not read stops the reading:
-// ErrRosterIncomplete. ErrMethodUnavailable when no adapter of the
-// platform is attached.
+// ErrRosterIncomplete. ErrCannotListMembers when no adapter of the
+// platform can read its members' standing.
 func (s *GateService) VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, error) {
 	a := s.actionsOf(p.Platform)
 	if a == nil {
-		return nil, ErrMethodUnavailable
+		return nil, ErrCannotListMembers
 	}
 	t := GateTarget{ID: target, Kind: GateRole}
 	if target == "" {

@@ -37,7 +37,7 @@ func (s *DropService) RefreshDrop(ctx context.Context, moderator Member, p Place
 	if err != nil {
 		return Refreshed{}, err
 	}
-	s.auditBy(ctx, d.TenantID, moderator, AuditDropRefreshed, refreshDetail(r))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDropRefreshed, refreshDetail(r))
 	return r, nil
 }
 
@@ -64,7 +64,7 @@ func (s *DropService) RefreshAll(ctx context.Context) error {
 			continue
 		}
 		if r.Added > 0 || r.Marked > 0 {
-			s.record(ctx, d.TenantID, 0, AuditDropRefreshed, refreshDetail(r)+" (scheduled)")
+			s.record(ctx, d.PlaceID, 0, AuditDropRefreshed, refreshDetail(r)+" (scheduled)")
 		}
 	}
 	return errors.Join(errs...)
@@ -117,7 +117,7 @@ func (s *DropService) TopUp(ctx context.Context, moderator Member, p Place, even
 	if err := s.issuer.RequestMintLinks(ctx, d.EventID, d.EditCode, count); err != nil {
 		return Drop{}, 0, dropError(d, err)
 	}
-	s.auditBy(ctx, d.TenantID, moderator, AuditTopUpRequested, fmt.Sprintf("event %d, %d links", d.EventID, count))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditTopUpRequested, fmt.Sprintf("event %d, %d links", d.EventID, count))
 	return d, count, nil
 }
 
@@ -133,7 +133,7 @@ func (s *DropService) Export(ctx context.Context, moderator Member, p Place, eve
 	if err != nil {
 		return Drop{}, nil, wrap("export", err)
 	}
-	s.auditBy(ctx, d.TenantID, moderator, AuditDropExported, fmt.Sprintf("event %d, %d rows", d.EventID, len(rows)))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditDropExported, fmt.Sprintf("event %d, %d rows", d.EventID, len(rows)))
 	return d, rows, nil
 }
 

@@ -70,9 +70,9 @@ const (
 type Tallied struct {
 	Act      Act
 	Platform Platform
-	// Method is a claim's claim method (a Drop's Delivery); empty for
+	// Method is a claim's claim method (a Drop's Method); empty for
 	// other acts.
-	Method  Delivery
+	Method  ClaimMethod
 	Outcome string
 }
 
@@ -84,7 +84,7 @@ type Tally interface {
 }
 
 // count tells the service's tally, if any, of one act.
-func (r runtime) count(act Act, p Platform, outcome string) {
+func (r base) count(act Act, p Platform, outcome string) {
 	if r.tally != nil {
 		r.tally.Count(Tallied{Act: act, Platform: p, Outcome: outcome})
 	}
@@ -111,11 +111,13 @@ func claimOutcome(res ClaimResult, err error) string {
 		return failedOrRefused(err)
 	case res.Again:
 		return OutcomeAgain
-	case res.Queued:
+	}
+	switch res.Outcome {
+	case ResultWebsiteQueued:
 		return OutcomeQueued
-	case res.Pending:
+	case ResultMintPending, ResultDeliveryPending:
 		return OutcomePending
-	case res.Minted:
+	case ResultMinted, ResultWebsiteMinted, ResultDeliveryClaimed:
 		return OutcomeMinted
 	}
 	return OutcomeLink
@@ -123,14 +125,14 @@ func claimOutcome(res ClaimResult, err error) string {
 
 // countClaim counts a member's claim that returned res and err, by the
 // drop's claim method when it is known.
-func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
+func (s base) countClaim(p Platform, res ClaimResult, err error) {
 	if s.tally == nil {
 		return
 	}
-	method := res.Drop.Delivery
+	method := res.Drop.Method
 	var de *DropError
 	if errors.As(err, &de) {
-		method = de.Drop.Delivery
+		method = de.Drop.Method
 	}
 	s.tally.Count(Tallied{Act: ActClaim, Platform: p, Method: method, Outcome: claimOutcome(res, err)})
 }
@@ -208,9 +210,9 @@ func Acts() []Act {
 // other.
 func (a Act) Outcomes() []string { return actOutcomes[a] }
 
-// ClaimMethods lists the claim methods a drop can have (its Delivery).
-func ClaimMethods() []Delivery {
-	return []Delivery{DeliveryAuto, DeliveryLink, DeliveryMint, DeliveryWebsite, DeliveryList}
+// ClaimMethods lists the claim methods a drop can have (its Method).
+func ClaimMethods() []ClaimMethod {
+	return []ClaimMethod{ClaimAuto, ClaimLink, ClaimMint, ClaimWebsite, ClaimDelivery}
 }
 
 // Platforms lists the platforms the bot serves.

@@ -13,7 +13,7 @@ import (
 // it (verify.go), /wallet lists, /unlink and /forget remove. It tells its
 // WalletEvents of every verified and unlinked wallet.
 type WalletService struct {
-	runtime
+	base
 	members MemberStore
 	wallets WalletStore
 	events  WalletEvents
@@ -74,7 +74,7 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &WalletService{runtime: newRuntime(d.Clock, d.Logger, d.Tally), members: d.Members, wallets: d.Wallets,
+	s := &WalletService{base: newBase(d.Clock, d.Logger, d.Tally), members: d.Members, wallets: d.Wallets,
 		events: d.Events, name: d.BotName, limits: d.Limits.orDefaults(), contracts: d.Contracts, site: site}
 	if isNil(s.events) {
 		s.events = NopEvents{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -116,11 +117,9 @@ type WebsiteStats struct {
 	Refused int
 }
 
-// DistributionStore is what the other distribution methods need from stored
-// state (storage.DB). Every method is one atomic step.
-type DistributionStore interface {
-	// NetworkStore records the network the drop mints on.
-	NetworkStore
+// WebsiteStore is what website claims need from stored state
+// (storage.DB). Every method is one atomic step.
+type WebsiteStore interface {
 	// SetDropWebsite makes the drop mint through the website claim name,
 	// requested by the bot at requestedAt (nil when the drop had it).
 	SetDropWebsite(ctx context.Context, dropID int64, name string, requestedAt *time.Time) error
@@ -150,6 +149,62 @@ type DistributionStore interface {
 	WebsiteQueueAhead(ctx context.Context, id int64) (int, error)
 	// WebsiteStats counts the drop's website claims by state.
 	WebsiteStats(ctx context.Context, dropID int64) (WebsiteStats, error)
+}
+
+// WebsiteService claims drops through their website claims (claim method
+// website): a member's claim is queued, one per member and one per wallet
+// of a drop, and minted by the dispatcher (RunWebsiteClaims) at the pace
+// the issuing service allows, never twice; moderators ask the service for
+// a website claim of a drop (RequestWebsite).
+type WebsiteService struct {
+	dropBase
+	mintNews
+	issuer WebsiteIssuer
+	store  WebsiteStore
+	// web is the process's side of the queue.
+	web *websiteQueue
+	// websiteWait is WebsiteServiceDeps.Wait.
+	websiteWait time.Duration
+}
+
+// WebsiteServiceDeps are the dependencies of a WebsiteService.
+type WebsiteServiceDeps struct {
+	// Members, Drops, Audit and Store are stored state (storage.DB), all
+	// required.
+	Members MemberStore
+	Drops   DropStore
+	Audit   AuditLog
+	Store   WebsiteStore
+	// Issuer is the issuing service's side of website claims
+	// (poap.DropIssuer), required.
+	Issuer WebsiteIssuer
+	// Mints hears of the POAPs minted to members (GateService), required.
+	Mints MintEvents
+	// Wait is the longest a claim waits for its mint before it tells the
+	// member they are queued; zero is DefaultWebsiteWait.
+	Wait time.Duration
+	// Clock defaults to the system clock, Logger to one that discards.
+	Clock  Clock
+	Logger *slog.Logger
+}
+
+// NewWebsiteService returns the website claims' service. It returns an
+// error wrapping ErrMissingDependency when a required dependency is nil.
+func NewWebsiteService(d WebsiteServiceDeps) (*WebsiteService, error) {
+	const name = "website service"
+	if err := missing(name, "Store", d.Store, "Issuer", d.Issuer, "Mints", d.Mints); err != nil {
+		return nil, err
+	}
+	b, err := newDropBase(name, d.Members, d.Drops, d.Audit, newBase(d.Clock, d.Logger, nil))
+	if err != nil {
+		return nil, err
+	}
+	s := &WebsiteService{dropBase: b, mintNews: newMintNews(d.Mints, b), issuer: d.Issuer, store: d.Store,
+		web: newWebsiteQueue(), websiteWait: DefaultWebsiteWait}
+	if d.Wait > 0 {
+		s.websiteWait = d.Wait
+	}
+	return s, nil
 }
 
 // Timing of website claims.
@@ -216,15 +271,12 @@ func (q *websiteQueue) recorded() {
 	q.changed = make(chan struct{})
 }
 
-// claimWebsite mints the drop to the member's primary wallet through its
+// claim mints the drop to the member's primary wallet through its
 // website claim: it checks the claim is open, queues the member's mint (one
 // per member and one per wallet per drop) and waits up to s.websiteWait for
 // the dispatcher to mint it. Still queued then, the result says so, with
 // how many are ahead.
-func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (ClaimResult, error) {
-	if s.dist == nil || s.distStore == nil {
-		return ClaimResult{}, dropError(d, ErrMethodUnavailable)
-	}
+func (s *WebsiteService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	wallet, err := primaryWallet(ctx, s.members, user.ID)
 	if errors.Is(err, ErrNotLinked) {
 		return ClaimResult{}, dropError(d, ErrNotLinked)
@@ -253,7 +305,7 @@ func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (Clai
 		return ClaimResult{}, s.websiteRefusal(ctx, d, c)
 	}
 	res := websiteResult(d, c, again)
-	if res.Ahead, err = s.distStore.WebsiteQueueAhead(ctx, c.ID); err != nil {
+	if res.Ahead, err = s.store.WebsiteQueueAhead(ctx, c.ID); err != nil {
 		s.log.Warn("place in the website queue not read", "claim", c.ID, "err", err)
 	}
 	return res, nil
@@ -263,8 +315,8 @@ func (s *DropService) claimWebsite(ctx context.Context, d Drop, user User) (Clai
 // (again true). A new or refused claim is queued only when the website is
 // open for it, as far as its status says (a status that cannot be read
 // lets it queue: the dispatcher meets any refusal).
-func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, wallet string) (WebsiteClaim, bool, error) {
-	c, err := s.distStore.MemberWebsiteClaim(ctx, d.ID, user.ID)
+func (s *WebsiteService) queueWebsite(ctx context.Context, d Drop, user User, wallet string) (WebsiteClaim, bool, error) {
+	c, err := s.store.MemberWebsiteClaim(ctx, d.ID, user.ID)
 	switch {
 	case err == nil && c.State != WebsiteRefused:
 		// Minted, or queued already: the same claim, whatever the website
@@ -281,7 +333,7 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 	if err := s.websiteOpen(ctx, d); err != nil {
 		return WebsiteClaim{}, false, err
 	}
-	c, again, err := s.distStore.QueueWebsiteClaim(ctx, d.ID, user.ID, wallet, s.clock.Now())
+	c, again, err := s.store.QueueWebsiteClaim(ctx, d.ID, user.ID, wallet, s.clock.Now())
 	switch {
 	case errors.Is(err, ErrWalletClaimed):
 		return WebsiteClaim{}, false, &DropError{Drop: d, Wallet: wallet, Err: ErrWalletClaimed}
@@ -289,7 +341,7 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 		return WebsiteClaim{}, false, wrap("claim", err)
 	}
 	if !again {
-		s.record(ctx, d.TenantID, user.ID, AuditWebsiteQueued, fmt.Sprintf("event %d, claim #%d", d.EventID, c.ID))
+		s.record(ctx, d.PlaceID, user.ID, AuditWebsiteQueued, fmt.Sprintf("event %d, claim #%d", d.EventID, c.ID))
 	}
 	return c, again, nil
 }
@@ -299,7 +351,7 @@ func (s *DropService) queueWebsite(ctx context.Context, d Drop, user User, walle
 // is no refusal. A verdict of open is reused for websiteStatusTTL, so a
 // rush reads the status once; a refusal is always read afresh, so a claim
 // approved or raised meanwhile opens at once.
-func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
+func (s *WebsiteService) websiteOpen(ctx context.Context, d Drop) error {
 	now := s.clock.Now()
 	s.web.mu.Lock()
 	at, ok := s.web.openAt[d.Website]
@@ -307,7 +359,7 @@ func (s *DropService) websiteOpen(ctx context.Context, d Drop) error {
 	if ok && now.Sub(at) < websiteStatusTTL {
 		return nil
 	}
-	st, err := s.dist.Website(ctx, d.Website)
+	st, err := s.issuer.Website(ctx, d.Website)
 	switch {
 	case errors.Is(err, ErrNoWebsite):
 		return dropError(d, ErrWebsiteInactive)
@@ -346,7 +398,7 @@ func websiteVerdict(d Drop, st WebsiteStatus, now time.Time) error {
 // awaitWebsite waits until the claim is minted or refused, up to
 // s.websiteWait (or ctx's deadline, less a margin for the reply), and returns
 // it as it is then.
-func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (WebsiteClaim, error) {
+func (s *WebsiteService) awaitWebsite(ctx context.Context, c WebsiteClaim) (WebsiteClaim, error) {
 	wait := s.websiteWait
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)-3*time.Second)
@@ -357,7 +409,7 @@ func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (Website
 	defer poll.Stop()
 	for {
 		changed := s.web.waitChange()
-		now, err := s.distStore.WebsiteClaim(ctx, c.ID)
+		now, err := s.store.WebsiteClaim(ctx, c.ID)
 		if err != nil {
 			return WebsiteClaim{}, wrap("claim", err)
 		}
@@ -377,22 +429,19 @@ func (s *DropService) awaitWebsite(ctx context.Context, c WebsiteClaim) (Website
 
 // websiteResult is the answer for a website claim minted or queued.
 func websiteResult(d Drop, c WebsiteClaim, again bool) ClaimResult {
-	res := ClaimResult{Drop: d, Wallet: c.Wallet, Again: again, Website: true,
+	res := ClaimResult{Drop: d, Wallet: c.Wallet, Again: again, Outcome: ResultWebsiteQueued,
 		MintLink: MintLink{QRHash: c.QRHash, TransactionID: c.TransactionID}}
-	switch c.State {
-	case WebsiteMinted:
-		res.Minted = true
-	default:
-		res.Queued = true
+	if c.State == WebsiteMinted {
+		res.Outcome = ResultWebsiteMinted
 	}
 	return res
 }
 
 // websiteRefusal is the error of a refused claim.
-func (s *DropService) websiteRefusal(ctx context.Context, d Drop, c WebsiteClaim) error {
+func (s *WebsiteService) websiteRefusal(ctx context.Context, d Drop, c WebsiteClaim) error {
 	err := reasonError(c.Reason)
 	if errors.Is(err, ErrClaimNotStarted) {
-		if st, rerr := s.dist.Website(ctx, d.Website); rerr == nil && !st.From.IsZero() {
+		if st, rerr := s.issuer.Website(ctx, d.Website); rerr == nil && !st.From.IsZero() {
 			d.Starts = &st.From
 		}
 	}

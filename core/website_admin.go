@@ -40,13 +40,10 @@ const (
 	DefaultWebsiteTo    = "23:59"
 )
 
-// checkWebsite checks that the issuing service has the website claim name
-// and that it is eventID's: ErrNoWebsite otherwise.
-func (s *DropService) checkWebsite(ctx context.Context, eventID int64, name string) error {
-	if s.dist == nil || s.distStore == nil {
-		return ErrMethodUnavailable
-	}
-	st, err := s.dist.Website(ctx, name)
+// check checks that the issuing service has the website claim name and
+// that it is eventID's: ErrNoWebsite otherwise.
+func (s *WebsiteService) check(ctx context.Context, eventID int64, name string) error {
+	st, err := s.issuer.Website(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -75,17 +72,14 @@ func validWebsiteName(name string) bool {
 // mints through its delivery), ErrInvalidWebsiteName (a name that
 // cannot be a path segment), ErrInvalidTopUp (a count outside 1 to
 // MaxTopUp), ErrInvalidWindow, ErrWebsitePending, ErrWebsiteExists,
-// ErrClaimNameTaken, ErrWrongEditCode, ErrMethodUnavailable, and the
+// ErrClaimNameTaken, ErrWrongEditCode, and the
 // issuer's ErrIssuerRefused, ErrIssuerUnavailable or ErrIssuerRejected.
-func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Place, r WebsiteRequest) (Drop, error) {
+func (s *WebsiteService) RequestWebsite(ctx context.Context, moderator Member, p Place, r WebsiteRequest) (Drop, error) {
 	d, err := s.placeDrop(ctx, p, r.EventID, false)
 	if err != nil {
 		return Drop{}, err
 	}
-	if s.dist == nil || s.distStore == nil {
-		return Drop{}, dropError(d, ErrMethodUnavailable)
-	}
-	if d.Delivery == DeliveryList {
+	if d.Method == ClaimDelivery {
 		// Its members' claims go through the delivery, whose list is
 		// fixed: another method would leave them on a list nobody reads.
 		return Drop{}, dropError(d, ErrDeliveryExists)
@@ -102,36 +96,35 @@ func (s *DropService) RequestWebsite(ctx context.Context, moderator Member, p Pl
 	r.From = cmp.Or(r.From, DefaultWebsiteFrom)
 	r.To = cmp.Or(r.To, DefaultWebsiteTo)
 	r.EditCode = d.EditCode
-	if err := s.dist.RequestWebsite(ctx, r); err != nil {
+	if err := s.issuer.RequestWebsite(ctx, r); err != nil {
 		return Drop{}, dropError(d, err)
 	}
 	now := s.clock.Now()
-	if err := s.distStore.SetDropWebsite(ctx, d.ID, r.Name, &now); err != nil {
+	if err := s.store.SetDropWebsite(ctx, d.ID, r.Name, &now); err != nil {
 		return Drop{}, wrap("request website", err)
 	}
-	d.Delivery, d.Website, d.WebsiteRequestedAt = DeliveryWebsite, r.Name, &now
+	d.Method, d.Website, d.WebsiteRequestedAt = ClaimWebsite, r.Name, &now
 	s.web.forget(r.Name)
-	s.auditBy(ctx, d.TenantID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
+	s.auditBy(ctx, d.PlaceID, moderator, AuditWebsiteRequested, fmt.Sprintf("event %d, website %s, %d mints", d.EventID, r.Name, r.Count))
 	return d, nil
 }
 
-// websiteInfo reads where the drop's website claim stands: the service's
-// status (fresh, not cached), the requests under review and the members'
-// claims here. Failures to read the service are part of the answer.
-func (s *DropService) websiteInfo(ctx context.Context, d Drop) (*WebsiteInfo, error) {
-	if d.Delivery != DeliveryWebsite || s.dist == nil || s.distStore == nil {
-		return nil, nil
-	}
+// describe reads where the drop's website claim stands, into st.Website:
+// the service's status (fresh, not cached), the requests under review and
+// the members' claims here. Failures to read the service are part of the
+// answer.
+func (s *WebsiteService) describe(ctx context.Context, d Drop, st *DropStatus) error {
 	info := &WebsiteInfo{Name: d.Website, Pending: -1}
-	info.Status, info.StatusErr = s.dist.Website(ctx, d.Website)
-	if n, err := s.dist.PendingWebsiteRequests(ctx, d.EventID); err == nil {
+	info.Status, info.StatusErr = s.issuer.Website(ctx, d.Website)
+	if n, err := s.issuer.PendingWebsiteRequests(ctx, d.EventID); err == nil {
 		info.Pending = n
 	}
 	var err error
-	if info.Claims, err = s.distStore.WebsiteStats(ctx, d.ID); err != nil {
-		return nil, err
+	if info.Claims, err = s.store.WebsiteStats(ctx, d.ID); err != nil {
+		return err
 	}
-	return info, nil
+	st.Website = info
+	return nil
 }
 
 // forget drops the website's last open verdict, so that the next claim

@@ -17,11 +17,7 @@ import (
 // slow down it pauses every send, for as long as the service said or with
 // a growing backoff. Run it on one replica at a time (cmd/bot takes a lock
 // for it); it returns nil when ctx is done, or the error that stopped it.
-func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
-	if s.dist == nil || s.distStore == nil {
-		<-ctx.Done()
-		return nil
-	}
+func (s *WebsiteService) RunWebsiteClaims(ctx context.Context) error {
 	var (
 		wg     sync.WaitGroup
 		slots  = make(chan struct{}, websiteWorkers)
@@ -39,7 +35,7 @@ func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
 		var claims []WebsiteClaim
 		if free > 0 {
 			var err error
-			claims, err = s.distStore.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
+			claims, err = s.store.TakeWebsiteClaims(ctx, s.clock.Now(), WebsiteLease, free)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -77,14 +73,14 @@ func (s *DropService) RunWebsiteClaims(ctx context.Context) error {
 
 // sendWebsite settles or sends one claim the dispatcher took, and records
 // what became of it.
-func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
+func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *backoff) {
 	d, err := s.drops.DropByID(ctx, c.DropID)
 	switch {
 	case err != nil:
 		s.log.Warn("website claim's drop not read", "claim", c.ID, "err", err)
 		s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: c.Sent})
 		return
-	case d.RemovedAt != nil || d.Delivery != DeliveryWebsite:
+	case d.RemovedAt != nil || d.Method != ClaimWebsite:
 		if !c.Sent {
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
 			return
@@ -93,7 +89,7 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 	if c.Sent {
 		// The last request may have reached the service: the wallet's
 		// holding says whether it minted.
-		holds, err := s.dist.Holds(ctx, c.Wallet, d.EventID)
+		holds, err := s.issuer.Holds(ctx, c.Wallet, d.EventID)
 		if err != nil {
 			s.log.Warn("website mint left unsettled: holding not read", "claim", c.ID, "err", err)
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteQueued, DueAt: s.clock.Now().Add(settleAfter), Sent: true})
@@ -103,16 +99,16 @@ func (s *DropService) sendWebsite(ctx context.Context, c WebsiteClaim, pause *ba
 			s.websiteMinted(ctx, d, c, WebsiteOutcome{State: WebsiteMinted}, "settled")
 			return
 		}
-		if d.RemovedAt != nil || d.Delivery != DeliveryWebsite {
+		if d.RemovedAt != nil || d.Method != ClaimWebsite {
 			s.finishWebsite(ctx, c, WebsiteOutcome{State: WebsiteRefused, Reason: reasonRemoved})
 			return
 		}
 	}
-	if err := s.distStore.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
+	if err := s.store.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
 		s.log.Warn("website claim not marked sent; not sending", "claim", c.ID, "err", err)
 		return
 	}
-	mint, err := s.dist.MintWebsite(ctx, d.Website, c.Wallet)
+	mint, err := s.issuer.MintWebsite(ctx, d.Website, c.Wallet)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	now := s.clock.Now()
@@ -154,7 +150,7 @@ func retryAfter(err error) time.Duration {
 // takes a claim to minted once (only from sending, by its one taker), so
 // the member hears of it once. A record that fails is neither audited nor
 // told: the claim is taken again and settled from the wallet's holding.
-func (s *DropService) websiteMinted(ctx context.Context, d Drop, c WebsiteClaim, out WebsiteOutcome, how string) {
+func (s *WebsiteService) websiteMinted(ctx context.Context, d Drop, c WebsiteClaim, out WebsiteOutcome, how string) {
 	if !s.finishWebsite(ctx, c, out) {
 		return
 	}
@@ -163,20 +159,20 @@ func (s *DropService) websiteMinted(ctx context.Context, d Drop, c WebsiteClaim,
 }
 
 // recordMint audits a mint through a website claim.
-func (s *DropService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
+func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim, how string) {
 	detail := fmt.Sprintf("event %d, website claim #%d", d.EventID, c.ID)
 	if how != "" {
 		detail += " (" + how + ")"
 	}
-	s.record(ctx, d.TenantID, ptrValue(c.UserID), AuditMinted, detail)
+	s.record(ctx, d.PlaceID, ptrValue(c.UserID), AuditMinted, detail)
 }
 
 // finishWebsite records a claim's outcome and wakes the claims waiting on
 // one, and reports whether it was recorded; a failure to record is
 // logged: the lease runs out and the claim is taken again (settled first
 // when it was sent).
-func (s *DropService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) bool {
-	if err := s.distStore.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
+func (s *WebsiteService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) bool {
+	if err := s.store.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
 		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
 		return false
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/poapbot/poapbot/storage"
 )
 
-// nameTap is a core.DistributionIssuer that records the website claim
+// nameTap is a core.WebsiteIssuer that records the website claim
 // names it is asked about: every one would go into a request's path or
 // body. Its other calls are not in these tests.
 type nameTap struct {
-	core.DistributionIssuer
+	core.WebsiteIssuer
 	mu    sync.Mutex
 	names []string
 }
@@ -47,26 +47,26 @@ func TestWebsiteNames(t *testing.T) {
 	bad := []string{"..", "../admin", "a/b", "name?x=1", "sp ace", "%2e%2e", "café", strings.Repeat("a", core.MaxWebsiteName+1)}
 	eachNetworkDB(t, func(t *testing.T, db *storage.DB) {
 		tap := &nameTap{}
-		nt := newNetworkTest(t, db, "site-names", func(d *core.DropServiceDeps, c *chainIssuer) {
-			d.Distribution, d.DistributionStore, d.Networks, d.NetworkStore = tap, db, c, db
+		nt := newNetworkTest(t, db, "site-names", func(w *wiring, c *chainIssuer) {
+			w.website, w.websiteStore, w.networks, w.networkStore = tap, db, c, db
 		})
 		nt.issuer.addEvent(eventID, editCode, 2, 0)
 		ctx := t.Context()
 		for _, name := range bad {
 			_, err := nt.svc.AddDrop(ctx, nt.mod, nt.place, core.AddDropOptions{
-				EventID: eventID, EditCode: editCode, Delivery: core.DeliveryWebsite, Website: name,
+				EventID: eventID, EditCode: editCode, Method: core.ClaimWebsite, Website: name,
 			})
 			wantDropError(t, err, core.ErrInvalidWebsiteName)
 		}
 		nt.add(t)
 		for _, name := range bad {
-			_, err := nt.svc.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: name})
+			_, err := nt.websites.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: name})
 			wantDropError(t, err, core.ErrInvalidWebsiteName)
 		}
 		if got := tap.asked(); len(got) != 0 {
 			t.Fatalf("the issuing service was asked about %q, want nothing", got)
 		}
-		if _, err := nt.svc.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: "increase-group_Student1"}); err != nil {
+		if _, err := nt.websites.RequestWebsite(ctx, nt.mod, nt.place, core.WebsiteRequest{EventID: eventID, Name: "increase-group_Student1"}); err != nil {
 			t.Fatalf("RequestWebsite(a good name) = %v", err)
 		}
 		if got := tap.asked(); len(got) != 1 || got[0] != "request increase-group_Student1" {

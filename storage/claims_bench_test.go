@@ -90,7 +90,7 @@ func benchmarkClaimMintLink(b *testing.B, db *DB) {
 func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
 	b.Helper()
 	ctx := b.Context()
-	tn, err := db.UpsertTenant(ctx, core.Tenant{Platform: core.Discord, ExternalID: "bench"})
+	tn, err := db.UpsertPlace(ctx, core.Place{Platform: core.Discord, ExternalID: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func benchDrop(b *testing.B, db *DB, n int) (int64, []int64) {
 	for i := range links {
 		links[i] = core.ImportedMintLink{QRHash: fmt.Sprintf("bench-%d", i)}
 	}
-	d := core.Drop{TenantID: tn.ID, EventID: 1, EditCode: editCode, Delivery: core.DeliveryLink}
+	d := core.Drop{PlaceID: tn.ID, EventID: 1, EditCode: editCode, Method: core.ClaimLink}
 	drop, _, err := db.AddDrop(ctx, d, links)
 	if err != nil {
 		b.Fatal(err)

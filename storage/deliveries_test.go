@@ -260,7 +260,7 @@ func TestDB_MarkDeliveryCreated(t *testing.T) {
 		tn := mustTenant(t, db, "delivery-created")
 		users := mustUsers(t, db, "dc", 2)
 		w := newDrop(tn.ID, 1631)
-		w.Delivery, w.Website = core.DeliveryWebsite, "my-website"
+		w.Method, w.Website = core.ClaimWebsite, "my-website"
 		d, _, err := db.AddDrop(ctx, w, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -277,8 +277,8 @@ func TestDB_MarkDeliveryCreated(t *testing.T) {
 			t.Errorf("CreatedDelivery() = %+v, %v, want %+v", got, err, want)
 		}
 		drop, err := db.DropByEvent(ctx, tn.ID, 1631)
-		if err != nil || drop.Delivery != core.DeliveryList || drop.Website != "my-website" {
-			t.Errorf("DropByEvent() = %s %q, %v, want delivery, its website kept", drop.Delivery, drop.Website, err)
+		if err != nil || drop.Method != core.ClaimDelivery || drop.Website != "my-website" {
+			t.Errorf("DropByEvent() = %s %q, %v, want delivery, its website kept", drop.Method, drop.Website, err)
 		}
 
 		// Again with the same id: nothing changes.
@@ -308,8 +308,8 @@ func TestDB_MarkDeliveryCreated(t *testing.T) {
 		// Another drop, in links mode, moves to delivery too.
 		links := mustAddDrop(t, db, tn.ID, 1632, nil)
 		mustCreated(t, db, links.ID, users, 601)
-		if got, err := db.DropByID(ctx, links.ID); err != nil || got.Delivery != core.DeliveryList {
-			t.Errorf("DropByID(links drop created a delivery) = %s, %v, want %s", got.Delivery, err, core.DeliveryList)
+		if got, err := db.DropByID(ctx, links.ID); err != nil || got.Method != core.ClaimDelivery {
+			t.Errorf("DropByID(links drop created a delivery) = %s, %v, want %s", got.Method, err, core.ClaimDelivery)
 		}
 		if _, err := db.Delivery(ctx, 999999); !errors.Is(err, core.ErrNotFound) {
 			t.Errorf("Delivery(unknown) = %v, want %v", err, core.ErrNotFound)

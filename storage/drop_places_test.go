@@ -13,9 +13,9 @@ func TestDB_DropTenants(t *testing.T) {
 	t.Parallel()
 	eachDialect(t, func(t *testing.T, newURL func() string) {
 		db := openTest(t, newURL())
-		var groups []core.Tenant
+		var groups []core.Place
 		for _, id := range []string{"-1001", "-1002", "-1003"} {
-			tn, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: id, Name: "group " + id})
+			tn, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: id, Name: "group " + id})
 			if err != nil {
 				t.Fatalf("UpsertTenant(%s) = %v", id, err)
 			}
@@ -34,17 +34,17 @@ func TestDB_DropTenants(t *testing.T) {
 		}
 
 		t.Run("OK", func(t *testing.T) {
-			got, err := db.DropTenants(t.Context(), core.Telegram, 700)
+			got, err := db.DropPlaces(t.Context(), core.Telegram, 700)
 			if err != nil {
 				t.Fatalf("DropTenants() = %v", err)
 			}
-			want := []core.Tenant{groups[0], groups[2]}
+			want := []core.Place{groups[0], groups[2]}
 			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
 				t.Errorf("DropTenants(telegram, 700) mismatch (-want +got):\n%s", diff)
 			}
 		})
 		t.Run("None", func(t *testing.T) {
-			got, err := db.DropTenants(t.Context(), core.Telegram, 999)
+			got, err := db.DropPlaces(t.Context(), core.Telegram, 999)
 			if err != nil || len(got) != 0 {
 				t.Errorf("DropTenants(telegram, 999) = %+v, %v; want none", got, err)
 			}

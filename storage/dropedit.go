@@ -31,7 +31,7 @@ func reviveDrop(tx *gorm.DB, prev, next dropRow, hashes importedHashes) (dropRow
 	if prev.Method != methodDelivery {
 		// A delivery's list is fixed at the service and is how its
 		// members get the drop: the drop keeps minting through it.
-		row.Method, row.Delivery = next.Method, next.Delivery
+		row.Method, row.LinkMethod = next.Method, next.LinkMethod
 		row.Website, row.WebsiteRequestedAt = next.Website, next.WebsiteRequestedAt
 	}
 	if next.ChainID != nil {
@@ -43,7 +43,7 @@ func reviveDrop(tx *gorm.DB, prev, next dropRow, hashes importedHashes) (dropRow
 			method = ?, delivery = ?, website = ?, website_requested_at = ?, chain_id = ?
 		WHERE id = ? AND removed_at IS NOT NULL`,
 		row.Name, row.ImageURL, row.EditCode, row.Starts, row.Ends, row.Codeword, row.RequiredRole,
-		row.ExpiresAt, row.LowStock, row.Method, row.Delivery, row.Website, row.WebsiteRequestedAt, row.ChainID, row.ID).Error
+		row.ExpiresAt, row.LowStock, row.Method, row.LinkMethod, row.Website, row.WebsiteRequestedAt, row.ChainID, row.ID).Error
 	if err != nil {
 		return dropRow{}, err
 	}
@@ -58,12 +58,12 @@ func reviveDrop(tx *gorm.DB, prev, next dropRow, hashes importedHashes) (dropRow
 // EditDrop, in one transaction, changes the settings e gives (those Set)
 // of the drop and returns the drop before and after. Its links and
 // everything else stay. Changing low_stock re-arms the low-stock notice;
-// a website delivery names e.Website, brought by the moderator. It
+// the website claim method names e.Website, brought by the moderator. It
 // returns core.ErrNotFound when the drop does not exist,
 // core.ErrDropRemoved when it was removed, core.ErrInvalidWindow when the
 // window it would leave ends before it starts, core.ErrDeliveryExists for
-// a delivery of a drop minted through its delivery, an error for an
-// unknown delivery or a low_stock below 0, ErrNoKey without a key and
+// a claim method of a drop minted through its delivery, an error for an
+// unknown claim method or a low_stock below 0, ErrNoKey without a key and
 // ErrDecrypt when the edit code cannot be decrypted.
 func (db *DB) EditDrop(ctx context.Context, dropID int64, e core.DropEdit) (before, after core.Drop, err error) {
 	const op = "edit drop"
@@ -86,7 +86,7 @@ func (db *DB) EditDrop(ctx context.Context, dropID int64, e core.DropEdit) (befo
 			UPDATE drops SET starts = ?, ends = ?, codeword = ?, required_role = ?, method = ?, delivery = ?,
 				website = ?, website_requested_at = ?, low_stock = ?, low_stock_notified_at = ?
 			WHERE id = ?`,
-			row.Starts, row.Ends, row.Codeword, row.RequiredRole, row.Method, row.Delivery,
+			row.Starts, row.Ends, row.Codeword, row.RequiredRole, row.Method, row.LinkMethod,
 			row.Website, row.WebsiteRequestedAt, row.LowStock, row.LowStockNotifiedAt, dropID).Error
 	})
 	if err != nil {
@@ -126,26 +126,26 @@ func editedRow(old dropRow, e core.DropEdit) (dropRow, error) {
 		}
 		row.LowStock, row.LowStockNotifiedAt = e.LowStock.To, nil
 	}
-	if e.Delivery.Set {
-		return editedDelivery(row, e)
+	if e.Method.Set {
+		return editedMethod(row, e)
 	}
 	return row, nil
 }
 
-// editedDelivery sets e's delivery in row.
-func editedDelivery(row dropRow, e core.DropEdit) (dropRow, error) {
-	switch d := e.Delivery.To; {
+// editedMethod sets e's claim method in row.
+func editedMethod(row dropRow, e core.DropEdit) (dropRow, error) {
+	switch d := e.Method.To; {
 	case row.Method == methodDelivery:
 		return dropRow{}, fmt.Errorf("drop #%d: %w", row.ID, core.ErrDeliveryExists)
-	case d == core.DeliveryWebsite && e.Website == "":
-		return dropRow{}, fmt.Errorf("drop #%d: a website delivery without a website", row.ID)
-	case d == core.DeliveryWebsite:
+	case d == core.ClaimWebsite && e.Website == "":
+		return dropRow{}, fmt.Errorf("drop #%d: a website claim method without a website", row.ID)
+	case d == core.ClaimWebsite:
 		if row.Method != methodWebsite || row.Website != e.Website {
 			row.Website, row.WebsiteRequestedAt = e.Website, nil
 		}
 	case !d.UsesLinks():
-		return dropRow{}, fmt.Errorf("drop #%d: unknown delivery %q", row.ID, d)
+		return dropRow{}, fmt.Errorf("drop #%d: unknown claim method %q", row.ID, d)
 	}
-	row.setDelivery(e.Delivery.To)
+	row.setClaimMethod(e.Method.To)
 	return row, nil
 }

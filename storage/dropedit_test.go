@@ -38,7 +38,7 @@ func TestDB_AddDrop_Again(t *testing.T) {
 
 		ends := at.Add(48 * time.Hour)
 		re := newDrop(tn.ID, 801)
-		re.Delivery, re.Codeword, re.Ends, re.LowStock, re.CreatedAt = core.DeliveryMint, "second", &ends, 3, at.Add(2*time.Hour)
+		re.Method, re.Codeword, re.Ends, re.LowStock, re.CreatedAt = core.ClaimMint, "second", &ends, 3, at.Add(2*time.Hour)
 		links := importedLinks(801, 5)
 		links[0].Claimed = true // the member minted their link on POAP's page
 		got, again, err := db.AddDrop(t.Context(), re, links)
@@ -46,7 +46,7 @@ func TestDB_AddDrop_Again(t *testing.T) {
 			t.Fatalf("AddDrop(again) = #%d, %t, %v; want #%d again", got.ID, again, err, first.ID)
 		}
 		want := first
-		want.Delivery, want.Codeword, want.Ends, want.LowStock = core.DeliveryMint, "second", &ends, 3
+		want.Method, want.Codeword, want.Ends, want.LowStock = core.ClaimMint, "second", &ends, 3
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("AddDrop(again) mismatch (-want +got):\n%s", diff)
 		}
@@ -113,14 +113,14 @@ func TestDB_EditDrop(t *testing.T) {
 		later := ends.Add(24 * time.Hour)
 		edit := core.DropEdit{
 			Ends: core.Change[*time.Time]{Set: true, To: &later}, Codeword: core.Change[string]{Set: true},
-			Delivery: core.Change[core.Delivery]{Set: true, To: core.DeliveryWebsite}, Website: "site-1",
+			Method: core.Change[core.ClaimMethod]{Set: true, To: core.ClaimWebsite}, Website: "site-1",
 		}
 		before, after, err := db.EditDrop(t.Context(), d.ID, edit)
 		if err != nil {
 			t.Fatalf("EditDrop() = %v", err)
 		}
 		want := d
-		want.Ends, want.Codeword, want.Delivery, want.Website = &later, "", core.DeliveryWebsite, "site-1"
+		want.Ends, want.Codeword, want.Method, want.Website = &later, "", core.ClaimWebsite, "site-1"
 		if diff := cmp.Diff(d, before); diff != "" {
 			t.Errorf("EditDrop() before mismatch (-want +got):\n%s", diff)
 		}

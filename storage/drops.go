@@ -16,13 +16,15 @@ var _ core.DropStore = (*DB)(nil)
 
 // dropRow is a row of drops; EditCode is ciphertext.
 type dropRow struct {
-	ID                 int64
-	TenantID           int64
-	EventID            int64
-	Name               string
-	ImageURL           string
-	EditCode           []byte
-	Delivery           string
+	ID       int64
+	TenantID int64
+	EventID  int64
+	Name     string
+	ImageURL string
+	EditCode []byte
+	// LinkMethod keeps auto, link or mint for links, in the column
+	// delivery (see claimMethod).
+	LinkMethod         string `gorm:"column:delivery"`
 	Starts             *time.Time
 	Ends               *time.Time
 	Codeword           string
@@ -33,8 +35,8 @@ type dropRow struct {
 	RemovedAt          *time.Time
 	CreatedBy          *int64
 	CreatedAt          time.Time
-	// Method is links, website or delivery; Delivery keeps auto, link or
-	// mint for links (see delivery and setDelivery).
+	// Method is links, website or delivery (see claimMethod and
+	// setClaimMethod).
 	Method             string
 	Website            string
 	WebsiteRequestedAt *time.Time
@@ -50,24 +52,24 @@ const (
 	methodDelivery = "delivery"
 )
 
-// delivery is the row's core.Delivery: its method, unless that is links.
-func (r dropRow) delivery() core.Delivery {
+// claimMethod is the row's core.ClaimMethod: Method, unless that is links.
+func (r dropRow) claimMethod() core.ClaimMethod {
 	if r.Method == methodWebsite || r.Method == methodDelivery {
-		return core.Delivery(r.Method)
+		return core.ClaimMethod(r.Method)
 	}
-	return core.Delivery(r.Delivery)
+	return core.ClaimMethod(r.LinkMethod)
 }
 
-// setDelivery stores d in the row: a links delivery in Delivery, another
-// in Method (Delivery then keeps auto, which the column requires).
-func (r *dropRow) setDelivery(d core.Delivery) {
+// setClaimMethod stores d in the row: a links method in LinkMethod, another
+// in Method (LinkMethod then keeps auto, which the column requires).
+func (r *dropRow) setClaimMethod(d core.ClaimMethod) {
 	if d.UsesLinks() {
-		r.Method, r.Delivery = methodLinks, string(d)
+		r.Method, r.LinkMethod = methodLinks, string(d)
 		return
 	}
 	r.Method = string(d)
-	if r.Delivery == "" {
-		r.Delivery = string(core.DeliveryAuto)
+	if r.LinkMethod == "" {
+		r.LinkMethod = string(core.ClaimAuto)
 	}
 }
 
@@ -88,12 +90,12 @@ func (db *DB) drop(r dropRow) (core.Drop, error) {
 	}
 	d := core.Drop{
 		ID:           r.ID,
-		TenantID:     r.TenantID,
+		PlaceID:      r.TenantID,
 		EventID:      r.EventID,
 		Name:         r.Name,
 		ImageURL:     r.ImageURL,
 		EditCode:     core.Secret(code),
-		Delivery:     r.delivery(),
+		Method:       r.claimMethod(),
 		Website:      r.Website,
 		Starts:       utcPtr(r.Starts),
 		Ends:         utcPtr(r.Ends),
@@ -152,7 +154,7 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMin
 	}
 	row := db.newDropRow(d)
 	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		prev, err := latestDrop(tx, d.TenantID, d.EventID)
+		prev, err := latestDrop(tx, d.PlaceID, d.EventID)
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
 		case err != nil:
@@ -183,11 +185,11 @@ func (db *DB) AddDrop(ctx context.Context, d core.Drop, links []core.ImportedMin
 // newDropRow maps d to the row AddDrop inserts, sealing the edit code.
 func (db *DB) newDropRow(d core.Drop) dropRow {
 	row := dropRow{
-		TenantID:     d.TenantID,
+		TenantID:     d.PlaceID,
 		EventID:      d.EventID,
 		Name:         d.Name,
 		ImageURL:     d.ImageURL,
-		EditCode:     db.cipher.Seal([]byte(d.EditCode.Reveal()), editCodeContext(d.TenantID, d.EventID)),
+		EditCode:     db.cipher.Seal([]byte(d.EditCode.Reveal()), editCodeContext(d.PlaceID, d.EventID)),
 		Website:      d.Website,
 		Starts:       nullTime(d.Starts),
 		Ends:         nullTime(d.Ends),
@@ -206,7 +208,7 @@ func (db *DB) newDropRow(d core.Drop) dropRow {
 		row.ChainID = &d.Chain
 	}
 	row.WebsiteRequestedAt = nullTime(d.WebsiteRequestedAt)
-	row.setDelivery(d.Delivery)
+	row.setClaimMethod(d.Method)
 	return row
 }
 
@@ -329,17 +331,17 @@ func lockDrop(tx *gorm.DB, dropID int64) (dropRow, error) {
 // checkDrop refuses what the database's constraints would, with a clearer
 // message.
 func checkDrop(d core.Drop) error {
-	switch d.Delivery {
-	case core.DeliveryAuto, core.DeliveryLink, core.DeliveryMint, core.DeliveryList:
-	case core.DeliveryWebsite:
+	switch d.Method {
+	case core.ClaimAuto, core.ClaimLink, core.ClaimMint, core.ClaimDelivery:
+	case core.ClaimWebsite:
 		if d.Website == "" {
-			return fmt.Errorf("a website delivery without a website")
+			return fmt.Errorf("a website claim method without a website")
 		}
 	default:
-		return fmt.Errorf("unknown delivery %q", d.Delivery)
+		return fmt.Errorf("unknown claim method %q", d.Method)
 	}
 	switch {
-	case d.TenantID <= 0:
+	case d.PlaceID <= 0:
 		return fmt.Errorf("no tenant")
 	case d.EventID <= 0:
 		return fmt.Errorf("event id %d is not positive", d.EventID)

@@ -16,9 +16,9 @@ import (
 const editCode = "483920"
 
 // mustTenant creates a Discord tenant or fails the test.
-func mustTenant(t *testing.T, db *DB, externalID string) core.Tenant {
+func mustTenant(t *testing.T, db *DB, externalID string) core.Place {
 	t.Helper()
-	tn, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Discord, ExternalID: externalID})
+	tn, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: externalID})
 	if err != nil {
 		t.Fatalf("UpsertTenant(%s) = %v", externalID, err)
 	}
@@ -60,11 +60,11 @@ func importedLinks(eventID int64, n int) []core.ImportedMintLink {
 // newDrop returns a drop of the tenant's event, delivered as links.
 func newDrop(tenantID, eventID int64) core.Drop {
 	return core.Drop{
-		TenantID: tenantID,
+		PlaceID:  tenantID,
 		EventID:  eventID,
 		Name:     fmt.Sprintf("Event %d", eventID),
 		EditCode: editCode,
-		Delivery: core.DeliveryLink,
+		Method:   core.ClaimLink,
 	}
 }
 
@@ -101,8 +101,8 @@ func TestDB_AddDrop(t *testing.T) {
 			starts := time.Date(2026, 5, 1, 10, 0, 0, 999, cet)
 			ends := starts.Add(2 * time.Hour)
 			in := core.Drop{
-				TenantID: tn.ID, EventID: 101, Name: "Meetup", ImageURL: "https://example.com/a.png",
-				EditCode: editCode, Delivery: core.DeliveryAuto, Starts: &starts, Ends: &ends,
+				PlaceID: tn.ID, EventID: 101, Name: "Meetup", ImageURL: "https://example.com/a.png",
+				EditCode: editCode, Method: core.ClaimAuto, Starts: &starts, Ends: &ends,
 				Codeword: "Moon", RequiredRole: "role-1", ExpiresAt: ends.Add(24 * time.Hour),
 				LowStock: 5, CreatedBy: creator.ID, CreatedAt: starts.Add(-time.Hour),
 			}
@@ -156,9 +156,9 @@ func TestDB_AddDrop(t *testing.T) {
 		})
 		t.Run("Invalid", func(t *testing.T) {
 			bad := newDrop(tn.ID, 105)
-			bad.Delivery = "carrier pigeon"
+			bad.Method = "carrier pigeon"
 			if _, _, err := db.AddDrop(t.Context(), bad, nil); err == nil {
-				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Delivery)
+				t.Errorf("AddDrop(delivery %q) = nil, want an error", bad.Method)
 			}
 			if _, _, err := db.AddDrop(t.Context(), newDrop(tn.ID, 105), []core.ImportedMintLink{{QRHash: " "}}); err == nil {
 				t.Error("AddDrop(empty qr_hash) = nil, want an error")
@@ -244,7 +244,7 @@ func TestDB_Drops(t *testing.T) {
 			t.Errorf("Drops() = %v, mismatch (-want +got):\n%s", err, diff)
 		}
 		all, err := db.AllDrops(t.Context())
-		if err != nil || len(all) != 3 || all[0] != a || all[1] != b || all[2].TenantID != other.ID {
+		if err != nil || len(all) != 3 || all[0] != a || all[1] != b || all[2].PlaceID != other.ID {
 			t.Errorf("AllDrops() = %+v, %v, want %d, %d and the other tenant's", all, err, a.ID, b.ID)
 		}
 		if _, err := db.DropByEvent(t.Context(), tn.ID, 303); !errors.Is(err, core.ErrNotFound) {

@@ -63,7 +63,7 @@ func (r gateRow) gate() (core.Gate, error) {
 	}
 	g := core.Gate{
 		ID:       r.ID,
-		TenantID: r.TenantID,
+		PlaceID:  r.TenantID,
 		Platform: core.Platform(r.Platform),
 		Place:    r.Place,
 		Target: core.GateTarget{
@@ -96,7 +96,7 @@ func newGateRow(g core.Gate) (gateRow, error) {
 		return gateRow{}, err
 	}
 	row := gateRow{
-		TenantID:   g.TenantID,
+		TenantID:   g.PlaceID,
 		TargetID:   g.Target.ID,
 		TargetName: g.Target.Name,
 		TargetKind: string(g.Target.Kind),
@@ -143,9 +143,9 @@ func (db *DB) AddGate(ctx context.Context, g core.Gate) (core.Gate, error) {
 	})
 	switch classify(err) {
 	case uniqueViolation:
-		return core.Gate{}, fmt.Errorf("%s: %s in tenant #%d: %w (%w)", op, g.Target.ID, g.TenantID, core.ErrGateExists, core.ErrConflict)
+		return core.Gate{}, fmt.Errorf("%s: %s in tenant #%d: %w (%w)", op, g.Target.ID, g.PlaceID, core.ErrGateExists, core.ErrConflict)
 	case foreignKeyViolation:
-		return core.Gate{}, fmt.Errorf("%s: tenant #%d or user #%d: %w", op, g.TenantID, g.CreatedBy, core.ErrNotFound)
+		return core.Gate{}, fmt.Errorf("%s: tenant #%d or user #%d: %w", op, g.PlaceID, g.CreatedBy, core.ErrNotFound)
 	}
 	if err != nil {
 		return core.Gate{}, translate(op, err)
@@ -188,9 +188,9 @@ func (db *DB) GateByTarget(ctx context.Context, tenantID int64, target string) (
 	return gates[0], nil
 }
 
-// TenantGates lists the tenant's gates, oldest first; none for an unknown
+// PlaceGates lists the tenant's gates, oldest first; none for an unknown
 // tenant. It returns an error when stored drops or a mode cannot be read.
-func (db *DB) TenantGates(ctx context.Context, tenantID int64) ([]core.Gate, error) {
+func (db *DB) PlaceGates(ctx context.Context, tenantID int64) ([]core.Gate, error) {
 	return db.gates(ctx, "tenant gates", " WHERE g.tenant_id = ? ORDER BY g.created_at, g.id", tenantID)
 }
 

@@ -15,7 +15,7 @@ import (
 // drops, added at t0.
 func newGate(tenantID int64, target string) core.Gate {
 	return core.Gate{
-		TenantID:  tenantID,
+		PlaceID:   tenantID,
 		Target:    core.GateTarget{ID: target, Name: "name of " + target, Kind: core.GateRole},
 		Drops:     []core.GateDrop{{ID: 11, Name: "Eleven"}, {ID: 12}},
 		Mode:      core.GateAny,
@@ -142,7 +142,7 @@ func TestDB_TenantGates(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		a, b := mustTenant(t, db, "a"), mustTenant(t, db, "b")
-		chat, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: "-100"})
+		chat, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: "-100"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestDB_TenantGates(t *testing.T) {
 		group.Target.Kind = core.GateGroup
 		gChat := mustAddGate(t, db, group)
 
-		got, err := db.TenantGates(t.Context(), a.ID)
+		got, err := db.PlaceGates(t.Context(), a.ID)
 		if diff := cmp.Diff([]core.Gate{gEarly, gLate}, got); err != nil || diff != "" {
 			t.Errorf("TenantGates(a) = %v, diff (-want +got):\n%s", err, diff)
 		}
@@ -170,7 +170,7 @@ func TestDB_TenantGates(t *testing.T) {
 		if gChat.Platform != core.Telegram || gChat.Place != "-100" {
 			t.Errorf("AddGate(telegram) = platform %q, place %q; want telegram, -100", gChat.Platform, gChat.Place)
 		}
-		if got, err := db.TenantGates(t.Context(), 999999); err != nil || len(got) != 0 {
+		if got, err := db.PlaceGates(t.Context(), 999999); err != nil || len(got) != 0 {
 			t.Errorf("TenantGates(unknown) = %v, %v, want none", got, err)
 		}
 	})
@@ -278,7 +278,7 @@ func TestDB_PauseGate(t *testing.T) {
 // mustGateByTarget reads g back or fails the test.
 func mustGateByTarget(t *testing.T, db *DB, g core.Gate) core.Gate {
 	t.Helper()
-	got, err := db.GateByTarget(t.Context(), g.TenantID, g.Target.ID)
+	got, err := db.GateByTarget(t.Context(), g.PlaceID, g.Target.ID)
 	if err != nil {
 		t.Fatalf("GateByTarget(%s) = %v", g.Target.ID, err)
 	}

@@ -71,7 +71,7 @@ func (r momentRow) moment() (core.MomentRecord, error) {
 	}
 	m := core.MomentRecord{
 		ID:          r.ID,
-		TenantID:    r.TenantID,
+		PlaceID:     r.TenantID,
 		UserID:      r.UserID,
 		Platform:    core.Platform(r.Platform),
 		Place:       r.Place,
@@ -140,7 +140,7 @@ func newMomentRow(r core.MomentRecord) (momentRow, error) {
 	}
 	created := createdAt(r.CreatedAt)
 	return momentRow{
-		TenantID: r.TenantID, UserID: r.UserID, Member: r.Member, RequestKey: r.Key, DropID: r.DropID,
+		TenantID: r.PlaceID, UserID: r.UserID, Member: r.Member, RequestKey: r.Key, DropID: r.DropID,
 		Author: r.Author, Description: r.Description, Channel: r.Channel, Files: files, State: string(r.State),
 		MomentID: r.MomentID, Error: r.Error, CreatedAt: created, UpdatedAt: created,
 	}, nil
@@ -189,7 +189,7 @@ func (db *DB) AddMoment(ctx context.Context, r core.MomentRecord) (core.MomentRe
 		return db.repeated(ctx, op, repeat)
 	}
 	if classify(err) == foreignKeyViolation {
-		return core.MomentRecord{}, fmt.Errorf("%s: tenant #%d or user #%d: %w", op, r.TenantID, r.UserID, core.ErrNotFound)
+		return core.MomentRecord{}, fmt.Errorf("%s: tenant #%d or user #%d: %w", op, r.PlaceID, r.UserID, core.ErrNotFound)
 	}
 	if err != nil {
 		return core.MomentRecord{}, translate(op, err)
@@ -197,14 +197,14 @@ func (db *DB) AddMoment(ctx context.Context, r core.MomentRecord) (core.MomentRe
 	if len(stored) == 0 {
 		// The post that had the key was deleted (its member forgotten)
 		// between the two statements.
-		return core.MomentRecord{}, fmt.Errorf("%s: key %q in tenant #%d: %w", op, r.Key, r.TenantID, core.ErrNotFound)
+		return core.MomentRecord{}, fmt.Errorf("%s: key %q in tenant #%d: %w", op, r.Key, r.PlaceID, core.ErrNotFound)
 	}
 	out, err := stored[0].moment()
 	if err != nil {
 		return core.MomentRecord{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if conflict {
-		return out, fmt.Errorf("%s: key %q in tenant #%d: moment #%d has it: %w", op, r.Key, r.TenantID, out.ID, core.ErrConflict)
+		return out, fmt.Errorf("%s: key %q in tenant #%d: moment #%d has it: %w", op, r.Key, r.PlaceID, out.ID, core.ErrConflict)
 	}
 	return out, nil
 }

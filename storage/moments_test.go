@@ -15,7 +15,7 @@ import (
 // key, one photo as the platform described it, created at t0.
 func newMoment(tenantID int64, u core.User, key string) core.MomentRecord {
 	return core.MomentRecord{
-		TenantID:    tenantID,
+		PlaceID:     tenantID,
 		UserID:      u.ID,
 		Member:      u.ExternalID,
 		Key:         key,
@@ -394,7 +394,7 @@ func TestDB_UnfinishedMoments(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
 		server := mustTenant(t, db, "server")
-		chat, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: "-100"})
+		chat, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: "-100"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +450,7 @@ func TestDB_MomentsOff(t *testing.T) {
 			t.Errorf("MomentsOff(another tenant) = %v, %v, want false", off, err)
 		}
 		// Refreshing the tenant keeps the setting.
-		if _, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Discord, ExternalID: "switch", Name: "renamed"}); err != nil {
+		if _, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: "switch", Name: "renamed"}); err != nil {
 			t.Fatal(err)
 		}
 		if off, err := db.MomentsOff(t.Context(), tn.ID); err != nil || !off {

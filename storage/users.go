@@ -20,8 +20,8 @@ type tenantRow struct {
 
 func (tenantRow) TableName() string { return "tenants" }
 
-func (r tenantRow) tenant() core.Tenant {
-	return core.Tenant{
+func (r tenantRow) place() core.Place {
+	return core.Place{
 		ID:         r.ID,
 		Platform:   core.Platform(r.Platform),
 		ExternalID: r.ExternalID,
@@ -64,14 +64,14 @@ type auditRow struct {
 
 func (auditRow) TableName() string { return "audit_log" }
 
-// UpsertTenant creates the tenant (platform, external id) or refreshes its
+// UpsertPlace creates the tenant (platform, external id) or refreshes its
 // name, in one statement, and returns the stored row. An empty name keeps
 // the stored one. CreatedAt, when zero, is now. It returns an error for an
 // unknown platform or an empty external id.
-func (db *DB) UpsertTenant(ctx context.Context, t core.Tenant) (core.Tenant, error) {
+func (db *DB) UpsertPlace(ctx context.Context, t core.Place) (core.Place, error) {
 	const op = "upsert tenant"
 	if err := checkIdentity(t.Platform, t.ExternalID); err != nil {
-		return core.Tenant{}, fmt.Errorf("%s: %w", op, err)
+		return core.Place{}, fmt.Errorf("%s: %w", op, err)
 	}
 	var row tenantRow
 	err := db.gorm.WithContext(ctx).Raw(`
@@ -81,9 +81,9 @@ func (db *DB) UpsertTenant(ctx context.Context, t core.Tenant) (core.Tenant, err
 		RETURNING id, platform, external_id, name, created_at`,
 		string(t.Platform), t.ExternalID, t.Name, createdAt(t.CreatedAt)).Scan(&row).Error
 	if err != nil {
-		return core.Tenant{}, translate(op, err)
+		return core.Place{}, translate(op, err)
 	}
-	return row.tenant(), nil
+	return row.place(), nil
 }
 
 // UpsertUser creates the user (platform, external id) or refreshes its
@@ -169,7 +169,7 @@ func (db *DB) Audit(ctx context.Context, e core.AuditEntry) error {
 		return fmt.Errorf("%s: the action is empty", op)
 	}
 	row := auditRow{
-		TenantID:  e.TenantID,
+		TenantID:  e.PlaceID,
 		UserID:    e.UserID,
 		Action:    e.Action,
 		Detail:    e.Detail,

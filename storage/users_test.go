@@ -97,11 +97,11 @@ func TestDB_UpsertUser(t *testing.T) {
 func TestDB_UpsertTenant(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
-		first, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: "-100", Name: "Group"})
+		first, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: "-100", Name: "Group"})
 		if err != nil || first.ID == 0 || first.CreatedAt.IsZero() {
 			t.Fatalf("UpsertTenant() = %+v, %v, want a stored tenant", first, err)
 		}
-		got, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: "-100", Name: "Renamed"})
+		got, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: "-100", Name: "Renamed"})
 		want := first
 		want.Name = "Renamed"
 		if err != nil || !cmp.Equal(got, want) {
@@ -183,13 +183,13 @@ func TestDB_FindUserByName(t *testing.T) {
 func TestDB_Audit(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, db *DB) {
-		tenant, err := db.UpsertTenant(t.Context(), core.Tenant{Platform: core.Discord, ExternalID: "g1"})
+		tenant, err := db.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: "g1"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		user := mustUpsertUser(t, db, core.Discord, "u1", "")
 		t.Run("OK", func(t *testing.T) {
-			in := core.AuditEntry{TenantID: &tenant.ID, UserID: &user.ID, Action: "link", Detail: "0xabc"}
+			in := core.AuditEntry{PlaceID: &tenant.ID, UserID: &user.ID, Action: "link", Detail: "0xabc"}
 			if err := db.Audit(t.Context(), in); err != nil {
 				t.Fatalf("Audit(%+v) = %v", in, err)
 			}
@@ -203,7 +203,7 @@ func TestDB_Audit(t *testing.T) {
 		})
 		t.Run("UnknownTenant", func(t *testing.T) {
 			missing := tenant.ID + 1000
-			err := db.Audit(t.Context(), core.AuditEntry{TenantID: &missing, Action: "x"})
+			err := db.Audit(t.Context(), core.AuditEntry{PlaceID: &missing, Action: "x"})
 			if !errors.Is(err, core.ErrConflict) {
 				t.Errorf("Audit(unknown tenant) = %v, want %v", err, core.ErrConflict)
 			}

@@ -12,7 +12,7 @@ import (
 	"gorm.io/gorm"
 )
 
-var _ core.DistributionStore = (*DB)(nil)
+var _ core.WebsiteStore = (*DB)(nil)
 
 // websiteClaimRow is a row of website_claims.
 type websiteClaimRow struct {

@@ -23,8 +23,8 @@ func TestDB_SetDropWebsite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Delivery != core.DeliveryWebsite || got.Website != "my-event" || got.WebsiteRequestedAt == nil || !got.WebsiteRequestedAt.Equal(at) {
-			t.Errorf("drop = %s, %q, %v, want website my-event requested at %v", got.Delivery, got.Website, got.WebsiteRequestedAt, at)
+		if got.Method != core.ClaimWebsite || got.Website != "my-event" || got.WebsiteRequestedAt == nil || !got.WebsiteRequestedAt.Equal(at) {
+			t.Errorf("drop = %s, %q, %v, want website my-event requested at %v", got.Method, got.Website, got.WebsiteRequestedAt, at)
 		}
 		if err := db.SetDropWebsite(t.Context(), d.ID, " ", nil); err == nil {
 			t.Error("SetDropWebsite(empty) = nil, want an error")
@@ -34,13 +34,13 @@ func TestDB_SetDropWebsite(t *testing.T) {
 		}
 		// A drop added in website mode keeps its links' delivery apart.
 		w := newDrop(tn.ID, 1502)
-		w.Delivery, w.Website = core.DeliveryWebsite, "other"
+		w.Method, w.Website = core.ClaimWebsite, "other"
 		added, _, err := db.AddDrop(t.Context(), w, nil)
-		if err != nil || added.Delivery != core.DeliveryWebsite || added.Website != "other" {
-			t.Fatalf("AddDrop(website) = %s %q, %v", added.Delivery, added.Website, err)
+		if err != nil || added.Method != core.ClaimWebsite || added.Website != "other" {
+			t.Fatalf("AddDrop(website) = %s %q, %v", added.Method, added.Website, err)
 		}
 		w2 := newDrop(tn.ID, 1503)
-		w2.Delivery = core.DeliveryWebsite
+		w2.Method = core.ClaimWebsite
 		if _, _, err := db.AddDrop(t.Context(), w2, nil); err == nil {
 			t.Error("AddDrop(website without a name) = nil, want an error")
 		}

@@ -20,8 +20,8 @@ func counterValue(t *testing.T, m *Metrics, act core.Act, labels ...string) floa
 
 func TestMetrics_Count(t *testing.T) {
 	m := NewMetrics()
-	m.Count(core.Tallied{Act: core.ActClaim, Platform: core.Discord, Method: core.DeliveryMint, Outcome: core.OutcomeMinted})
-	m.Count(core.Tallied{Act: core.ActClaim, Platform: core.Discord, Method: core.DeliveryMint, Outcome: core.OutcomeMinted})
+	m.Count(core.Tallied{Act: core.ActClaim, Platform: core.Discord, Method: core.ClaimMint, Outcome: core.OutcomeMinted})
+	m.Count(core.Tallied{Act: core.ActClaim, Platform: core.Discord, Method: core.ClaimMint, Outcome: core.OutcomeMinted})
 	m.Count(core.Tallied{Act: core.ActClaim, Platform: core.Telegram, Outcome: core.OutcomeRefused})
 	m.Count(core.Tallied{Act: core.ActMoment, Platform: "matrix", Outcome: "exploded"})
 	m.Count(core.Tallied{Act: core.ActJoinRequest, Platform: core.Telegram, Outcome: core.OutcomeDeclined})

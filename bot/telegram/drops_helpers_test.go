@@ -61,7 +61,7 @@ func (e *dropsEnv) addDrop(t *testing.T, groupID int64, title string, eventID in
 	t.Helper()
 	place := core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(groupID, 10), Name: title}
 	mod := core.Member{Platform: core.Telegram, ExternalID: "900", Name: "mod"}
-	opts := core.AddDropOptions{EventID: eventID, EditCode: testEditCode, Delivery: core.DeliveryLink, RequiredRole: requiredRole}
+	opts := core.AddDropOptions{EventID: eventID, EditCode: testEditCode, Method: core.ClaimLink, RequiredRole: requiredRole}
 	if _, err := e.svc.AddDrop(t.Context(), mod, place, opts); err != nil {
 		t.Fatalf("AddDrop(%d in %d) = %v", eventID, groupID, err)
 	}

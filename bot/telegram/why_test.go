@@ -33,11 +33,11 @@ func (w whyEnv) gate(t *testing.T, chat telegramtest.Chat, link string, mode cor
 	w.tg.SetChat(chat.ID, chat.Type, chat.Title)
 	w.tg.SetBotRights(chat.ID, allRights)
 	id := strconv.FormatInt(chat.ID, 10)
-	tn, err := w.store.UpsertTenant(t.Context(), core.Tenant{Platform: core.Telegram, ExternalID: id})
+	tn, err := w.store.UpsertPlace(t.Context(), core.Place{Platform: core.Telegram, ExternalID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.store.AddGate(t.Context(), core.Gate{TenantID: tn.ID, Drops: drops, Mode: mode,
+	_, err = w.store.AddGate(t.Context(), core.Gate{PlaceID: tn.ID, Drops: drops, Mode: mode,
 		Target: core.GateTarget{ID: id, Name: chat.Title, Kind: core.GateGroup, InviteLink: link}})
 	if err != nil {
 		t.Fatal(err)

@@ -103,6 +103,8 @@ type Main struct {
 	started    chan struct{}
 	adapters   bot.Adapters
 	drops      *core.DropService
+	links      *core.MintLinkService
+	websites   *core.WebsiteService
 	gates      *core.GateService
 	moments    *core.MomentService
 	console    *console.Console
@@ -181,7 +183,8 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	services := m.services(client)
-	m.drops, m.gates, m.moments = services.Drops, services.Gates, services.Moments
+	m.drops, m.links, m.websites = services.Drops, services.Links, services.Websites
+	m.gates, m.moments = services.Gates, services.Moments
 	opts := bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
 		Observer: m.Metrics, Logger: m.Logger}
 	if m.Sandbox && m.Console {
@@ -219,8 +222,7 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: m.DB, Scanner: holdings})
 	must(err)
-	drops, err := core.NewDropService(m.dropDeps(client, gates, holdings))
-	must(err)
+	ds := m.dropServices(client, gates, holdings)
 	moments, err := core.NewMomentService(core.MomentServiceDeps{
 		Members: m.DB, Store: m.DB, Issuer: poap.NewMomentIssuer(client), Locks: m.DB, Media: m.adapters.MediaOpeners(),
 		MaxBytes: m.Config.MomentMaxBytes, Rate: m.Config.MomentRate, Logger: m.Logger, Tally: m.Metrics,
@@ -228,22 +230,41 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	must(err)
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: m.DB, Logger: m.Logger})
 	must(err)
-	return bot.Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments, Buttons: buttons}
+	return bot.Services{Wallets: wallets, Collections: collections, Drops: ds.Drops, Links: ds.Links, Gates: gates, Moments: moments,
+		Buttons: buttons, Websites: ds.Websites, Deliveries: ds.Deliveries, Networks: ds.Networks}
 }
 
-// dropDeps are the drop service's dependencies: the database and the
-// issuing service, which serve every distribution method, and the gates'
-// platforms, which say who has a role for a delivery and re-evaluate a
+// dropServices builds the drop service and the services of every claim
+// method and of drops' networks, over the database and the issuing
+// service; the gates say who has a role for a delivery and re-evaluate a
 // member the bot minted to. A direct mint forgets what holdings keeps of
-// the wallet.
-func (m *Main) dropDeps(client *poap.Client, gates *core.GateService, holdings *core.HoldingsCache) core.DropServiceDeps {
+// the wallet. Only Drops, Links, Websites, Deliveries and Networks are set.
+func (m *Main) dropServices(client *poap.Client, gates *core.GateService, holdings *core.HoldingsCache) bot.Services {
 	issuer := poap.NewDropIssuer(client)
-	return core.DropServiceDeps{
-		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB,
-		Issuer: holdings.ForgetMinted(issuer), Distribution: issuer, DistributionStore: m.DB,
-		Deliveries: m.DB, DeliveryIssuer: issuer, Roster: gates, Mints: gates, DeliveryURL: m.Config.POAPDeliveryURL,
-		MintURL: m.Config.POAPMintURL, WebsiteWait: m.WebsiteWait, Logger: m.Logger, Tally: m.Metrics,
-	}
+	links, err := core.NewMintLinkService(core.MintLinkServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Audit: m.DB, Issuer: holdings.ForgetMinted(issuer), Mints: gates,
+		MintURL: m.Config.POAPMintURL, Logger: m.Logger, Tally: m.Metrics,
+	})
+	must(err)
+	websites, err := core.NewWebsiteService(core.WebsiteServiceDeps{
+		Members: m.DB, Drops: m.DB, Audit: m.DB, Store: m.DB, Issuer: issuer, Mints: gates, Wait: m.WebsiteWait, Logger: m.Logger,
+	})
+	must(err)
+	deliveries, err := core.NewDeliveryService(core.DeliveryServiceDeps{
+		Members: m.DB, Drops: m.DB, Audit: m.DB, Store: m.DB, Issuer: issuer, Roster: gates, Mints: gates,
+		URL: m.Config.POAPDeliveryURL, Logger: m.Logger,
+	})
+	must(err)
+	networks, err := core.NewNetworkService(core.NetworkServiceDeps{
+		Members: m.DB, Drops: m.DB, Audit: m.DB, Issuer: issuer, Store: m.DB, Logger: m.Logger,
+	})
+	must(err)
+	drops, err := core.NewDropService(core.DropServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB, Issuer: holdings.ForgetMinted(issuer),
+		Links: links, Websites: websites, Deliveries: deliveries, Networks: networks, Logger: m.Logger, Tally: m.Metrics,
+	})
+	must(err)
+	return bot.Services{Drops: drops, Links: links, Websites: websites, Deliveries: deliveries, Networks: networks}
 }
 
 // must panics on a wiring error.

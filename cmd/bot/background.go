@@ -100,11 +100,11 @@ const websiteJob = "website claims"
 const websiteRetry = 10 * time.Second
 
 // sendWebsiteClaims runs the dispatcher of website claims
-// (core.DropService.RunWebsiteClaims) on one replica at a time, until ctx
+// (core.WebsiteService.RunWebsiteClaims) on one replica at a time, until ctx
 // is done; the others try to take over every websiteRetry.
 func (m *Main) sendWebsiteClaims(ctx context.Context) {
 	for ctx.Err() == nil {
-		ran, err := m.DB.TryExclusive(ctx, websiteJob, m.drops.RunWebsiteClaims)
+		ran, err := m.DB.TryExclusive(ctx, websiteJob, m.websites.RunWebsiteClaims)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			m.Logger.Warn("website claims' dispatcher stopped", "err", err)
@@ -158,7 +158,7 @@ func (m *Main) refreshTurn(ctx context.Context, refresh bool) {
 // core.MintLease), so running it at start-up while another replica mints,
 // or right after this one sent a mint, changes nothing of theirs.
 func (m *Main) reconcile(ctx context.Context) {
-	n, err := m.drops.ReconcileMints(ctx)
+	n, err := m.links.ReconcileMints(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		m.Logger.Warn("settling mints in doubt failed", "err", err)

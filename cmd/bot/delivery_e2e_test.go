@@ -163,7 +163,7 @@ func TestDelivery_Discord(t *testing.T) {
 			create2, _ := draft2.Button("Create the delivery")
 			refused, _ := discordReply(ctx, t, srv.Press(mod, create2.CustomID), containing("POAP refused the edit code stored for drop"))
 			web, _ := discordReply(ctx, t, srv.Command(mod, "/drop website "+oid+" claim_name:changed-code"), containing("POAP refused the edit code stored for drop"))
-			info2, _ := discordReply(ctx, t, srv.Command(mod, "/drop info "+oid), containing("Delivery: link"))
+			info2, _ := discordReply(ctx, t, srv.Command(mod, "/drop info "+oid), containing("Claim method: link"))
 			if strings.Contains(info2.Content, "Delivery page") || strings.Contains(info2.Content, "Website claim") {
 				t.Errorf("/drop info after the refusals = %q, want neither a delivery nor a website", info2.Content)
 			}

@@ -27,9 +27,9 @@ func consoleAnswer(t *testing.T, s *session, line, want string) string {
 // demo drop.
 func storedChain(t *testing.T, s *session) int64 {
 	t.Helper()
-	tenants, err := s.m.DB.DropTenants(t.Context(), core.Console, sandbox.DemoLinksDropID)
+	tenants, err := s.m.DB.DropPlaces(t.Context(), core.Console, sandbox.DemoLinksDropID)
 	if err != nil || len(tenants) != 1 {
-		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
+		t.Fatalf("DropPlaces() = %+v, %v, want the console", tenants, err)
 	}
 	d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, sandbox.DemoLinksDropID)
 	if err != nil {

@@ -32,11 +32,11 @@ func TestRefusal_WebsiteConsole(t *testing.T) {
 			t.Errorf("/drop website on a drop with a website claim = %q, want %q", out, want)
 		}
 	}
-	tenants, err := s.m.DB.DropTenants(t.Context(), core.Console, demo)
+	tenants, err := s.m.DB.DropPlaces(t.Context(), core.Console, demo)
 	if err != nil || len(tenants) != 1 {
-		t.Fatalf("DropTenants() = %+v, %v, want the console", tenants, err)
+		t.Fatalf("DropPlaces() = %+v, %v, want the console", tenants, err)
 	}
-	if d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, demo); err != nil || d.Website != "" || d.Delivery != core.DeliveryLink {
+	if d, err := s.m.DB.DropByEvent(t.Context(), tenants[0].ID, demo); err != nil || d.Website != "" || d.Method != core.ClaimLink {
 		t.Errorf("after the refusal the drop is %+v, %v, want it unchanged: mint links, no website", d, err)
 	}
 

@@ -72,14 +72,14 @@ func TestTelegram_CraftedDeepLinks(t *testing.T) {
 			if after := memberWallets(ctx, t, s, member.ID); len(after) != 1 || after[0] != before[0] {
 				t.Errorf("the member's wallets = %v, want %v untouched", after, before)
 			}
-			tenant, err := s.m.DB.UpsertTenant(ctx, core.Tenant{Platform: core.Telegram, ExternalID: id})
+			tenant, err := s.m.DB.UpsertPlace(ctx, core.Place{Platform: core.Telegram, ExternalID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d, err := s.m.DB.DropByEvent(ctx, tenant.ID, sandbox.DemoLinksDropID); err != nil || d.RemovedAt != nil {
 				t.Errorf("the drop = %+v, %v; want it still handed out", d, err)
 			}
-			if gates, err := s.m.DB.TenantGates(ctx, tenant.ID); err != nil || len(gates) != 0 {
+			if gates, err := s.m.DB.PlaceGates(ctx, tenant.ID); err != nil || len(gates) != 0 {
 				t.Errorf("gates = %+v, %v; want none", gates, err)
 			}
 			if off, err := s.m.DB.MomentsOff(ctx, tenant.ID); err != nil || off {
@@ -189,11 +189,11 @@ func TestTelegram_SendersNotPeople(t *testing.T) {
 			if !strings.Contains(added.Text, "https://t.me/+") {
 				t.Errorf("/gate add answer lacks the invite link:\n%s", added.Text)
 			}
-			tenant, err := s.m.DB.UpsertTenant(ctx, core.Tenant{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10)})
+			tenant, err := s.m.DB.UpsertPlace(ctx, core.Place{Platform: core.Telegram, ExternalID: strconv.FormatInt(group.ID, 10)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if gates, err := s.m.DB.TenantGates(ctx, tenant.ID); err != nil || len(gates) != 1 {
+			if gates, err := s.m.DB.PlaceGates(ctx, tenant.ID); err != nil || len(gates) != 1 {
 				t.Errorf("gates = %+v, %v; want the one added", gates, err)
 			}
 			tg.SendOnBehalf(group, anon, group, claim, false)

@@ -16,7 +16,7 @@ func (s *MemStore) EditDrop(_ context.Context, dropID int64, e core.DropEdit) (b
 		return core.Drop{}, core.Drop{}, core.ErrNotFound
 	case d.RemovedAt != nil:
 		return core.Drop{}, core.Drop{}, core.ErrDropRemoved
-	case e.Delivery.Set && d.Delivery == core.DeliveryList:
+	case e.Method.Set && d.Method == core.ClaimDelivery:
 		return core.Drop{}, core.Drop{}, core.ErrDeliveryExists
 	}
 	next := *d
@@ -31,11 +31,11 @@ func (s *MemStore) EditDrop(_ context.Context, dropID int64, e core.DropEdit) (b
 	if e.LowStock.Set && e.LowStock.To != d.LowStock {
 		delete(s.lowTold, dropID)
 	}
-	if e.Delivery.Set {
-		if e.Delivery.To == core.DeliveryWebsite && (d.Delivery != core.DeliveryWebsite || d.Website != e.Website) {
+	if e.Method.Set {
+		if e.Method.To == core.ClaimWebsite && (d.Method != core.ClaimWebsite || d.Website != e.Website) {
 			next.Website, next.WebsiteRequestedAt = e.Website, nil
 		}
-		next.Delivery = e.Delivery.To
+		next.Method = e.Method.To
 	}
 	before, *d = *d, next
 	return before, next, nil

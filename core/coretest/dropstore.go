@@ -18,7 +18,7 @@ import (
 // inspection.
 type MemStore struct {
 	mu      sync.Mutex
-	tenants []core.Tenant
+	places  []core.Place
 	users   []core.User
 	wallets []core.Wallet
 	drops   []core.Drop
@@ -31,7 +31,7 @@ type MemStore struct {
 	lowDue map[int64]bool
 	posts  []memPost
 	gates  memGates
-	// moments are the posts of Moments; momentsOff the tenants that
+	// moments are the posts of Moments; momentsOff the places that
 	// turned them off.
 	moments    []core.MomentRecord
 	momentsOff map[int64]bool
@@ -51,11 +51,11 @@ func NewMemStore() *MemStore {
 	return &MemStore{lowTold: map[int64]bool{}, lowDue: map[int64]bool{}, gates: newMemGates(), momentsOff: map[int64]bool{}}
 }
 
-// UpsertTenant creates the tenant or refreshes its name.
-func (s *MemStore) UpsertTenant(_ context.Context, t core.Tenant) (core.Tenant, error) {
+// UpsertPlace creates the place or refreshes its name.
+func (s *MemStore) UpsertPlace(_ context.Context, t core.Place) (core.Place, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return upsert(&s.tenants, t), nil
+	return upsert(&s.places, t), nil
 }
 
 // UpsertUser creates the user or refreshes its name.
@@ -65,7 +65,7 @@ func (s *MemStore) UpsertUser(_ context.Context, u core.User) (core.User, error)
 	return upsert(&s.users, u), nil
 }
 
-// party is the shape tenants and users share: a platform's id and name.
+// party is the shape places and users share: a platform's id and name.
 type party = struct {
 	ID         int64
 	Platform   core.Platform
@@ -201,8 +201,8 @@ func (s *MemStore) Links(dropID int64) []core.MintLink {
 	return out
 }
 
-// AddDrop registers d with its links; core.ErrConflict when the tenant has
-// the event and it is not removed. When the tenant's latest drop of the
+// AddDrop registers d with its links; core.ErrConflict when the place has
+// the event and it is not removed. When the place's latest drop of the
 // event was removed, it comes back with d's settings (again true), as
 // storage.DB does, keeping its links and, when it minted through its
 // delivery, that method.
@@ -211,7 +211,7 @@ func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.Imported
 	defer s.mu.Unlock()
 	var prev *core.Drop
 	for i := range s.drops {
-		if s.drops[i].TenantID == d.TenantID && s.drops[i].EventID == d.EventID {
+		if s.drops[i].PlaceID == d.PlaceID && s.drops[i].EventID == d.EventID {
 			prev = &s.drops[i]
 		}
 	}
@@ -220,8 +220,8 @@ func (s *MemStore) AddDrop(_ context.Context, d core.Drop, links []core.Imported
 		return core.Drop{}, false, core.ErrConflict
 	case prev != nil:
 		d.ID, d.CreatedAt, d.CreatedBy, d.Chain = prev.ID, prev.CreatedAt, prev.CreatedBy, cmpOr(d.Chain, prev.Chain)
-		if prev.Delivery == core.DeliveryList {
-			d.Delivery, d.Website, d.WebsiteRequestedAt = prev.Delivery, prev.Website, prev.WebsiteRequestedAt
+		if prev.Method == core.ClaimDelivery {
+			d.Method, d.Website, d.WebsiteRequestedAt = prev.Method, prev.Website, prev.WebsiteRequestedAt
 		}
 		*prev = d
 		delete(s.lowTold, d.ID)
@@ -242,25 +242,25 @@ func cmpOr(a, b int64) int64 {
 	return b
 }
 
-// DropByEvent returns the tenant's drop of eventID that is not removed.
-func (s *MemStore) DropByEvent(_ context.Context, tenantID, eventID int64) (core.Drop, error) {
+// DropByEvent returns the place's drop of eventID that is not removed.
+func (s *MemStore) DropByEvent(_ context.Context, placeID, eventID int64) (core.Drop, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.drops {
-		if d.TenantID == tenantID && d.EventID == eventID && d.RemovedAt == nil {
+		if d.PlaceID == placeID && d.EventID == eventID && d.RemovedAt == nil {
 			return d, nil
 		}
 	}
 	return core.Drop{}, core.ErrNotFound
 }
 
-// Drops lists the tenant's drops that are not removed.
-func (s *MemStore) Drops(_ context.Context, tenantID int64) ([]core.Drop, error) {
+// Drops lists the place's drops that are not removed.
+func (s *MemStore) Drops(_ context.Context, placeID int64) ([]core.Drop, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []core.Drop
 	for _, d := range s.drops {
-		if d.TenantID == tenantID && d.RemovedAt == nil {
+		if d.PlaceID == placeID && d.RemovedAt == nil {
 			out = append(out, d)
 		}
 	}

@@ -54,17 +54,17 @@ func (s *MemStore) AddGate(_ context.Context, g core.Gate) (core.Gate, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.tenants, func(t core.Tenant) bool { return t.ID == g.TenantID })
+	i := slices.IndexFunc(s.places, func(t core.Place) bool { return t.ID == g.PlaceID })
 	if i < 0 || (g.CreatedBy != 0 && !s.hasUserLocked(g.CreatedBy)) {
-		return core.Gate{}, fmt.Errorf("add gate: tenant #%d or user #%d: %w", g.TenantID, g.CreatedBy, core.ErrNotFound)
+		return core.Gate{}, fmt.Errorf("add gate: tenant #%d or user #%d: %w", g.PlaceID, g.CreatedBy, core.ErrNotFound)
 	}
 	for _, old := range s.gates.byID {
-		if old.TenantID == g.TenantID && old.Target.ID == g.Target.ID {
+		if old.PlaceID == g.PlaceID && old.Target.ID == g.Target.ID {
 			return core.Gate{}, fmt.Errorf("add gate: %w (%w)", core.ErrGateExists, core.ErrConflict)
 		}
 	}
 	s.gates.lastID++
-	g.ID, g.Platform, g.Place, g.Mode = s.gates.lastID, s.tenants[i].Platform, s.tenants[i].ExternalID, mode
+	g.ID, g.Platform, g.Place, g.Mode = s.gates.lastID, s.places[i].Platform, s.places[i].ExternalID, mode
 	g.Paused, g.PausedAt, g.SyncedAt = "", nil, nil
 	g.CreatedAt = orNow(g.CreatedAt)
 	g.Drops = cloneOrNil(g.Drops)
@@ -77,18 +77,18 @@ func (s *MemStore) AddGate(_ context.Context, g core.Gate) (core.Gate, error) {
 func (s *MemStore) GateByTarget(_ context.Context, tenantID int64, target string) (core.Gate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gates := s.gatesLocked(func(g core.Gate) bool { return g.TenantID == tenantID && g.Target.ID == target })
+	gates := s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == tenantID && g.Target.ID == target })
 	if len(gates) == 0 {
 		return core.Gate{}, fmt.Errorf("gate by target: %w", core.ErrNotFound)
 	}
 	return gates[0], nil
 }
 
-// TenantGates lists the tenant's gates, oldest first.
-func (s *MemStore) TenantGates(_ context.Context, tenantID int64) ([]core.Gate, error) {
+// PlaceGates lists the tenant's gates, oldest first.
+func (s *MemStore) PlaceGates(_ context.Context, tenantID int64) ([]core.Gate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gatesLocked(func(g core.Gate) bool { return g.TenantID == tenantID }), nil
+	return s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == tenantID }), nil
 }
 
 // PlatformGates lists the gates of the platform's tenants, oldest first.

@@ -17,7 +17,7 @@ var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 // gateFixture is a MemStore with a Discord tenant, two members and a gate.
 type gateFixture struct {
 	s      *MemStore
-	tenant core.Tenant
+	tenant core.Place
 	users  []core.User
 	gate   core.Gate
 }
@@ -27,7 +27,7 @@ func newGateFixture(t *testing.T) gateFixture {
 	s := NewMemStore()
 	f := gateFixture{s: s}
 	var err error
-	if f.tenant, err = s.UpsertTenant(t.Context(), core.Tenant{Platform: core.Discord, ExternalID: "guild"}); err != nil {
+	if f.tenant, err = s.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: "guild"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"alice", "bob"} {
@@ -38,7 +38,7 @@ func newGateFixture(t *testing.T) gateFixture {
 		f.users = append(f.users, u)
 	}
 	f.gate, err = s.AddGate(t.Context(), core.Gate{
-		TenantID: f.tenant.ID, Target: core.GateTarget{ID: "role", Kind: core.GateRole},
+		PlaceID: f.tenant.ID, Target: core.GateTarget{ID: "role", Kind: core.GateRole},
 		Drops: []core.GateDrop{{ID: 1, Name: "One"}, {ID: 2}}, Mode: core.GateMode{AtLeast: 2}, CreatedAt: t0,
 	})
 	if err != nil {

@@ -19,7 +19,7 @@ func (s *MemStore) AddMoment(_ context.Context, r core.MomentRecord) (core.Momen
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range s.moments {
-		if r.Key != "" && m.TenantID == r.TenantID && m.Key == r.Key {
+		if r.Key != "" && m.PlaceID == r.PlaceID && m.Key == r.Key {
 			return cloneMoment(m), core.ErrConflict
 		}
 	}

@@ -17,9 +17,15 @@ type Services struct {
 	Wallets     *core.WalletService
 	Collections *core.CollectionService
 	Drops       *core.DropService
+	Links       *core.MintLinkService
 	Gates       *core.GateService
 	Moments     *core.MomentService
 	Buttons     *core.ButtonService
+	// Websites, Deliveries and Networks are the services of website
+	// claims, deliveries and drops' networks; nil ones are not offered.
+	Websites   *core.WebsiteService
+	Deliveries *core.DeliveryService
+	Networks   *core.NetworkService
 }
 
 // Store is every store the services consume beside wallet linking:
@@ -48,8 +54,8 @@ type Deps struct {
 	// GateIssuer reads holders for gating; nil knows no drop (see
 	// NoGateIssuer, whose holdings are Scanner's).
 	GateIssuer core.GateIssuer
-	// Networks and NetworkStore serve drops' networks; nil leaves
-	// /drop network unavailable (core.ErrMethodUnavailable).
+	// Networks and NetworkStore serve drops' networks; with either nil
+	// there is no network service (/drop network is not offered).
 	Networks     core.NetworkIssuer
 	NetworkStore core.NetworkStore
 	// MomentIssuer defaults to NoMoments.
@@ -105,9 +111,21 @@ func NewServices(d Deps) Services {
 	must(err)
 	collections, err := core.NewCollectionService(core.CollectionServiceDeps{Members: d.Store, Scanner: d.Scanner})
 	must(err)
+	links, err := core.NewMintLinkService(core.MintLinkServiceDeps{
+		Members: d.Store, Drops: d.Store, MintLinks: d.Store, Audit: d.Store, Issuer: d.Issuer, Mints: NoMintEvents{},
+		MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
+	var networks *core.NetworkService
+	if d.Networks != nil && d.NetworkStore != nil {
+		networks, err = core.NewNetworkService(core.NetworkServiceDeps{
+			Members: d.Store, Drops: d.Store, Audit: d.Store, Issuer: d.Networks, Store: d.NetworkStore, Clock: d.Clock, Logger: d.Logger,
+		})
+		must(err)
+	}
 	drops, err := core.NewDropService(core.DropServiceDeps{
 		Members: d.Store, Drops: d.Store, MintLinks: d.Store, Posts: d.Store, Audit: d.Store,
-		Issuer: d.Issuer, Networks: d.Networks, NetworkStore: d.NetworkStore, MintURL: d.MintURL, Clock: d.Clock, Logger: d.Logger,
+		Issuer: d.Issuer, Links: links, Networks: networks, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	if d.MomentIssuer == nil {
@@ -119,7 +137,8 @@ func NewServices(d Deps) Services {
 	must(err)
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: d.Store, Clock: d.Clock, Logger: d.Logger})
 	must(err)
-	return Services{Wallets: wallets, Collections: collections, Drops: drops, Gates: gates, Moments: moments, Buttons: buttons}
+	return Services{Wallets: wallets, Collections: collections, Drops: drops, Links: links, Gates: gates, Moments: moments, Buttons: buttons,
+		Networks: networks}
 }
 
 func must(err error) {
@@ -170,6 +189,13 @@ func (NoWallets) UnlinkWallets(context.Context, int64, string) (core.Unlinked, e
 func (NoWallets) ForgetUser(context.Context, core.Platform, string) (core.Forgotten, error) {
 	return core.Forgotten{}, core.ErrNotFound
 }
+
+// NoMintEvents is a core.MintEvents that hears nothing: the services of
+// tests above the core re-evaluate no gate when they mint.
+type NoMintEvents struct{}
+
+// Minted does nothing.
+func (NoMintEvents) Minted(context.Context, core.User, string) {}
 
 // NoHoldings is a core.Scanner of wallets that hold nothing.
 type NoHoldings struct{}

@@ -10,7 +10,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-var _ core.DistributionIssuer = DropIssuer{}
+var _ core.WebsiteIssuer = DropIssuer{}
 
 // Website reads the website claim of that name (GET /secret/{name}).
 // Errors: core.ErrNoWebsite for an unknown name or a secret word, and

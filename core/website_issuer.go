@@ -6,29 +6,7 @@ import (
 	"time"
 )
 
-// The distribution methods besides mint links (the issuing service's
-// section 1.4): a drop's website claim, a delivery to a fixed list of
-// addresses, and the network a drop mints on. Secret words are redeemable
-// in the service's app only, so the bot has nothing to do with them.
-
-// Deliveries of a drop that go through another method than its mint links.
-const (
-	// DeliveryWebsite mints to the member's primary wallet through the
-	// drop's website claim (Drop.Website), queued because the service's
-	// endpoint is rate limited.
-	DeliveryWebsite Delivery = "website"
-	// DeliveryList mints to the member's listed address through the drop's
-	// delivery (a fixed list of addresses, see Delivery).
-	DeliveryList Delivery = "delivery"
-)
-
-// UsesLinks reports whether the delivery hands out or mints the drop's
-// mint links (auto, link, mint).
-func (d Delivery) UsesLinks() bool {
-	return d == DeliveryAuto || d == DeliveryLink || d == DeliveryMint
-}
-
-// Errors of the other distribution methods, inside a *DropError.
+// Errors of website claims, inside a *DropError.
 var (
 	// ErrNoWebsite means the issuing service has no website claim of that
 	// name, or one of another drop.
@@ -46,17 +24,6 @@ var (
 	// ErrWebsiteLimit means the website claim minted all it may
 	// (LIMIT_EXCEEDED).
 	ErrWebsiteLimit = errors.New("website claim limit reached")
-	// ErrMintRefused means the issuing service refused a mint for a reason
-	// the bot has no word for; nothing was minted.
-	ErrMintRefused = errors.New("mint refused by the issuing service")
-	// ErrIssuerBusy means the issuing service asked the bot to slow down:
-	// the request was not processed and may be sent again later.
-	ErrIssuerBusy = errors.New("issuing service rate limit")
-	// ErrMethodUnavailable means the bot was built without the issuing
-	// service's calls for this method.
-	ErrMethodUnavailable = errors.New("distribution method not available")
-	// ErrUnknownChain means a network the drop cannot mint on.
-	ErrUnknownChain = errors.New("unknown network")
 )
 
 // WebsiteStatus is what the issuing service says of a website claim.
@@ -97,12 +64,12 @@ type WebsiteMint struct {
 	TransactionID string
 }
 
-// DistributionIssuer is what the other distribution methods need of the
-// issuing service (poap.DropIssuer). Implementations translate errors as
+// WebsiteIssuer is what website claims need of the issuing service
+// (poap.DropIssuer). Implementations translate errors as
 // DropIssuer's do; besides, ErrIssuerBusy when the service refused to
 // process a request for now (rate limited), with RetryAfter telling how
 // long to wait when it said.
-type DistributionIssuer interface {
+type WebsiteIssuer interface {
 	// Website reads the website claim of that name. ErrNoWebsite when
 	// there is none.
 	Website(ctx context.Context, name string) (WebsiteStatus, error)
@@ -122,24 +89,14 @@ type DistributionIssuer interface {
 	// on ErrIssuerUnavailable the mint may or may not have happened,
 	// unless the error matches ErrNotSent too.
 	MintWebsite(ctx context.Context, name, wallet string) (WebsiteMint, error)
+	// HoldsReader settles a mint whose answer was lost.
+	HoldsReader
+}
+
+// HoldsReader reads whether a wallet holds a drop's POAP, to settle a mint
+// or a claim whose answer was lost.
+type HoldsReader interface {
 	// Holds reports whether wallet (an address, ENS name or e-mail) holds
 	// a POAP of the drop.
 	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
-	// NetworkIssuer reads and sets the network a drop mints on.
-	NetworkIssuer
 }
-
-// BusyError is ErrIssuerBusy with how long the service asked to wait
-// (zero when it did not say).
-type BusyError struct {
-	RetryAfter time.Duration
-}
-
-func (e *BusyError) Error() string { return ErrIssuerBusy.Error() }
-
-// Is makes a *BusyError match ErrIssuerBusy.
-func (e *BusyError) Is(target error) bool { return target == ErrIssuerBusy }
-
-// DefaultChain is the chain id of the network a drop mints on unless set
-// otherwise (Gnosis).
-const DefaultChain = 100
