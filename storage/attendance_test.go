@@ -101,7 +101,9 @@ func TestDB_AttendanceSessions(t *testing.T) {
 
 		closed, results, err := db.CloseAttendanceSession(t.Context(), first.ID, minute(60), core.StopByModerator,
 			func(core.AttendanceSession) time.Duration { return 30 * time.Minute },
-			func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult { return nil })
+			func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult {
+				return nil
+			})
 		if err != nil || closed.State != core.AttendanceClosed || !closed.StoppedAt.Equal(minute(60)) || closed.Required != 30*time.Minute ||
 			closed.StopReason != core.StopByModerator || len(results) != 0 {
 			t.Fatalf("CloseAttendanceSession = %+v, %v, %v; want closed at 60 min, 30 min required", closed, results, err)
@@ -229,7 +231,9 @@ func TestDB_AttendanceResume(t *testing.T) {
 		}
 		if _, _, err := db.CloseAttendanceSession(t.Context(), s.ID, minute(30), core.StopByModerator,
 			func(core.AttendanceSession) time.Duration { return 0 },
-			func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult { return nil }); err != nil {
+			func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult {
+				return nil
+			}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.ResumeAttendance(t.Context(), s.ID, minute(40), nil); !errors.Is(err, core.ErrNotFound) {
