@@ -86,7 +86,9 @@ func TestServer_Voice(t *testing.T) {
 		}},
 		{"deafen", func() error {
 			return srv.SetVoice(ctx, dave, discordtest.Voice{ChannelID: voiceID, SelfDeaf: true, SelfMute: true})
-		}, func(e *discordgo.VoiceStateUpdate) bool { return e.ChannelID == voiceID && e.SelfDeaf && e.SelfMute && !e.Deaf }},
+		}, func(e *discordgo.VoiceStateUpdate) bool {
+			return e.ChannelID == voiceID && e.SelfDeaf && e.SelfMute && !e.Deaf
+		}},
 		{"server deafen", func() error { return srv.SetVoice(ctx, dave, discordtest.Voice{ChannelID: voiceID, Deaf: true}) },
 			func(e *discordgo.VoiceStateUpdate) bool { return e.Deaf && !e.SelfDeaf }},
 		{"move to the stage", func() error { return srv.JoinVoice(ctx, dave, stageID) },
