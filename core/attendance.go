@@ -280,6 +280,16 @@ type AttendanceExportRow struct {
 	LeftServer bool
 }
 
+// AttendanceCSVHeader names the columns of AttendanceExportRow.Record.
+var AttendanceCSVHeader = []string{"member", "minutes", "seconds", "eligible", "left_server"}
+
+// Record is the row as CSV fields: the pseudonymous id (hex, never read
+// as a formula), whole minutes, seconds, and true or false twice.
+func (r AttendanceExportRow) Record() []string {
+	return []string{r.Member, strconv.FormatInt(r.Seconds/60, 10), strconv.FormatInt(r.Seconds, 10),
+		strconv.FormatBool(r.Eligible), strconv.FormatBool(r.LeftServer)}
+}
+
 // AttendanceRecord is one of a drop's sessions with a member's result in
 // it, nil when they have none (the session is not closed, or they never
 // attended it).
@@ -390,6 +400,14 @@ func (s *AttendanceService) follow(tenantID int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.live[tenantID] = true
+}
+
+// following reports whether this process follows the tenant's voice
+// states.
+func (s *AttendanceService) following(tenantID int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[tenantID]
 }
 
 // auditBy appends an audit entry; a failure is logged, the act having

@@ -270,10 +270,15 @@ func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place,
 // StopExpired stops the open sessions (of every place) that reached their
 // maximum length, at that length, and returns their summaries for the
 // channels they were started in. The loop that calls Heartbeat calls it.
+// A session of a place this process does not follow (never resumed since
+// a restart: the bot left the server, say) is first closed at its last
+// heartbeat, so that the time nobody watched is downtime, not
+// attendance.
 func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummary, error) {
+	const op = "stop expired attendance"
 	live, err := s.store.LiveAttendanceSessions(ctx, 0)
 	if err != nil {
-		return nil, wrap("stop expired attendance", err)
+		return nil, wrap(op, err)
 	}
 	now := s.clock.Now()
 	var out []AttendanceSummary
@@ -281,12 +286,20 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 		if sess.State != AttendanceOpen || now.Before(sess.StartedAt.Add(sess.MaxLength)) {
 			continue
 		}
-		sum, err := s.stop(ctx, sess, sess.StartedAt.Add(sess.MaxLength), StopAtMaxLength)
+		end := sess.StartedAt.Add(sess.MaxLength)
+		if !s.following(sess.TenantID) {
+			if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
+				continue // stopped meanwhile
+			} else if err != nil {
+				return out, wrap(op, err)
+			}
+		}
+		sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
 		if errors.Is(err, ErrNotFound) {
 			continue // stopped meanwhile
 		}
 		if err != nil {
-			return out, wrap("stop expired attendance", err)
+			return out, wrap(op, err)
 		}
 		out = append(out, sum)
 	}

@@ -238,6 +238,34 @@ func TestAttendance_MaxLength(t *testing.T) {
 	})
 }
 
+// TestAttendance_ExpiredWhileDown: the bot goes down and comes back after
+// the session's maximum without following the place again (it left the
+// server): the session stops at its maximum, and the time after the last
+// heartbeat is downtime, credited to nobody.
+func TestAttendance_ExpiredWhileDown(t *testing.T) {
+	t.Parallel()
+	eachAttendanceDB(t, time.Hour, func(t *testing.T, r *attendanceRig) {
+		sess := r.start("stage", "50%", core.VoiceState{Member: member("alice"), ChannelID: "stage"})
+		r.at(10)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		r.svc = r.service(time.Hour)
+		r.at(120)
+		sums, err := r.svc.StopExpired(r.ctx)
+		if err != nil || len(sums) != 1 || sums[0].Session.Downtime != 50*time.Minute || sums[0].Counted != 10*time.Minute {
+			t.Fatalf("StopExpired = %+v, %v; want one summary, 50 min of downtime, 10 counted", sums, err)
+		}
+		if diff := cmp.Diff(map[string]string{"alice": "10m0s!"}, r.minutesOf(sess.ID)); diff != "" {
+			t.Errorf("minutes (-want +got):\n%s", diff)
+		}
+		if _, rows, err := r.svc.Export(r.ctx, r.mod, r.place, sess.ID); err != nil || len(rows) != 1 ||
+			!cmp.Equal(rows[0].Record()[1:], []string{"10", "600", "true", "false"}) {
+			t.Errorf("Export = %+v, %v; want alice's 10 minutes", rows, err)
+		}
+	})
+}
+
 // TestAttendance_ScheduledEvent: a session waits on its scheduled event,
 // opens when it becomes active with those present, stops when it
 // completes; another's event is cancelled while it waits.
