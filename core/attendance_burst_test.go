@@ -81,15 +81,21 @@ func newBurst(n, members int, seed uint64) burst {
 
 // TestAttendance_Burst feeds 5,000 voice-state events over 1,000 members
 // through Observe, 8 at a time (each member's events in order, as the
-// adapter delivers them), and checks that every second the model counts
-// is in the results.
+// adapter delivers them), on SQLite and PostgreSQL, and checks that every
+// second the model counts is in the results.
 func TestAttendance_Burst(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("5,000 events: not in -short")
 	}
-	r := newAttendanceRig(t, storagetest.SQLiteURL(t), 0)
-	b := newBurst(5000, 1000, 26)
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		feedBurst(t, newAttendanceRig(t, newURL(), 0), newBurst(5000, 1000, 26))
+	})
+}
+
+// feedBurst feeds b through Observe during a session, 8 goroutines at a
+// time, stops the session and compares the results with b's model.
+func feedBurst(t *testing.T, r *attendanceRig, b burst) {
 	sess := r.start("stage", "10m")
 	const workers = 8
 	var wg sync.WaitGroup
