@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -160,6 +161,13 @@ func benchObserve(b *testing.B, url string) {
 	r := newAttendanceRig(b, url, 0)
 	r.start("stage", "10m")
 	events := newBurst(5000, 1000, 26).events
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -171,4 +179,8 @@ func benchObserve(b *testing.B, url string) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	b.StopTimer()
+	// The heap kept after the events, garbage collected: what the service
+	// and the database handles hold, which must not grow with the call.
+	b.ReportMetric(float64(int64(heap())-int64(before))/1024, "heap-KB-kept")
 }
