@@ -166,6 +166,9 @@ func (r *attendanceRig) minutesOf(sessionID int64) map[string]string {
 		if err != nil {
 			r.t.Fatal(err)
 		}
+		if res.Name != u.Name {
+			r.t.Errorf("Members: user %s named %q, want %q", u.ExternalID, res.Name, u.Name)
+		}
 		v := (time.Duration(res.Seconds) * time.Second).String()
 		if res.Eligible {
 			v += "!"

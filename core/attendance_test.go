@@ -48,6 +48,9 @@ func TestAttendance_Counting(t *testing.T) {
 		if err := r.svc.MemberLeft(r.ctx, r.place, member("erin"), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
+		if err := r.svc.MemberLeft(r.ctx, r.place, member("stranger"), time.Time{}); err != nil {
+			t.Errorf("MemberLeft(never seen) = %v, want nil", err)
+		}
 		r.at(60)
 		sum := r.stop("")
 
