@@ -184,6 +184,9 @@ var (
 	// ErrNotListed means the member (or their address) is not on the
 	// drop's delivery list.
 	ErrNotListed = errors.New("not on the delivery list")
+	// ErrNoDelivery means a drop set to be claimed through its POAP
+	// Delivery has no delivery created: nothing can be claimed through it.
+	ErrNoDelivery = errors.New("the drop has no delivery created")
 	// ErrCannotListMembers means the platform of the place cannot tell the
 	// bot who has a role or is in a group: no adapter of it reads its
 	// members' standing. Nothing was drafted.

@@ -14,13 +14,13 @@ import (
 // refuses an address's second claim, which counts as claimed. A claim whose
 // outcome is not known is Pending. Errors, inside a *DropError:
 // ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
-// ErrIssuerUnavailable (nothing was sent: claim again); ErrNotListed too
-// when the drop has no delivery created.
+// ErrIssuerUnavailable (nothing was sent: claim again); ErrNoDelivery when
+// the drop has no delivery created.
 func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return ClaimResult{}, dropError(d, ErrNotListed)
+		return ClaimResult{}, dropError(d, ErrNoDelivery)
 	case err != nil:
 		return ClaimResult{}, wrap("claim", err)
 	}
