@@ -110,7 +110,8 @@ type Options struct {
 	Voice VoiceSink
 	// Summaries is called with the summaries of the attendance sessions
 	// Voice's Resume and EventChanged stopped, for the caller to post;
-	// nil drops them.
+	// nil drops them. It runs in the order of the server's voice events,
+	// which wait for it: post without waiting long.
 	Summaries func(ctx context.Context, summaries []core.AttendanceSummary)
 }
 

@@ -74,6 +74,10 @@ type voiceQueue struct {
 	workers sync.WaitGroup
 
 	dropped atomic.Int64 // events dropped: backlog full or closing
+	// overflowing is set when an event was dropped for a full backlog:
+	// the next ones are dropped at once, without stalling the reader
+	// again, until there is room.
+	overflowing atomic.Bool
 }
 
 func newVoiceQueue(log *slog.Logger) *voiceQueue {
@@ -88,20 +92,20 @@ func (q *voiceQueue) start(ctx context.Context) {
 }
 
 // add queues a job of the guild. When the backlog is full it waits up to
-// voiceFullWait for room, then drops the job, logged and counted.
+// voiceFullWait for room, then drops the job, logged and counted; while
+// it stays full, the next jobs are dropped without waiting.
 func (q *voiceQueue) add(guild string, j voiceJob) {
 	select {
 	case q.slots <- struct{}{}:
+		q.overflowing.Store(false)
 	default:
-		t := time.NewTimer(q.fullWait)
-		select {
-		case q.slots <- struct{}{}:
-			t.Stop()
-		case <-t.C:
-			n := q.dropped.Add(1)
-			q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
-			return
+		if !q.overflowing.Load() && q.waitSlot() {
+			break
 		}
+		q.overflowing.Store(true)
+		n := q.dropped.Add(1)
+		q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
+		return
 	}
 	q.mu.Lock()
 	if q.stopped {
@@ -118,6 +122,19 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 		go q.work(guild)
 	}
 	q.mu.Unlock()
+}
+
+// waitSlot waits up to fullWait for room in the backlog and reports
+// whether it took a slot.
+func (q *voiceQueue) waitSlot() bool {
+	t := time.NewTimer(q.fullWait)
+	defer t.Stop()
+	select {
+	case q.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // work handles the guild's jobs in order until none is left.
