@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
 	"github.com/poapbot/poapbot/core"
@@ -92,12 +94,23 @@ func start(t *testing.T, opts Options) *rig {
 // and client filled in) and waits until it is ready.
 func startWith(t *testing.T, b commandTable, opts Options) *rig {
 	t.Helper()
-	r := &rig{fake: discordtest.NewServer(t, discordtest.Options{}), net: &loopbackOnly{}, done: make(chan error, 1)}
+	return startOn(t, discordtest.NewServer(t, discordtest.Options{}), b, opts, nil)
+}
+
+// startOn runs an adapter of the command table with opts against fake,
+// prepared by prepare (when not nil) before it connects, and waits until
+// it is ready.
+func startOn(t *testing.T, fake *discordtest.Server, b commandTable, opts Options, prepare func(*Adapter)) *rig {
+	t.Helper()
+	r := &rig{fake: fake, net: &loopbackOnly{}, done: make(chan error, 1)}
 	opts.Token, opts.APIURL = core.Secret(r.fake.Token()), r.fake.URL()
 	opts.HTTPClient = &http.Client{Transport: r.net}
 	a, err := newAdapter(b, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
+	}
+	if prepare != nil {
+		prepare(a)
 	}
 	r.adapter = a
 	ctx, cancel := context.WithCancel(context.Background())
@@ -175,25 +188,31 @@ func TestAdapter_Register(t *testing.T) {
 func TestAdapter_Identify(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name      string
-		id, count int
-		want      [2]int
-		wantPuts  int
+		name        string
+		id, count   int
+		voice       VoiceSink
+		want        [2]int
+		wantPuts    int
+		wantIntents discordgo.Intent
 	}{
-		{"Default", 0, 0, [2]int{0, 1}, 1},
-		{"SecondShard", 1, 2, [2]int{1, 2}, 0}, // only shard 0 registers
+		{"Default", 0, 0, nil, [2]int{0, 1}, 1, Intents},
+		{"SecondShard", 1, 2, nil, [2]int{1, 2}, 0, Intents}, // only shard 0 registers
+		{"Voice", 0, 0, newVoiceRecorder(), [2]int{0, 1}, 1, Intents | discordgo.IntentGuildVoiceStates | discordgo.IntentGuildScheduledEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := start(t, Options{ShardID: tt.id, ShardCount: tt.count})
+			r := start(t, Options{ShardID: tt.id, ShardCount: tt.count, Voice: tt.voice})
 			c, err := r.fake.WaitConnected(timeout(t, 5*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Intents != Intents || c.Shard != tt.want || c.Token != "Bot "+r.fake.Token() {
+			if c.Intents != tt.wantIntents || c.Shard != tt.want || c.Token != "Bot "+r.fake.Token() {
 				t.Errorf("Identify = intents %d, shard %v, token ok %v; want %d, %v, true",
-					c.Intents, c.Shard, c.Token == "Bot "+r.fake.Token(), Intents, tt.want)
+					c.Intents, c.Shard, c.Token == "Bot "+r.fake.Token(), tt.wantIntents, tt.want)
+			}
+			if tt.voice == nil && (r.adapter.voice != nil || c.Intents&VoiceIntents != 0) {
+				t.Errorf("without Voice: voice follower %v, intents %d; want none", r.adapter.voice != nil, c.Intents)
 			}
 			puts := 0
 			for _, req := range r.fake.Requests() {

@@ -14,9 +14,15 @@
 // Discord's CDN for Moments (MediaOpener), and its posts kept up to date
 // (EditPost, Notify).
 //
-// The session asks for the Guilds and GuildMembers intents. GuildMembers is
-// privileged: enable "Server Members Intent" for the bot in the Discord
-// developer portal, or Discord refuses the connection (close code 4014).
+// With Options.Voice it follows who is in the voice and stage channels
+// (VOICE_STATE_UPDATE, GUILD_CREATE's voice states, scheduled events,
+// members leaving) for attendance.
+//
+// The session asks for the Guilds and GuildMembers intents, and with
+// Options.Voice for GuildVoiceStates and GuildScheduledEvents too
+// (VoiceIntents, not privileged). GuildMembers is privileged: enable
+// "Server Members Intent" for the bot in the Discord developer portal, or
+// Discord refuses the connection (close code 4014).
 package discord
 
 import (
@@ -57,7 +63,8 @@ const (
 )
 
 // Intents are the gateway intents the adapter asks for: servers, and
-// server members for join events (privileged).
+// server members for join events (privileged). With Options.Voice it asks
+// for VoiceIntents too.
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMembers
 
 // Options configure an Adapter.
@@ -96,6 +103,16 @@ type Options struct {
 	// this shard (GUILD_MEMBER_ADD) instead of the bot Run serves, which
 	// gives them their roles (tests record the joins).
 	Gates MemberJoins
+	// Voice, when set, is told of the voice states of the servers of this
+	// shard, their scheduled events' changes and the members who leave
+	// them, each server's in the order the gateway sent them; the session
+	// then asks for VoiceIntents too. *core.AttendanceService is one.
+	Voice VoiceSink
+	// Summaries is called with the summaries of the attendance sessions
+	// Voice's Resume and EventChanged stopped, for the caller to post;
+	// nil drops them. It runs in the order of the server's voice events,
+	// which wait for it: post without waiting long.
+	Summaries func(ctx context.Context, summaries []core.AttendanceSummary)
 }
 
 // commandTable is what the adapter needs of the bot: its commands, the
@@ -137,6 +154,7 @@ type Adapter struct {
 	members    *memberCache
 	gates      *gates
 	joins      *joinQueue // Options.Gates', or the bot's once served
+	voice      *voice     // nil without Options.Voice
 
 	served atomic.Bool
 	ran    atomic.Bool
@@ -194,6 +212,9 @@ func New(opts Options) (*Adapter, error) {
 	if opts.Gates != nil {
 		a.joins = newJoinQueue(opts.Gates, a.log)
 	}
+	if opts.Voice != nil {
+		a.voice = newVoice(opts.Voice, opts.Summaries, a.clock, a.log, a.onShard)
+	}
 	return a, nil
 }
 
@@ -206,6 +227,13 @@ func newSession(opts Options, origin *url.URL) (*discordgo.Session, error) {
 	s.Client = rewriteClient(opts.HTTPClient, origin)
 	s.ShardID, s.ShardCount = opts.ShardID, opts.ShardCount
 	s.Identify.Intents = Intents
+	if opts.Voice != nil {
+		s.Identify.Intents |= VoiceIntents
+	}
+	// Handlers run in the gateway reader, in the order of the events, so
+	// that voice events keep their order; the handlers that do work
+	// (interactions) start goroutines of their own, the others only queue.
+	s.SyncEvents = true
 	// Members are kept by the adapter's bounded cache (memberCache), not
 	// by discordgo's State, which would keep every member of every server
 	// seen in an event.
@@ -278,15 +306,20 @@ func (a *Adapter) connect(ctx context.Context) error {
 	}
 	s := a.session
 	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-		a.onInteraction(ctx, s, ic.Interaction)
+		go a.onInteraction(ctx, s, ic.Interaction)
 	})
 	s.AddHandler(a.onConnect)
 	s.AddHandler(a.onEvent)
+	if a.voice != nil {
+		a.voice.queue.start(ctx)
+		a.voice.register(s)
+	}
 	if a.joins != nil {
 		a.joins.start(ctx)
 	}
 	if ok, err := a.open(ctx); !ok {
 		a.stopJoins()
+		a.stopVoice()
 		return err
 	}
 	a.follow()
@@ -361,6 +394,7 @@ func (a *Adapter) close() {
 	a.stop()
 	a.inflight.Wait()
 	a.stopJoins()
+	a.stopVoice()
 	a.members.follow("", 0)
 	a.log.Info("discord adapter stopped")
 }
@@ -382,6 +416,17 @@ func (a *Adapter) stopJoins() {
 		a.joins.stop()
 	}
 }
+
+// stopVoice waits for the voice events being handled and drops the
+// others, logged.
+func (a *Adapter) stopVoice() {
+	if a.voice != nil {
+		a.voice.queue.stop()
+	}
+}
+
+// clock is a.now, read when called (tests move it).
+func (a *Adapter) clock() time.Time { return a.now() }
 
 // stop refuses new interactions, so that close can wait for the others.
 func (a *Adapter) stop() {

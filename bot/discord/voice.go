@@ -1,0 +1,403 @@
+package discord
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/poapbot/poapbot/core"
+)
+
+// VoiceIntents are the gateway intents the adapter adds to Intents when
+// Options.Voice is set: voice states and scheduled events. Neither is
+// privileged.
+const VoiceIntents = discordgo.IntentGuildVoiceStates | discordgo.IntentGuildScheduledEvents
+
+// VoiceSink is told of who is in the servers' voice and stage channels,
+// for attendance: *core.AttendanceService is one.
+type VoiceSink interface {
+	// Observe records a member's voice state as it changed
+	// (VOICE_STATE_UPDATE).
+	Observe(ctx context.Context, p core.Place, v core.VoiceState) error
+	// Resume takes the voice states of a server as the gateway gives them
+	// on (re)connecting (GUILD_CREATE) and returns the summaries of the
+	// sessions it stopped.
+	Resume(ctx context.Context, p core.Place, current []core.VoiceState) ([]core.AttendanceSummary, error)
+	// EventChanged handles a scheduled event's change with the voice
+	// states of its channel at that moment.
+	EventChanged(ctx context.Context, p core.Place, ev core.ScheduledEvent, current []core.VoiceState) (core.EventChange, error)
+	// MemberLeft records that a member left the server.
+	MemberLeft(ctx context.Context, p core.Place, m core.Member, at time.Time) error
+}
+
+// Bounds of the handling of voice events.
+const (
+	// voiceBacklog voice events wait at most, over all servers (a few MB):
+	// a call of thousands coming and going queues rather than piling up
+	// goroutines.
+	voiceBacklog = 50_000
+	// voiceFullWait is how long the gateway reader waits for room in a
+	// full backlog before the event is dropped (logged and counted): a
+	// short stall of the reader rather than a loss, never a long one.
+	voiceFullWait = time.Second
+	// voiceTimeout bounds the handling of one voice event.
+	voiceTimeout = 30 * time.Second
+)
+
+// voiceJob is one voice event to hand to the sink.
+type voiceJob struct {
+	kind string // for the logs
+	run  func(ctx context.Context) error
+}
+
+// voiceQueue hands the voice events of each server to the sink one after
+// the other, in the order the gateway sent them, on one worker per server
+// that has events waiting (workers end when their server's queue is
+// empty). The gateway reader queues them (the session runs its handlers
+// in order, SyncEvents) and waits for the sink only when voiceBacklog
+// events already wait, at most voiceFullWait.
+type voiceQueue struct {
+	log   *slog.Logger
+	slots chan struct{} // one per event waiting or being handled
+	// fullWait is voiceFullWait; tests change it.
+	fullWait time.Duration
+
+	mu      sync.Mutex
+	ctx     context.Context
+	stopped bool
+	queues  map[string][]voiceJob // present while the server's worker runs
+	workers sync.WaitGroup
+
+	dropped atomic.Int64 // events dropped: backlog full or closing
+	// overflowing is set when an event was dropped for a full backlog:
+	// the next ones are dropped at once, without stalling the reader
+	// again, until there is room.
+	overflowing atomic.Bool
+}
+
+func newVoiceQueue(log *slog.Logger) *voiceQueue {
+	return &voiceQueue{log: log, fullWait: voiceFullWait, slots: make(chan struct{}, voiceBacklog), queues: map[string][]voiceJob{}, ctx: context.Background()}
+}
+
+// start gives the jobs handled from now on ctx's values (not its end).
+func (q *voiceQueue) start(ctx context.Context) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ctx = context.WithoutCancel(ctx)
+}
+
+// add queues a job of the guild. When the backlog is full it waits up to
+// voiceFullWait for room, then drops the job, logged and counted; while
+// it stays full, the next jobs are dropped without waiting.
+func (q *voiceQueue) add(guild string, j voiceJob) {
+	select {
+	case q.slots <- struct{}{}:
+		q.overflowing.Store(false)
+	default:
+		if !q.overflowing.Load() && q.waitSlot() {
+			break
+		}
+		q.overflowing.Store(true)
+		n := q.dropped.Add(1)
+		q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
+		return
+	}
+	q.mu.Lock()
+	if q.stopped {
+		q.mu.Unlock()
+		<-q.slots
+		n := q.dropped.Add(1)
+		q.log.Info("voice event while closing, not recorded", "guild", guild, "event", j.kind, "dropped", n)
+		return
+	}
+	waiting, busy := q.queues[guild]
+	q.queues[guild] = append(waiting, j)
+	if !busy {
+		q.workers.Add(1)
+		go q.work(guild)
+	}
+	q.mu.Unlock()
+}
+
+// waitSlot waits up to fullWait for room in the backlog and reports
+// whether it took a slot.
+func (q *voiceQueue) waitSlot() bool {
+	t := time.NewTimer(q.fullWait)
+	defer t.Stop()
+	select {
+	case q.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// work handles the guild's jobs in order until none is left.
+func (q *voiceQueue) work(guild string) {
+	defer q.workers.Done()
+	for {
+		q.mu.Lock()
+		jobs := q.queues[guild]
+		if len(jobs) == 0 || q.stopped {
+			delete(q.queues, guild)
+			q.mu.Unlock()
+			return
+		}
+		j := jobs[0]
+		jobs[0] = voiceJob{}
+		q.queues[guild] = jobs[1:]
+		ctx := q.ctx
+		q.mu.Unlock()
+		q.handle(ctx, guild, j)
+		<-q.slots
+	}
+}
+
+// handle runs one job within voiceTimeout; an error or a panic is logged.
+func (q *voiceQueue) handle(ctx context.Context, guild string, j voiceJob) {
+	ctx, cancel := context.WithTimeout(ctx, voiceTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			q.log.Error("a voice event panicked", "guild", guild, "event", j.kind, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	if err := j.run(ctx); err != nil {
+		q.log.Warn("recording a voice event", "guild", guild, "event", j.kind, "err", err)
+	}
+}
+
+// stop refuses new jobs, waits for the workers to finish the job they
+// handle and logs the jobs left waiting. It may be called more than once.
+func (q *voiceQueue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	q.workers.Wait()
+	q.mu.Lock()
+	left := 0
+	for g, jobs := range q.queues {
+		left += len(jobs)
+		for range jobs {
+			<-q.slots
+		}
+		delete(q.queues, g)
+	}
+	q.mu.Unlock()
+	if left > 0 {
+		n := q.dropped.Add(int64(left))
+		q.log.Warn("voice events not recorded at shutdown; the next start resumes from the gateway", "events", left, "dropped", n)
+	}
+}
+
+// voice follows the servers' voice states for Options.Voice: it keeps
+// who is in voice in each server (for scheduled events, whose channel's
+// members are passed along) and queues each event for the sink. Its
+// handlers run in the gateway reader, in order (SyncEvents), and never
+// wait for the sink.
+type voice struct {
+	sink      VoiceSink
+	summaries func(context.Context, []core.AttendanceSummary)
+	now       func() time.Time
+	log       *slog.Logger
+	queue     *voiceQueue
+	onShard   func(guild string) bool
+
+	mu     sync.Mutex
+	guilds map[string]*voiceGuild
+}
+
+// voiceGuild is one server as the voice events left it.
+type voiceGuild struct {
+	name   string
+	states map[string]core.VoiceState // by user id; in a channel only
+}
+
+func newVoice(sink VoiceSink, summaries func(context.Context, []core.AttendanceSummary), now func() time.Time, log *slog.Logger, onShard func(string) bool) *voice {
+	return &voice{
+		sink: sink, summaries: summaries, now: now, log: log, queue: newVoiceQueue(log), onShard: onShard,
+		guilds: map[string]*voiceGuild{},
+	}
+}
+
+// register adds the handlers of the voice events to the session.
+func (v *voice) register(s *discordgo.Session) {
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildCreate) { v.guildCreate(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildDelete) { v.guildDelete(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.VoiceStateUpdate) { v.voiceState(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildScheduledEventUpdate) {
+		if e.GuildScheduledEvent != nil {
+			v.scheduledEvent(e.GuildScheduledEvent, core.ScheduledEventStatus(e.Status))
+		}
+	})
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildScheduledEventDelete) {
+		if e.GuildScheduledEvent != nil {
+			v.scheduledEvent(e.GuildScheduledEvent, core.EventCanceled)
+		}
+	})
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildMemberRemove) { v.memberRemove(e) })
+}
+
+// guildLocked returns the guild's record, created on first use; v.mu
+// must be held.
+func (v *voice) guildLocked(id string) *voiceGuild {
+	g := v.guilds[id]
+	if g == nil {
+		g = &voiceGuild{states: map[string]core.VoiceState{}}
+		v.guilds[id] = g
+	}
+	return g
+}
+
+// place is the server as a core place; v.mu must be held.
+func (v *voice) placeLocked(guild string) core.Place {
+	p := core.Place{Platform: core.Discord, ExternalID: guild}
+	if g := v.guilds[guild]; g != nil {
+		p.Name = g.name
+	}
+	return p
+}
+
+// guildCreate replaces the server's voice states with GUILD_CREATE's (on
+// connecting, after an outage, on a new session) and queues Resume.
+func (v *voice) guildCreate(e *discordgo.GuildCreate) {
+	if e.Guild == nil || e.ID == "" || e.Unavailable || !v.onShard(e.ID) {
+		return
+	}
+	members := make(map[string]*discordgo.Member, len(e.Members))
+	for _, m := range e.Members {
+		if m != nil && m.User != nil {
+			members[m.User.ID] = m
+		}
+	}
+	at := v.now()
+	current := make([]core.VoiceState, 0, len(e.VoiceStates))
+	v.mu.Lock()
+	g := v.guildLocked(e.ID)
+	g.name = e.Name
+	clear(g.states)
+	for _, st := range e.VoiceStates {
+		if st == nil || st.UserID == "" || st.ChannelID == "" {
+			continue
+		}
+		m := st.Member
+		if m == nil || m.User == nil {
+			m = members[st.UserID]
+		}
+		vs := voiceState(st, m, at)
+		g.states[st.UserID] = vs
+		current = append(current, vs)
+	}
+	p := v.placeLocked(e.ID)
+	v.mu.Unlock()
+	v.queue.add(e.ID, voiceJob{kind: "GUILD_CREATE", run: func(ctx context.Context) error {
+		sums, err := v.sink.Resume(ctx, p, current)
+		v.post(ctx, sums)
+		return err
+	}})
+}
+
+// guildDelete forgets a server the bot left or that went unavailable: its
+// GUILD_CREATE will tell again.
+func (v *voice) guildDelete(e *discordgo.GuildDelete) {
+	if e.Guild == nil {
+		return
+	}
+	v.mu.Lock()
+	delete(v.guilds, e.ID)
+	v.mu.Unlock()
+}
+
+// voiceState records a VOICE_STATE_UPDATE and queues Observe.
+func (v *voice) voiceState(e *discordgo.VoiceStateUpdate) {
+	st := e.VoiceState
+	if st == nil || st.GuildID == "" || st.UserID == "" || !v.onShard(st.GuildID) {
+		return
+	}
+	vs := voiceState(st, st.Member, v.now())
+	v.mu.Lock()
+	g := v.guildLocked(st.GuildID)
+	if vs.ChannelID == "" {
+		delete(g.states, st.UserID)
+	} else {
+		g.states[st.UserID] = vs
+	}
+	p := v.placeLocked(st.GuildID)
+	v.mu.Unlock()
+	v.queue.add(st.GuildID, voiceJob{kind: "VOICE_STATE_UPDATE", run: func(ctx context.Context) error {
+		return v.sink.Observe(ctx, p, vs)
+	}})
+}
+
+// scheduledEvent queues EventChanged with the voice states of the event's
+// channel as they are now.
+func (v *voice) scheduledEvent(e *discordgo.GuildScheduledEvent, status core.ScheduledEventStatus) {
+	if e.GuildID == "" || e.ID == "" || !v.onShard(e.GuildID) {
+		return
+	}
+	ev := core.ScheduledEvent{ID: e.ID, ChannelID: e.ChannelID, Status: status}
+	var current []core.VoiceState
+	v.mu.Lock()
+	if g := v.guilds[e.GuildID]; g != nil && e.ChannelID != "" {
+		for _, vs := range g.states {
+			if vs.ChannelID == e.ChannelID {
+				current = append(current, vs)
+			}
+		}
+	}
+	p := v.placeLocked(e.GuildID)
+	v.mu.Unlock()
+	v.queue.add(e.GuildID, voiceJob{kind: "GUILD_SCHEDULED_EVENT", run: func(ctx context.Context) error {
+		change, err := v.sink.EventChanged(ctx, p, ev, current)
+		if change.Stopped != nil {
+			v.post(ctx, []core.AttendanceSummary{*change.Stopped})
+		}
+		return err
+	}})
+}
+
+// memberRemove queues MemberLeft for a member who left the server.
+func (v *voice) memberRemove(e *discordgo.GuildMemberRemove) {
+	if e.Member == nil || e.User == nil || e.GuildID == "" || !v.onShard(e.GuildID) {
+		return
+	}
+	m := core.Member{Platform: core.Discord, ExternalID: e.User.ID, Name: e.DisplayName()}
+	at := v.now()
+	v.mu.Lock()
+	if g := v.guilds[e.GuildID]; g != nil {
+		delete(g.states, e.User.ID)
+	}
+	p := v.placeLocked(e.GuildID)
+	v.mu.Unlock()
+	v.queue.add(e.GuildID, voiceJob{kind: "GUILD_MEMBER_REMOVE", run: func(ctx context.Context) error {
+		return v.sink.MemberLeft(ctx, p, m, at)
+	}})
+}
+
+// post hands summaries to Options.Summaries, when set.
+func (v *voice) post(ctx context.Context, sums []core.AttendanceSummary) {
+	if len(sums) > 0 && v.summaries != nil {
+		v.summaries(ctx, sums)
+	}
+}
+
+// voiceState is a Discord voice state as core's, at at; m is the member,
+// nil when unknown.
+func voiceState(st *discordgo.VoiceState, m *discordgo.Member, at time.Time) core.VoiceState {
+	vs := core.VoiceState{
+		Member:    core.Member{Platform: core.Discord, ExternalID: st.UserID},
+		ChannelID: st.ChannelID,
+		Deafened:  st.Deaf || st.SelfDeaf,
+		At:        at,
+	}
+	if m != nil && m.User != nil {
+		vs.Member.Name = m.DisplayName()
+		vs.Bot = m.User.Bot
+	}
+	return vs
+}
