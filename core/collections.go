@@ -125,21 +125,3 @@ func (s *CollectionService) resolveWallet(ctx context.Context, platform Platform
 	}
 	return wallet, err
 }
-
-// primaryWallet returns the value of the user's primary wallet, or
-// ErrNotLinked, or the store's error.
-func primaryWallet(ctx context.Context, members MemberStore, userID int64) (string, error) {
-	wallets, err := members.Wallets(ctx, userID)
-	if err != nil {
-		return "", err
-	}
-	for _, w := range wallets {
-		if w.Primary {
-			return w.Value, nil
-		}
-	}
-	if len(wallets) > 0 {
-		return wallets[0].Value, nil
-	}
-	return "", ErrNotLinked
-}

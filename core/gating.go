@@ -156,13 +156,6 @@ type JoinDecline struct {
 	DeclinedAt  time.Time
 }
 
-// VerifiedMember is a user of a platform with the addresses of their
-// verified wallets (lower-case 0x addresses).
-type VerifiedMember struct {
-	User      User
-	Addresses []string
-}
-
 // GateStore keeps gates, the grants the bot made, pending join requests
 // and the recently declined ones. Methods return ErrNotFound for a missing row.
 type GateStore interface {
