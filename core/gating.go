@@ -233,12 +233,6 @@ type GateStore interface {
 	UnseeMember(ctx context.Context, tenantID, userID int64) error
 }
 
-// Exclusive runs a job unless another replica runs the same one
-// (storage.DB.TryExclusive): ran is false when the lock was held.
-type Exclusive interface {
-	TryExclusive(ctx context.Context, name string, fn func(ctx context.Context) error) (ran bool, err error)
-}
-
 // HolderPage is one page of a drop's holders, as read for a sweep.
 type HolderPage struct {
 	// Addresses are the holders' addresses, lower case, one per POAP.

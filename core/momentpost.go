@@ -393,7 +393,7 @@ func sizePrefix(size int64) []byte { return fmt.Appendf(nil, "%d\n", size) }
 // finished or failed, and the store's error.
 func (s *MomentService) Resume(ctx context.Context) (int, error) {
 	done := 0
-	_, err := s.locks.TryExclusive(ctx, "moments resume", func(ctx context.Context) error {
+	_, err := s.locks.TryExclusive(ctx, momentsResumeLock, func(ctx context.Context) error {
 		recs, err := s.store.UnfinishedMoments(ctx)
 		if err != nil {
 			return err
