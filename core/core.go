@@ -157,16 +157,6 @@ func (p Place) stored() Place {
 	return Place{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
 }
 
-// AuditEntry is one line of the audit log: who did what, where, and when.
-type AuditEntry struct {
-	ID        int64
-	PlaceID   *int64
-	UserID    *int64
-	Action    string
-	Detail    string
-	CreatedAt time.Time
-}
-
 // Clock tells the time; tests replace it.
 type Clock interface {
 	Now() time.Time
@@ -195,12 +185,6 @@ type MemberStore interface {
 	UserByID(ctx context.Context, id int64) (User, error)
 	// Wallets lists the user's wallets, primary first.
 	Wallets(ctx context.Context, userID int64) ([]Wallet, error)
-}
-
-// AuditLog keeps the audit log.
-type AuditLog interface {
-	// Audit appends an entry to the audit log.
-	Audit(ctx context.Context, e AuditEntry) error
 }
 
 // base is what every service keeps beside its stores: the clock and the

@@ -178,9 +178,6 @@ type DeliveryIssuer interface {
 
 // Errors of deliveries, inside a *DropError.
 var (
-	// ErrDeliveryExists means the drop has a delivery already; its list is
-	// fixed.
-	ErrDeliveryExists = errors.New("the drop has a delivery already")
 	// ErrNotListed means the member (or their address) is not on the
 	// drop's delivery list.
 	ErrNotListed = errors.New("not on the delivery list")

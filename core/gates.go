@@ -101,14 +101,6 @@ const firstSyncTimeout = 30 * time.Minute
 // eventTimeout bounds one evaluation started by an event.
 const eventTimeout = 2 * time.Minute
 
-// The actions of the audit log written by gating.
-const (
-	AuditGateAdded   = "gate added"
-	AuditGateRemoved = "gate removed"
-	AuditGatePaused  = "gate paused"
-	AuditGateResumed = "gate resumed"
-)
-
 // NewGateService returns the gating service. It returns an error wrapping
 // ErrMissingDependency when a required dependency is nil.
 func NewGateService(d GateServiceDeps) (*GateService, error) {

@@ -301,14 +301,6 @@ type GateNotice struct {
 	Problem *GateProblem
 }
 
-// SetupLine is one line of /setup check: a check, whether it passed, and
-// how to fix it when it did not.
-type SetupLine struct {
-	Check string
-	OK    bool
-	Fix   string
-}
-
 // GateActions is what a chat adapter does for gating on its platform.
 // place is the tenant's external id. Methods return an error wrapping
 // ErrGateForbidden (with a *GateProblem saying how to fix it) when the

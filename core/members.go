@@ -1,25 +1,11 @@
 package core
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Members and their verified wallets, as every concern reads them: who has
 // a role or is in a group among the members with a verified wallet (the
-// Roster, answered by the GateService), and the wallet a member's POAP is
-// minted to.
-
-var (
-	// ErrCannotListMembers means the platform of the place cannot tell the
-	// bot who has a role or is in a group: no adapter of it reads its
-	// members' standing. Nothing was drafted.
-	ErrCannotListMembers = errors.New("the platform's members cannot be listed")
-	// ErrRosterIncomplete means the platform could not say, for some
-	// members, whether they have the role: a fixed list must not miss
-	// them, so nothing was built.
-	ErrRosterIncomplete = errors.New("could not read every member's roles")
-)
+// Roster, answered by the GateService; ErrCannotListMembers and
+// ErrRosterIncomplete), and the wallet a member's POAP is minted to.
 
 // VerifiedMember is a user of a platform with the addresses of their
 // verified wallets (lower-case 0x addresses).

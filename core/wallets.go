@@ -85,16 +85,6 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	return s, nil
 }
 
-// The actions of the audit log written by linking. Details never hold a
-// signature, a nonce or a member's name.
-const (
-	AuditWalletLinked    = "wallet linked"
-	AuditWalletVerified  = "wallet verified"
-	AuditWalletMoved     = "wallet moved"
-	AuditWalletUnlinked  = "wallet unlinked"
-	AuditMemberForgotten = "member forgotten"
-)
-
 // WalletStore is what wallet linking needs from stored state, beside
 // MemberStore. Every method is one atomic step (one transaction) that also
 // writes its audit entries. storage.DB satisfies it.
