@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // CollectionService answers /poaps: it finds whose POAPs to read (a wallet
@@ -32,26 +31,6 @@ func NewCollectionService(d CollectionServiceDeps) (*CollectionService, error) {
 		return nil, err
 	}
 	return &CollectionService{members: d.Members, scanner: d.Scanner}, nil
-}
-
-// Scanner reads the POAPs wallets hold from the issuing service.
-type Scanner interface {
-	// Holdings lists the POAPs the wallet (address, ENS name or e-mail)
-	// holds. It returns ErrInvalidWallet when the service rejects the
-	// identifier and ErrIssuerUnavailable when the service cannot answer.
-	Holdings(ctx context.Context, wallet string) ([]Holding, error)
-}
-
-// Holding is one POAP held by a wallet.
-type Holding struct {
-	TokenID  string
-	DropID   int64
-	DropName string
-	FancyID  string
-	Chain    string
-	Owner    string
-	MintedAt time.Time
-	ImageURL string
 }
 
 // CollectionQuery says whose POAPs to list: a wallet typed by the member, or

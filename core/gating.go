@@ -233,30 +233,6 @@ type GateStore interface {
 	UnseeMember(ctx context.Context, tenantID, userID int64) error
 }
 
-// HolderPage is one page of a drop's holders, as read for a sweep.
-type HolderPage struct {
-	// Addresses are the holders' addresses, lower case, one per POAP.
-	Addresses []string
-	// Total is the number of POAPs of the drop.
-	Total int
-}
-
-// HoldersPageSize is the number of holders a page of the issuing
-// service's holder list carries.
-const HoldersPageSize = 300
-
-// GateIssuer is what gating reads from the issuing service.
-type GateIssuer interface {
-	Scanner
-	// DropHolders reads the page of the drop's holders that starts at
-	// offset (HoldersPageSize a page). ErrUnknownEvent for an unknown
-	// drop, ErrIssuerUnavailable when the service cannot answer.
-	DropHolders(ctx context.Context, dropID int64, offset int) (HolderPage, error)
-	// DropDetails reads a drop's name; ErrUnknownEvent when it does not
-	// exist.
-	DropDetails(ctx context.Context, eventID int64) (DropDetails, error)
-}
-
 // Standing is a member's standing in a gated place, as the platform says.
 type Standing struct {
 	// InPlace is true when the member is in the server or the group.
