@@ -15,10 +15,10 @@ import (
 )
 
 // MomentService owns Moments from the chat: /moment checks a post before
-// any byte is uploaded (momentcheck.go), records it, streams each file from
-// the platform to Moments, waits for processing and publishes it; it
-// finishes posts a restart interrupted (Resume); /moments lists them
-// (momentlist.go); moderators turn them off and on per place.
+// any byte is uploaded, records it, streams each file from the platform to
+// Moments, waits for processing and publishes it; it finishes posts a
+// restart interrupted (Resume); /moments lists them; moderators turn them
+// off and on per place.
 type MomentService struct {
 	base
 	members  MemberStore

@@ -10,8 +10,8 @@ import (
 
 // WalletService links members to wallets and proves their ownership: /link
 // issues an ownership challenge, /verify and the verification page complete
-// it (verify.go), /wallet lists, /unlink and /forget remove. It tells its
-// WalletEvents of every verified and unlinked wallet.
+// it, /wallet lists, /unlink and /forget remove. It tells its WalletEvents
+// of every verified and unlinked wallet.
 type WalletService struct {
 	base
 	members MemberStore
