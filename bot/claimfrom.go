@@ -66,6 +66,8 @@ func (b *Bot) claimFrom(ctx context.Context, req *Request) (reply Reply, ok bool
 		return Reply{Text: claimFromText(err), Personal: true}, true
 	}
 	in.Command, in.Options = req.Command, req.Options
+	// The request runs in the group once: never acted for again.
+	in.ActFor = nil
 	reply = b.Handle(ctx, in)
 	reply.Personal, reply.Post = true, nil
 	return reply, true

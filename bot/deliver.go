@@ -145,6 +145,8 @@ func deliveryErrText(req *Request, de *core.DropError, title, id string) (string
 	case errors.Is(err, core.ErrNotListed):
 		return "You are not on the delivery list of " + title + ". The list was fixed when the delivery was created, from the members " +
 			"who had a verified wallet then, and POAP lets nobody be added since. If you think you should be on it, ask a moderator.", true
+	case errors.Is(err, core.ErrNoDelivery):
+		return title + " is handed out through a POAP Delivery, but none was created for it, so nothing can be claimed yet. Please tell a moderator.", true
 	case errors.Is(err, core.ErrClaimInProgress):
 		return "Your claim of " + title + " is being sent to POAP right now. Run " + codeSpan("/claim "+id) + " again in a minute to see it done.", true
 	case errors.Is(err, core.ErrDeliveryExists):

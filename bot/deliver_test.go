@@ -20,6 +20,7 @@ func TestExplain_Delivery(t *testing.T) {
 		want    string
 	}{
 		{"claim", core.ErrNotListed, "not on the delivery list"},
+		{"claim", core.ErrNoDelivery, "none was created for it"},
 		{"claim", core.ErrClaimInProgress, "being sent to POAP right now"},
 		{"drop deliver", core.ErrDeliveryExists, "has a delivery already"},
 		{"drop deliver", core.ErrEmptyDelivery, "No member there has a verified wallet"},

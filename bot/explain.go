@@ -237,7 +237,11 @@ func dropText(req *Request, err error) (string, bool) {
 		return "POAP can't mint on that network, so nothing was changed. Name one of " + networkList() +
 			" (or its chain id), for example " + codeSpan("/drop network "+id+" base") + ".", true
 	case errors.Is(err, core.ErrMethodNotOffered) && strings.HasPrefix(req.Command, "drop "):
-		return "This bot is not set up to hand out drops with " + codeSpan("delivery:"+req.Text("delivery")) + ", so nothing was changed. " +
+		method := strings.ToLower(strings.TrimSpace(req.Text("delivery")))
+		if method == "" {
+			method = string(de.Drop.Method)
+		}
+		return "This bot is not set up to hand out drops with " + codeSpan("delivery:"+method) + ", so nothing was changed. " +
 			"Use auto, link or mint, or ask whoever runs the bot to set it up.", true
 	case errors.Is(err, core.ErrMethodNotOffered):
 		return title + " can't be claimed through this bot right now: it is handed out through a claim method this bot is not set up for. " +

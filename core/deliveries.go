@@ -181,6 +181,9 @@ var (
 	// ErrNotListed means the member (or their address) is not on the
 	// drop's delivery list.
 	ErrNotListed = errors.New("not on the delivery list")
+	// ErrNoDelivery means a drop set to be claimed through its POAP
+	// Delivery has no delivery created: nothing can be claimed through it.
+	ErrNoDelivery = errors.New("the drop has no delivery created")
 	// ErrEmptyDelivery means no member of the role or group has a
 	// verified wallet: there is no list to create.
 	ErrEmptyDelivery = errors.New("no verified member to deliver to")

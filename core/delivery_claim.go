@@ -14,13 +14,13 @@ import (
 // refuses an address's second claim, which counts as claimed. A claim whose
 // outcome is not known is Pending. Errors, inside a *DropError:
 // ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
-// ErrIssuerUnavailable (nothing was sent: claim again); ErrNotListed too
-// when the drop has no delivery created.
+// ErrIssuerUnavailable (nothing was sent: claim again); ErrNoDelivery when
+// the drop has no delivery created.
 func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return ClaimResult{}, dropError(d, ErrNotListed)
+		return ClaimResult{}, dropError(d, ErrNoDelivery)
 	case err != nil:
 		return ClaimResult{}, wrap("claim", err)
 	}
@@ -50,10 +50,11 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	if err := s.store.FinishDeliveryClaim(ctx, e); err != nil {
 		if cerr == nil {
 			// Claimed at POAP: the entry, left claiming and sent, is
-			// settled by the next /claim after DeliveryLease.
+			// settled by the next /claim after DeliveryLease, which
+			// records it and tells MintEvents then (here it would be told
+			// twice); until then the sweep counts the POAP.
 			s.log.Error("delivery claim not recorded", "event", d.EventID, "err", err)
 			res.Outcome = ResultDeliveryClaimed
-			s.minted(ctx, user, e.Address)
 			return res, nil
 		}
 		return ClaimResult{}, wrap("claim", err)
@@ -69,6 +70,8 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
 	res.Outcome = ResultDeliveryClaimed
+	// Recorded claimed just now, by the one holder of the entry: told
+	// once.
 	s.minted(ctx, user, e.Address)
 	if uid != "" {
 		s.record(ctx, d.PlaceID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))

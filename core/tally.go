@@ -125,7 +125,7 @@ func claimOutcome(res ClaimResult, err error) string {
 
 // countClaim counts a member's claim that returned res and err, by the
 // drop's claim method when it is known.
-func (s base) countClaim(p Platform, res ClaimResult, err error) {
+func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
 	if s.tally == nil {
 		return
 	}

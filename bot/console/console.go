@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -41,6 +42,8 @@ type Console struct {
 	roles       *Roles
 	// outMu keeps lines whole: gate changes print from the background.
 	outMu sync.Mutex
+	// served is set by the first Run: a second would read the same input.
+	served atomic.Bool
 }
 
 var _ bot.Adapter = (*Console)(nil)
@@ -69,6 +72,9 @@ func (c *Console) Platform() core.Platform { return core.Console }
 // nil), /quit is typed, or ctx is done (it returns ctx.Err()). Commands run
 // one at a time, in order.
 func (c *Console) Run(ctx context.Context, b *bot.Bot) error {
+	if c.served.Swap(true) {
+		return errors.New("console: Run called twice")
+	}
 	lines := make(chan lineOrErr)
 	go c.read(ctx, lines)
 	for {

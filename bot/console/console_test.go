@@ -85,3 +85,15 @@ func TestConsole_Run_Cancel(t *testing.T) {
 		t.Fatal("Run() did not return after cancel")
 	}
 }
+
+// TestConsole_RunTwice: a second Run is refused, since it would read the
+// same input as the first.
+func TestConsole_RunTwice(t *testing.T) {
+	c := console.New(strings.NewReader(""), io.Discard, false)
+	if err := c.Run(t.Context(), nil); err != nil {
+		t.Fatalf("first Run at the end of its input = %v, want nil", err)
+	}
+	if err := c.Run(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("second Run = %v, want refused", err)
+	}
+}

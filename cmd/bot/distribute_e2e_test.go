@@ -193,7 +193,7 @@ func TestDistribute_DiscordThousand(t *testing.T) {
 
 func discordThousand(t *testing.T, dbURL string, members, links int) {
 	srv, s := startDiscord(t, dbURL, shortTick)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), thousandGuard)
 	defer cancel()
 	drop, code := s.m.SandboxAPI.CreateDrop(sandbox.Drop{Name: "Thousand members"}, links)
 	add := srv.Command(discordtest.Moderator, fmt.Sprintf("/drop add %d edit_code:%s delivery:link", drop.ID, code))

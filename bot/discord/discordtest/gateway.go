@@ -173,10 +173,11 @@ func (s *Server) ready(shard [2]int) map[string]any {
 func (s *Server) guildCreate() map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	channels, voiceStates, events, members := s.guildCreateVoiceLocked()
 	return map[string]any{
 		"id": s.opts.GuildID, "name": s.opts.GuildName, "owner_id": s.guild.owner, "member_count": len(s.guild.members),
-		"roles": slices.Clone(s.guild.roles), "members": []any{memberCopy(s.guild.members[s.opts.AppID])},
-		"channels": []any{map[string]any{"id": DefaultChannelID, "type": 0, "name": "general", "guild_id": s.opts.GuildID}},
+		"roles": slices.Clone(s.guild.roles), "members": members,
+		"channels": channels, "voice_states": voiceStates, "guild_scheduled_events": events,
 	}
 }
 

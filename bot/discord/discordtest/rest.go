@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	s.guildRoutes()
 	s.dmRoutes()
 	s.fileRoutes()
+	s.voiceRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "Unknown")
 	})

@@ -35,7 +35,12 @@
 // attachment option resolves to by name, served at a signed attachment URL
 // on the fake's origin (ex, is and hm query parameters, as Discord's CDN
 // links carry; 404 when the signature is wrong or the file was removed,
-// RemoveFile). Routes it does not know answer 404 and are recorded; HandleFunc
+// RemoveFile). Voice (voice.go): AddVoiceChannel (voice or stage),
+// SetVoice, JoinVoice and LeaveVoice (VOICE_STATE_UPDATE), PutVoice (the
+// voice_states of GUILD_CREATE), AddBot, scheduled events
+// (AddScheduledEvent, SetScheduledEventStatus, DeleteScheduledEvent: their
+// GUILD_SCHEDULED_EVENT_* events, and GET .../scheduled-events) and GET
+// /channels/{id}. Routes it does not know answer 404 and are recorded; HandleFunc
 // adds more, Dispatch sends other gateway events. Build and Session serve tests that call handlers
 // directly.
 //
@@ -143,6 +148,7 @@ type Server struct {
 	guild        guildState                   // the test guild's roles and members
 	limits       roleLimits                   // knobs of role changes
 	files        fileState                    // files members attach
+	voice        voiceWorld                   // voice and stage channels, voice states, scheduled events
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test

@@ -1,0 +1,337 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// AttendanceStart is what /attendance start asks for.
+type AttendanceStart struct {
+	Moderator Member
+	Place     Place
+	// EventID names the place's drop.
+	EventID int64
+	// ChannelID and ChannelName are the voice or stage channel counted
+	// (the scheduled event's channel for one).
+	ChannelID   string
+	ChannelName string
+	// SummaryChannelID is where the command ran: the summary goes there.
+	SummaryChannelID string
+	// ScheduledEventID, when set, ties the session to that Discord
+	// scheduled event: it opens when the event becomes active (at once
+	// when EventActive) and stops when it completes or is cancelled.
+	ScheduledEventID string
+	EventActive      bool
+	Minimum          AttendanceMinimum
+}
+
+// VoiceState is where a member is in voice, as a platform reports it.
+type VoiceState struct {
+	Member Member
+	// ChannelID is the voice or stage channel they are in, "" when they
+	// left voice.
+	ChannelID string
+	// Deafened is true when they deafened themselves or were deafened by
+	// the server: they do not count.
+	Deafened bool
+	// Bot is true for bot accounts, which never count.
+	Bot bool
+	// At is when the state changed; zero is now.
+	At time.Time
+}
+
+// counting reports whether the state counts in its channel.
+func (v VoiceState) counting() bool { return v.ChannelID != "" && !v.Deafened && !v.Bot }
+
+// ScheduledEventStatus is a Discord scheduled event's status.
+type ScheduledEventStatus int
+
+// Statuses of a scheduled event, Discord's numbers.
+const (
+	EventScheduled ScheduledEventStatus = 1
+	EventActive    ScheduledEventStatus = 2
+	EventCompleted ScheduledEventStatus = 3
+	EventCanceled  ScheduledEventStatus = 4
+)
+
+// ScheduledEvent is a Discord scheduled event as it changed (created,
+// updated or deleted: a deleted one is Canceled).
+type ScheduledEvent struct {
+	ID        string
+	ChannelID string
+	Status    ScheduledEventStatus
+}
+
+// AttendanceSummary is what the stop of a session tells the channel it
+// was started in.
+type AttendanceSummary struct {
+	Session AttendanceSession
+	// Attended counts the members credited with any time; Eligible those
+	// who met the minimum (and did not leave the server).
+	Attended int
+	Eligible int
+	// Length is how long the session lasted; Counted that less the bot's
+	// downtime (Session.Downtime).
+	Length  time.Duration
+	Counted time.Duration
+}
+
+// EventChange is what a scheduled event's change did: a session opened,
+// one stopped, or nothing (both nil).
+type EventChange struct {
+	Opened  *AttendanceSession
+	Stopped *AttendanceSummary
+}
+
+// Start starts counting who attends the channel for the place's drop:
+// open at once, with the members present (current, the channel's voice
+// states) counted from now; or waiting on its scheduled event. The
+// moderator is audited. Errors: a *MinimumError (ErrAttendanceMinimum);
+// ErrNoSuchDrop or ErrDropRemoved; ErrAttendanceChannelBusy when a
+// session is open in the channel; ErrAttendanceEventBusy when one follows
+// the scheduled event; the store's error.
+func (s *AttendanceService) Start(ctx context.Context, req AttendanceStart, current []VoiceState) (AttendanceSession, error) {
+	const op = "start attendance"
+	if err := req.Minimum.check(s.max); err != nil {
+		return AttendanceSession{}, err
+	}
+	if req.ChannelID == "" || len(req.ChannelID) > 64 || len(req.ScheduledEventID) > 64 || len(req.SummaryChannelID) > 64 {
+		return AttendanceSession{}, fmt.Errorf("%s: a channel id is missing or longer than 64 characters", op)
+	}
+	pid, err := s.placeID(ctx, req.Place)
+	if err != nil {
+		return AttendanceSession{}, wrap(op, err)
+	}
+	d, err := s.drops.DropByEvent(ctx, pid, req.EventID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return AttendanceSession{}, fmt.Errorf("%s: event %d: %w", op, req.EventID, ErrNoSuchDrop)
+	case err != nil:
+		return AttendanceSession{}, wrap(op, err)
+	case d.RemovedAt != nil:
+		return AttendanceSession{}, fmt.Errorf("%s: event %d: %w", op, req.EventID, ErrDropRemoved)
+	}
+	mod, err := s.members.UpsertUser(ctx, req.Moderator.user())
+	if err != nil {
+		return AttendanceSession{}, wrap(op, err)
+	}
+	now := s.clock.Now()
+	sess := AttendanceSession{
+		PlaceID: pid, DropID: d.ID, EventID: d.EventID, ChannelID: req.ChannelID, ChannelName: clip(req.ChannelName, 256),
+		SummaryChannelID: req.SummaryChannelID, ScheduledEventID: req.ScheduledEventID, Minimum: req.Minimum,
+		MaxLength: s.max, State: AttendanceOpen, StartedAt: &now, LastSeenAt: &now, StartedBy: mod.ID, CreatedAt: now,
+	}
+	if req.ScheduledEventID != "" && !req.EventActive {
+		sess.State, sess.StartedAt, sess.LastSeenAt = AttendanceWaiting, nil, nil
+	}
+	sess, err = s.store.CreateAttendanceSession(ctx, sess)
+	if err != nil {
+		return AttendanceSession{}, s.busy(op, req.ScheduledEventID, err)
+	}
+	s.follow(pid)
+	if sess.State == AttendanceOpen {
+		if err := s.present(ctx, sess, current); err != nil {
+			return sess, wrap(op, err)
+		}
+	}
+	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStarted, fmt.Sprintf("session %d, event %d, channel %s, minimum %s, %s",
+		sess.ID, d.EventID, sess.ChannelID, sess.Minimum, sess.State))
+	return sess, nil
+}
+
+// busy turns a store's ErrConflict on creating a session into what it
+// means.
+func (s *AttendanceService) busy(op, scheduledEventID string, err error) error {
+	switch {
+	case !errors.Is(err, ErrConflict):
+		return wrap(op, err)
+	case scheduledEventID != "":
+		return fmt.Errorf("%s: %w (or %w)", op, ErrAttendanceEventBusy, ErrAttendanceChannelBusy)
+	}
+	return fmt.Errorf("%s: %w", op, ErrAttendanceChannelBusy)
+}
+
+// present opens stretches for the members of current who count in the
+// session's channel, as of the session's start.
+func (s *AttendanceService) present(ctx context.Context, sess AttendanceSession, current []VoiceState) error {
+	for _, v := range current {
+		if !v.counting() || v.ChannelID != sess.ChannelID {
+			continue
+		}
+		u, err := s.members.UpsertUser(ctx, v.Member.user())
+		if err != nil {
+			return err
+		}
+		if err := s.store.RecordVoice(ctx, sess.PlaceID, u.ID, v.ChannelID, true, *sess.StartedAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EventChanged follows a scheduled event of the place: a session waiting
+// on it opens when it becomes active (current are its channel's voice
+// states then), and the session following it stops when it completes or
+// is cancelled (deleted). Errors: ErrAttendanceChannelBusy when the
+// waiting session cannot open because another is open in its channel
+// (it keeps waiting); the store's error.
+func (s *AttendanceService) EventChanged(ctx context.Context, p Place, ev ScheduledEvent, current []VoiceState) (EventChange, error) {
+	const op = "scheduled event"
+	pid, err := s.placeID(ctx, p)
+	if err != nil {
+		return EventChange{}, wrap(op, err)
+	}
+	live, err := s.store.LiveAttendanceSessions(ctx, pid)
+	if err != nil {
+		return EventChange{}, wrap(op, err)
+	}
+	for _, sess := range live {
+		if sess.ScheduledEventID != ev.ID {
+			continue
+		}
+		switch {
+		case ev.Status == EventActive && sess.State == AttendanceWaiting:
+			return s.openWaiting(ctx, sess, current)
+		case ev.Status == EventCompleted || ev.Status == EventCanceled:
+			reason := StopEventCompleted
+			if ev.Status == EventCanceled {
+				reason = StopEventCanceled
+			}
+			sum, err := s.stop(ctx, sess, s.clock.Now(), reason)
+			if err != nil {
+				return EventChange{}, wrap(op, err)
+			}
+			return EventChange{Stopped: &sum}, nil
+		}
+	}
+	return EventChange{}, nil
+}
+
+// openWaiting opens a waiting session now and counts who is present.
+func (s *AttendanceService) openWaiting(ctx context.Context, sess AttendanceSession, current []VoiceState) (EventChange, error) {
+	const op = "open attendance"
+	opened, err := s.store.OpenWaitingSession(ctx, sess.ID, s.clock.Now())
+	switch {
+	case errors.Is(err, ErrConflict):
+		return EventChange{}, fmt.Errorf("%s: session %d: %w", op, sess.ID, ErrAttendanceChannelBusy)
+	case errors.Is(err, ErrNotFound):
+		return EventChange{}, nil // opened or stopped meanwhile
+	case err != nil:
+		return EventChange{}, wrap(op, err)
+	}
+	s.follow(opened.PlaceID)
+	if err := s.present(ctx, opened, current); err != nil {
+		return EventChange{}, wrap(op, err)
+	}
+	return EventChange{Opened: &opened}, nil
+}
+
+// Stop stops the place's session in the channel (channelID "" when only
+// one is open or waiting) at a moderator's word, and returns its summary;
+// the moderator is audited. Errors: ErrNoAttendanceSession,
+// ErrAttendanceAmbiguous, the store's error.
+func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place, channelID string) (AttendanceSummary, error) {
+	const op = "stop attendance"
+	pid, err := s.placeID(ctx, p)
+	if err != nil {
+		return AttendanceSummary{}, wrap(op, err)
+	}
+	live, err := s.store.LiveAttendanceSessions(ctx, pid)
+	if err != nil {
+		return AttendanceSummary{}, wrap(op, err)
+	}
+	var found []AttendanceSession
+	for _, sess := range live {
+		if channelID == "" || sess.ChannelID == channelID {
+			found = append(found, sess)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return AttendanceSummary{}, fmt.Errorf("%s: %w", op, ErrNoAttendanceSession)
+	case len(found) > 1:
+		return AttendanceSummary{}, fmt.Errorf("%s: %w", op, ErrAttendanceAmbiguous)
+	}
+	sum, err := s.stop(ctx, found[0], s.clock.Now(), StopByModerator)
+	if err != nil {
+		return AttendanceSummary{}, wrap(op, err)
+	}
+	mod, err := s.members.UpsertUser(ctx, moderator.user())
+	if err != nil {
+		s.log.Warn("attendance stop: moderator not stored", "err", err)
+	}
+	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStopped, fmt.Sprintf("session %d, %d attended, %d eligible",
+		sum.Session.ID, sum.Attended, sum.Eligible))
+	return sum, nil
+}
+
+// StopExpired stops the open sessions (of every place) that reached their
+// maximum length, at that length, and returns their summaries for the
+// channels they were started in. The loop that calls Heartbeat calls it.
+// A session of a place this process does not follow (never resumed since
+// a restart: the bot left the server, say) is first closed at its last
+// heartbeat, so that the time nobody watched is downtime, not
+// attendance.
+func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummary, error) {
+	const op = "stop expired attendance"
+	live, err := s.store.LiveAttendanceSessions(ctx, 0)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	now := s.clock.Now()
+	var out []AttendanceSummary
+	for _, sess := range live {
+		if sess.State != AttendanceOpen || now.Before(sess.StartedAt.Add(sess.MaxLength)) {
+			continue
+		}
+		end := sess.StartedAt.Add(sess.MaxLength)
+		if !s.following(sess.PlaceID) {
+			if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
+				continue // stopped meanwhile
+			} else if err != nil {
+				return out, wrap(op, err)
+			}
+		}
+		sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
+		if errors.Is(err, ErrNotFound) {
+			continue // stopped meanwhile
+		}
+		if err != nil {
+			return out, wrap(op, err)
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+// stop closes the session at at and tallies it. ErrNotFound when another
+// stop came first.
+func (s *AttendanceService) stop(ctx context.Context, sess AttendanceSession, at time.Time, reason StopReason) (AttendanceSummary, error) {
+	if sess.StartedAt != nil {
+		if limit := sess.StartedAt.Add(sess.MaxLength); at.After(limit) {
+			at = limit
+		}
+	}
+	closed, results, err := s.store.CloseAttendanceSession(ctx, sess.ID, at, reason, requiredFor(at), tallyAt(at))
+	if err != nil {
+		return AttendanceSummary{}, err
+	}
+	sum := AttendanceSummary{Session: closed}
+	if closed.StartedAt != nil {
+		sum.Length = min(at.Sub(*closed.StartedAt), closed.MaxLength)
+		sum.Counted = counted(closed, at)
+	}
+	for _, r := range results {
+		if r.Seconds > 0 {
+			sum.Attended++
+		}
+		if r.Eligible {
+			sum.Eligible++
+		}
+	}
+	s.log.Info("attendance stopped", "session", closed.ID, "reason", string(reason), "attended", sum.Attended,
+		"eligible", sum.Eligible, "downtime", closed.Downtime)
+	return sum, nil
+}
