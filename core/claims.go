@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -125,4 +126,18 @@ func (s *DropService) mayClaim(d Drop, opts ClaimOptions) error {
 		return dropError(d, ErrMissingRole)
 	}
 	return nil
+}
+
+// countClaim counts a member's claim that returned res and err, by the
+// drop's claim method when it is known.
+func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
+	if s.tally == nil {
+		return
+	}
+	method := res.Drop.Method
+	var de *DropError
+	if errors.As(err, &de) {
+		method = de.Drop.Method
+	}
+	s.tally.Count(Tallied{Act: ActClaim, Platform: p, Method: method, Outcome: claimOutcome(res, err)})
 }
