@@ -79,6 +79,17 @@
 //     lists Moments, of drops or of a member's verified wallets, newest
 //     first; moderators turn Moments off and on per place.
 //
+//   - AttendanceService counts who attends a voice or stage channel for a
+//     drop. A session opens in one channel, at a moderator's word or when
+//     the scheduled event it waits on begins; the adapters report voice
+//     states as they change and members leaving; the stop tallies each
+//     member's time against the session's minimum, and those who met it
+//     are the drop's eligible members. Time deafened, out of the channel
+//     or as a bot never counts, a member's reconnects are merged into one
+//     attendance, and every stretch is stored as it happens, so a restart
+//     closes the open ones at the last heartbeat and never credits the
+//     bot's own downtime.
+//
 // Vocabulary: a member "links" a wallet (a wallet link); a drop's "mint
 // link" is a one-use claim URL of the issuing service. Names say MintLink
 // wherever they mean the latter. "Delivery" is only POAP's Delivery
