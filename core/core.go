@@ -13,8 +13,9 @@
 // Tally. Concepts more than one service reads have one home each: members
 // and their verified wallets (the Roster), the locks replicas share
 // (Exclusive), the drop and its claim methods' contract, the holdings the
-// issuing service reports, the networks a drop can mint on, and the
-// package's sentinel errors.
+// issuing service reports, the networks a drop can mint on, the audit log,
+// and the sentinel errors and error types (but for the few that only one
+// concern returns, kept with it).
 //
 //   - WalletService owns wallet linking. /link issues an ownership
 //     challenge; /verify, or a signature on the verification page
