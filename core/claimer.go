@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 )
 
 // ErrMethodNotOffered means a claim method this bot does not offer: the
@@ -161,4 +162,55 @@ type MintEvents interface {
 // notOffered is the error of a claim method this process does not offer.
 func notOffered(m ClaimMethod) error {
 	return fmt.Errorf("%w: %s", ErrMethodNotOffered, m)
+}
+
+// settleTimeout bounds the bookkeeping after a mint was sent, which goes on
+// even when the member's command runs out of time: the outcome must be
+// recorded or reconciled, never lost.
+const settleTimeout = 20 * time.Second
+
+// ClaimOutcome is what a claim gave the member: one of the Result values.
+type ClaimOutcome int
+
+// Outcomes of a claim.
+const (
+	// ResultLink: the member's own mint link (ClaimResult.URL), which they
+	// mint themselves.
+	ResultLink ClaimOutcome = iota + 1
+	// ResultMinted: the bot minted the drop's mint link to Wallet.
+	ResultMinted
+	// ResultMintPending: a mint of the member's link to Wallet was sent
+	// and is not confirmed yet.
+	ResultMintPending
+	// ResultWebsiteMinted: minted to Wallet through the drop's website
+	// claim.
+	ResultWebsiteMinted
+	// ResultWebsiteQueued: the mint through the drop's website claim waits
+	// its turn, with Ahead claims before it.
+	ResultWebsiteQueued
+	// ResultDeliveryClaimed: claimed for Wallet, the member's address on
+	// the drop's POAP Delivery list.
+	ResultDeliveryClaimed
+	// ResultDeliveryPending: the claim through the drop's POAP Delivery
+	// may have reached POAP and is not confirmed yet.
+	ResultDeliveryPending
+)
+
+// ClaimResult is what a claim gave the member.
+type ClaimResult struct {
+	Drop    Drop
+	Outcome ClaimOutcome
+	// Again: the member had claimed the drop before and this claim added
+	// nothing: the same link, the same mint, or the same pending mint.
+	Again    bool
+	MintLink MintLink
+	// URL is the mint link's address, for ResultLink.
+	URL string
+	// Wallet is where a mint went.
+	Wallet string
+	// Ahead counts the claims before a ResultWebsiteQueued one.
+	Ahead int
+	// DeliveryPage is, for a drop claimed through its POAP Delivery, the
+	// Delivery's page, where the member may claim too.
+	DeliveryPage string
 }

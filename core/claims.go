@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -17,52 +18,6 @@ type ClaimOptions struct {
 	// MemberRoles are the member's role ids (Discord) or the ids of the
 	// groups they belong to (Telegram), for drops that require one.
 	MemberRoles []string
-}
-
-// ClaimOutcome is what a claim gave the member: one of the Result values.
-type ClaimOutcome int
-
-// Outcomes of a claim.
-const (
-	// ResultLink: the member's own mint link (ClaimResult.URL), which they
-	// mint themselves.
-	ResultLink ClaimOutcome = iota + 1
-	// ResultMinted: the bot minted the drop's mint link to Wallet.
-	ResultMinted
-	// ResultMintPending: a mint of the member's link to Wallet was sent
-	// and is not confirmed yet.
-	ResultMintPending
-	// ResultWebsiteMinted: minted to Wallet through the drop's website
-	// claim.
-	ResultWebsiteMinted
-	// ResultWebsiteQueued: the mint through the drop's website claim waits
-	// its turn, with Ahead claims before it.
-	ResultWebsiteQueued
-	// ResultDeliveryClaimed: claimed for Wallet, the member's address on
-	// the drop's POAP Delivery list.
-	ResultDeliveryClaimed
-	// ResultDeliveryPending: the claim through the drop's POAP Delivery
-	// may have reached POAP and is not confirmed yet.
-	ResultDeliveryPending
-)
-
-// ClaimResult is what a claim gave the member.
-type ClaimResult struct {
-	Drop    Drop
-	Outcome ClaimOutcome
-	// Again: the member had claimed the drop before and this claim added
-	// nothing: the same link, the same mint, or the same pending mint.
-	Again    bool
-	MintLink MintLink
-	// URL is the mint link's address, for ResultLink.
-	URL string
-	// Wallet is where a mint went.
-	Wallet string
-	// Ahead counts the claims before a ResultWebsiteQueued one.
-	Ahead int
-	// DeliveryPage is, for a drop claimed through its POAP Delivery, the
-	// Delivery's page, where the member may claim too.
-	DeliveryPage string
 }
 
 // Claim gives the member the drop's POAP: their one mint link, or a direct
@@ -171,4 +126,18 @@ func (s *DropService) mayClaim(d Drop, opts ClaimOptions) error {
 		return dropError(d, ErrMissingRole)
 	}
 	return nil
+}
+
+// countClaim counts a member's claim that returned res and err, by the
+// drop's claim method when it is known.
+func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
+	if s.tally == nil {
+		return
+	}
+	method := res.Drop.Method
+	var de *DropError
+	if errors.As(err, &de) {
+		method = de.Drop.Method
+	}
+	s.tally.Count(Tallied{Act: ActClaim, Platform: p, Method: method, Outcome: claimOutcome(res, err)})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // CollectionService answers /poaps: it finds whose POAPs to read (a wallet
@@ -32,26 +31,6 @@ func NewCollectionService(d CollectionServiceDeps) (*CollectionService, error) {
 		return nil, err
 	}
 	return &CollectionService{members: d.Members, scanner: d.Scanner}, nil
-}
-
-// Scanner reads the POAPs wallets hold from the issuing service.
-type Scanner interface {
-	// Holdings lists the POAPs the wallet (address, ENS name or e-mail)
-	// holds. It returns ErrInvalidWallet when the service rejects the
-	// identifier and ErrIssuerUnavailable when the service cannot answer.
-	Holdings(ctx context.Context, wallet string) ([]Holding, error)
-}
-
-// Holding is one POAP held by a wallet.
-type Holding struct {
-	TokenID  string
-	DropID   int64
-	DropName string
-	FancyID  string
-	Chain    string
-	Owner    string
-	MintedAt time.Time
-	ImageURL string
 }
 
 // CollectionQuery says whose POAPs to list: a wallet typed by the member, or
@@ -124,22 +103,4 @@ func (s *CollectionService) resolveWallet(ctx context.Context, platform Platform
 		return "", fmt.Errorf("collection: %w", err)
 	}
 	return wallet, err
-}
-
-// primaryWallet returns the value of the user's primary wallet, or
-// ErrNotLinked, or the store's error.
-func primaryWallet(ctx context.Context, members MemberStore, userID int64) (string, error) {
-	wallets, err := members.Wallets(ctx, userID)
-	if err != nil {
-		return "", err
-	}
-	for _, w := range wallets {
-		if w.Primary {
-			return w.Value, nil
-		}
-	}
-	if len(wallets) > 0 {
-		return wallets[0].Value, nil
-	}
-	return "", ErrNotLinked
 }

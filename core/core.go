@@ -6,58 +6,95 @@
 //
 // The core is one service per concern, each built by its constructor from a
 // dependencies struct that names every interface it consumes; a missing
-// dependency is refused there, never answered to a member at run time.
-// cmd/bot wires them.
+// dependency is refused there (ErrMissingDependency), never answered to a
+// member at run time, and a service is complete once built. cmd/bot wires
+// them. Every service reads members, places and wallets through the
+// MemberStore, writes the AuditLog, and counts what it does through a
+// Tally. Concepts more than one service reads have one home each: members
+// and their verified wallets (the Roster), the locks replicas share
+// (Exclusive), the drop and its claim methods' contract, the holdings the
+// issuing service reports, the networks a drop can mint on, the audit log,
+// and the sentinel errors and error types (but for the few that only one
+// concern returns, kept with it).
 //
-//   - WalletService owns wallet linking: /link and its ownership challenge
-//     (challenge.go), /verify and the verification page (verify.go),
-//     /wallet, /unlink and /forget (wallets.go). It tells WalletEvents of
-//     verified and unlinked wallets.
+//   - WalletService owns wallet linking. /link issues an ownership
+//     challenge; /verify, or a signature on the verification page
+//     (EIP-191 or Sign-In with Ethereum, a smart-contract wallet checked
+//     on its chain), completes it, and only then is the wallet verified;
+//     /wallet lists a member's wallets, /unlink and /forget remove them.
+//     It bounds the wallets and open challenges a member holds, and tells
+//     its WalletEvents of every wallet verified or unlinked.
 //
-//   - CollectionService owns /poaps: whose POAPs to read and reading them
-//     from the issuing service (collections.go).
+//   - CollectionService owns /poaps: whose POAPs to read (a wallet typed,
+//     a member named, or the caller's primary wallet) and reading them
+//     from the issuing service.
 //
-//   - HoldingsCache keeps what a wallet holds for HoldingsTTL, one read
-//     shared by /poaps, /why and the gates' reactions to a member's
-//     actions (holdingscache.go). WithRequester names the member a piece of
-//     work is for, so that the issuing service's request budget is served
-//     to members in turn (requester.go).
+//   - HoldingsCache keeps what a wallet holds for HoldingsTTL: one read
+//     of a wallet shared by /poaps, /why and gating, concurrent reads of
+//     it joined into one request, forgotten when the bot mints to it.
+//     WithRequester names the member a piece of work is for, so that the
+//     issuing service's request budget is served to members in turn.
+//
+//   - ButtonService makes the actions behind the bot's buttons and deep
+//     links and opens them when pressed: the only way a button starts
+//     anything, refused when forged, expired or pressed by another member
+//     than the one it was made for.
 //
 //   - DropService owns drops and their stock of mint links: moderators
 //     add, edit, list, refresh, top up, export and remove them, claim
 //     posts are kept current and moderators hear when a drop runs low. It
 //     checks a member's claim (the drop, its window, codeword and role) and
-//     hands it to the service of the drop's claim method (a ClaimMethod):
-//     MintLinkService (auto, link, mint: the member's one link, or a
-//     direct mint recorded before it is sent and never sent twice, with
-//     ReconcileMints for mints left in doubt), WebsiteService (website: a
-//     queue minted at the pace the issuing service allows) or
-//     DeliveryService (a POAP Delivery: a fixed list of verified
-//     addresses). A method whose service a process was not given is not
-//     offered. NetworkService reads and sets the network a drop mints on.
+//     hands it to the service of the drop's claim method (a ClaimMethod),
+//     whose outcome is one ClaimOutcome: MintLinkService (auto, link,
+//     mint: the member's one link, or a direct mint recorded before it is
+//     sent and never sent twice, with ReconcileMints for mints left in
+//     doubt), WebsiteService (website: a queue minted at the pace the
+//     issuing service allows) or DeliveryService (a POAP Delivery: a
+//     fixed list of verified addresses, each claimed once). A method
+//     whose service a process was not given is not offered
+//     (ErrMethodNotOffered). NetworkService reads and sets the network a
+//     drop mints on.
 //
-//   - GateService owns role and group gating: its contract (gates, grants,
-//     join requests, the store, the issuer and the adapters' GateActions)
-//     is in gating.go, the rule's modes and its one pure evaluation in
-//     gate.go, the commands in gates.go, sweeps and their locks in
-//     gatesweep.go, the reads of holders or scans in gateread.go, grants,
-//     removals, join requests and pauses in gateapply.go, the reactions to
-//     WalletEvents, joins and join requests in gateevents.go, and /why and
-//     /setup check in gatewhy.go. It is the WalletService's WalletEvents.
+//   - GateService owns role and group gating: the gates moderators add,
+//     list, check and remove, and their application to members, when a
+//     wallet is verified or unlinked, when the bot mints to a member, when
+//     a member joins or asks to join a group, on a schedule and on /gate
+//     sync. It only ever takes back what it gave: every grant is recorded,
+//     and a role or a membership the bot did not give is never touched. A
+//     gate the platform refuses to enforce pauses, and says how to fix it.
+//     The scheduled sweep runs on one replica at a time, reads what
+//     members hold once for all places, and applies each place under its
+//     own lock. It explains each gate to a member (/why) and checks the
+//     gates for /setup check, and it is the Roster: who has a role or is in
+//     a group among the verified members. Each platform's adapter does the
+//     platform's part (GateActions).
 //
-//   - MomentService owns Moments posted from the chat: its contract (the
-//     post and its record, the store, the issuer, the adapters' openers)
-//     is in moments.go, the checks made before any upload in
-//     momentcheck.go, the types read from first bytes in momentsniff.go,
-//     the upload, processing, creation and the resume of interrupted
-//     posts in momentpost.go, and /moments and the on/off switch in
-//     momentlist.go.
+//   - MomentService owns Moments posted from the chat. A post is checked
+//     before any byte is uploaded (its shape, the place allows Moments,
+//     the member's rate, a verified wallet holding the drop, each file's
+//     type read from its first bytes and its size, no file twice), then
+//     recorded, each file streamed from the platform to Moments, and the
+//     Moment published once Moments processed it. A post a restart or a
+//     lost answer interrupted stays unfinished and is finished by Resume,
+//     one replica at a time, without creating its Moment twice. /moments
+//     lists Moments, of drops or of a member's verified wallets, newest
+//     first; moderators turn Moments off and on per place.
 //
-// Every sentinel error and error type of the package is in errors.go.
+//   - AttendanceService counts who attends a voice or stage channel for a
+//     drop. A session opens in one channel, at a moderator's word or when
+//     the scheduled event it waits on begins; the adapters report voice
+//     states as they change and members leaving; the stop tallies each
+//     member's time against the session's minimum, and those who met it
+//     are the drop's eligible members. Time deafened, out of the channel
+//     or as a bot never counts, a member's reconnects are merged into one
+//     attendance, and every stretch is stored as it happens, so a restart
+//     closes the open ones at the last heartbeat and never credits the
+//     bot's own downtime.
 //
 // Vocabulary: a member "links" a wallet (a wallet link); a drop's "mint
 // link" is a one-use claim URL of the issuing service. Names say MintLink
-// wherever they mean the latter.
+// wherever they mean the latter. "Delivery" is only POAP's Delivery
+// product; how members claim a drop is its claim method.
 package core
 
 import (
@@ -157,16 +194,6 @@ func (p Place) stored() Place {
 	return Place{Platform: p.Platform, ExternalID: p.ExternalID, Name: clip(p.Name, MaxNameLen)}
 }
 
-// AuditEntry is one line of the audit log: who did what, where, and when.
-type AuditEntry struct {
-	ID        int64
-	PlaceID   *int64
-	UserID    *int64
-	Action    string
-	Detail    string
-	CreatedAt time.Time
-}
-
 // Clock tells the time; tests replace it.
 type Clock interface {
 	Now() time.Time
@@ -195,12 +222,6 @@ type MemberStore interface {
 	UserByID(ctx context.Context, id int64) (User, error)
 	// Wallets lists the user's wallets, primary first.
 	Wallets(ctx context.Context, userID int64) ([]Wallet, error)
-}
-
-// AuditLog keeps the audit log.
-type AuditLog interface {
-	// Audit appends an entry to the audit log.
-	Audit(ctx context.Context, e AuditEntry) error
 }
 
 // base is what every service keeps beside its stores: the clock and the

@@ -178,19 +178,12 @@ type DeliveryIssuer interface {
 
 // Errors of deliveries, inside a *DropError.
 var (
-	// ErrDeliveryExists means the drop has a delivery already; its list is
-	// fixed.
-	ErrDeliveryExists = errors.New("the drop has a delivery already")
 	// ErrNotListed means the member (or their address) is not on the
 	// drop's delivery list.
 	ErrNotListed = errors.New("not on the delivery list")
 	// ErrNoDelivery means a drop set to be claimed through its POAP
 	// Delivery has no delivery created: nothing can be claimed through it.
 	ErrNoDelivery = errors.New("the drop has no delivery created")
-	// ErrCannotListMembers means the platform of the place cannot tell the
-	// bot who has a role or is in a group: no adapter of it reads its
-	// members' standing. Nothing was drafted.
-	ErrCannotListMembers = errors.New("the platform's members cannot be listed")
 	// ErrEmptyDelivery means no member of the role or group has a
 	// verified wallet: there is no list to create.
 	ErrEmptyDelivery = errors.New("no verified member to deliver to")
@@ -206,25 +199,10 @@ var (
 	// member on it unlinked their address or left the bot since: it must
 	// be built again.
 	ErrDraftStale = errors.New("delivery draft out of date")
-	// ErrRosterIncomplete means the platform could not say, for some
-	// members, whether they have the role: a fixed list must not miss
-	// them, so nothing was built.
-	ErrRosterIncomplete = errors.New("could not read every member's roles")
 	// ErrClaimInProgress means another /claim of the member is being
 	// processed.
 	ErrClaimInProgress = errors.New("claim in progress")
 )
-
-// Roster reads who has a role in a place, or belongs to a group, among the
-// members with a verified wallet (core.GateService, through the platform's
-// GateActions).
-type Roster interface {
-	// VerifiedMembersOf returns the users with a verified wallet who have
-	// the role target in p (Discord, console) or, target empty, are in
-	// the group p (Telegram), by user id. ErrRosterIncomplete when some
-	// member's standing could not be read.
-	VerifiedMembersOf(ctx context.Context, p Place, target string) ([]VerifiedMember, error)
-}
 
 // Limits and timing of deliveries.
 const (

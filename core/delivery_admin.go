@@ -185,14 +185,6 @@ func deliveryTexts(d Drop, spec DeliverySpec) (DropDelivery, error) {
 	return DropDelivery{Slug: slug, CardTitle: title, CardText: text, PageTitle: title, PageText: text}, nil
 }
 
-// dropName is the drop's name, or its number when it has none.
-func dropName(d Drop) string {
-	if n := strings.TrimSpace(d.Name); n != "" {
-		return n
-	}
-	return "drop " + strconv.FormatInt(d.EventID, 10)
-}
-
 // defaultSlug makes a page address of the drop's name, its id and six
 // random hex digits: lower-case letters and digits joined by hyphens.
 func defaultSlug(d Drop) string {

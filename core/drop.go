@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -279,3 +281,38 @@ type MintLinkStore interface {
 	// race.
 	NoteLowStock(ctx context.Context, dropID int64, at time.Time) (bool, error)
 }
+
+// dropName is the drop's name, or its number when it has none.
+func dropName(d Drop) string {
+	if n := strings.TrimSpace(d.Name); n != "" {
+		return n
+	}
+	return "drop " + strconv.FormatInt(d.EventID, 10)
+}
+
+// MaxWebsiteName is the longest website claim name: a path segment of
+// letters, digits, hyphens and underscores.
+//
+// The issuing service publishes no rule for a claim name beyond "string":
+// it is the last segment of the claim's poap.website address and the
+// {secret_word} of GET /secret/{secret_word}, and its own names are words
+// joined by hyphens ("increase-group-student"). This rule keeps every name
+// one plain path segment: no "/", no ".." and nothing to escape.
+const MaxWebsiteName = 100
+
+// validWebsiteName reports whether name can be a website claim's path
+// segment. Every name is checked with it where it enters (/drop add
+// website:, /drop website) before anything is asked of the service.
+func validWebsiteName(name string) bool {
+	if name == "" || len(name) > MaxWebsiteName {
+		return false
+	}
+	return strings.Trim(strings.ToLower(name), "abcdefghijklmnopqrstuvwxyz0123456789-_") == ""
+}
+
+// DefaultTopUp is how many links /drop topup asks for when no count is
+// given.
+const DefaultTopUp = 50
+
+// MaxTopUp is the most links one request may ask for.
+const MaxTopUp = 50000

@@ -66,3 +66,11 @@ func (st MintLinkStatus) ClaimedBy(wallet string) bool {
 	return st.Claimed && w != "" &&
 		(strings.EqualFold(strings.TrimSpace(st.Beneficiary), w) || strings.EqualFold(strings.TrimSpace(st.Input), w))
 }
+
+// HoldsReader reads whether a wallet holds a drop's POAP, to settle a mint
+// or a claim whose answer was lost.
+type HoldsReader interface {
+	// Holds reports whether wallet (an address, ENS name or e-mail) holds
+	// a POAP of the drop.
+	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
+}

@@ -85,28 +85,6 @@ func (s *DropService) method(m ClaimMethod) (claimer, error) {
 	return nil, notOffered(m)
 }
 
-// The actions of the audit log written by drops and claims. Details name
-// drops by event id and links by their number, never by mint link, edit code
-// or a member's name.
-const (
-	AuditDropAdded         = "drop added"
-	AuditDropAddedAgain    = "drop added again"
-	AuditDropEdited        = "drop edited"
-	AuditDropRemoved       = "drop removed"
-	AuditDropRefreshed     = "drop links imported"
-	AuditTopUpRequested    = "drop top-up requested"
-	AuditDropExported      = "drop exported"
-	AuditMintLinkHandedOut = "mint link handed out"
-	AuditMinted            = "poap minted"
-	AuditMintFailed        = "mint failed"
-	AuditMintPending       = "mint unconfirmed"
-	AuditClaimedElsewhere  = "mint link claimed elsewhere"
-	AuditWebsiteQueued     = "website claim queued"
-	AuditWebsiteRequested  = "website claim requested"
-	AuditNetworkSet        = "drop network set"
-	AuditDeliveryCreated   = "delivery created"
-)
-
 // AddDrop registers drop opts.EventID in the place, for the moderator: it
 // checks the edit code with the issuing service first (nothing is stored
 // when it is wrong), reads the drop's name, artwork and expiry, imports its

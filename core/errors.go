@@ -75,6 +75,14 @@ var (
 	// ErrTooManyChallenges means the member holds MAX_CHALLENGES open
 	// challenges and asked for another (see ChallengeLimitError).
 	ErrTooManyChallenges = errors.New("too many open challenges")
+	// ErrCannotListMembers means the platform of the place cannot tell the
+	// bot who has a role or is in a group: no adapter of it reads its
+	// members' standing. Nothing was drafted.
+	ErrCannotListMembers = errors.New("the platform's members cannot be listed")
+	// ErrRosterIncomplete means the platform could not say, for some
+	// members, whether they have the role: a fixed list must not miss
+	// them, so nothing was built.
+	ErrRosterIncomplete = errors.New("could not read every member's roles")
 
 	// Errors of the ownership challenge (WalletService).
 
@@ -125,6 +133,16 @@ var (
 	// ErrInvalidClaimMethod means a claim method other than auto, link,
 	// mint or website.
 	ErrInvalidClaimMethod = errors.New("invalid claim method")
+	// ErrNoWebsite means the issuing service has no website claim of that
+	// name, or one of another drop.
+	ErrNoWebsite = errors.New("no such website claim")
+	// ErrInvalidWebsiteName means a website claim name cannot be one: it
+	// is not 1 to MaxWebsiteName letters, digits, hyphens or underscores.
+	// Nothing was asked of the issuing service.
+	ErrInvalidWebsiteName = errors.New("not a website claim name")
+	// ErrDeliveryExists means the drop has a delivery already; its list is
+	// fixed.
+	ErrDeliveryExists = errors.New("the drop has a delivery already")
 	// ErrInvalidTopUp means a top-up count outside 1 to MaxTopUp.
 	ErrInvalidTopUp = errors.New("invalid top-up count")
 	// ErrTopUpPending means a request for more mint links is pending

@@ -17,10 +17,9 @@ import (
 // GateService owns role and group gating: the gates moderators add
 // (/gate add, list, remove), their application to members when a wallet is
 // verified or unlinked, when a member joins or asks to join, on a schedule
-// and on /gate sync (gatesweep.go), and the explanations of /why and /gate
-// check (gatewhy.go). It only ever takes back what it gave: every grant is
-// recorded, and a role or a membership the bot did not give is never
-// touched.
+// and on /gate sync, and the explanations of /why and /gate check. It only
+// ever takes back what it gave: every grant is recorded, and a role or a
+// membership the bot did not give is never touched.
 //
 // Each platform's adapter does the platform's part (GateActions), given in
 // GateServiceDeps.Actions; a place whose platform has no actions cannot be
@@ -100,14 +99,6 @@ const firstSyncTimeout = 30 * time.Minute
 
 // eventTimeout bounds one evaluation started by an event.
 const eventTimeout = 2 * time.Minute
-
-// The actions of the audit log written by gating.
-const (
-	AuditGateAdded   = "gate added"
-	AuditGateRemoved = "gate removed"
-	AuditGatePaused  = "gate paused"
-	AuditGateResumed = "gate resumed"
-)
 
 // NewGateService returns the gating service. It returns an error wrapping
 // ErrMissingDependency when a required dependency is nil.

@@ -104,12 +104,6 @@ var (
 // default interval.
 const fullSweepEvery = 24
 
-// sweepLock names the exclusive lock of the scheduled sweep, placeLock that
-// of one place's sweep.
-const sweepLock = "gate sweep"
-
-func placeLock(g Gate) string { return "gate sweep " + string(g.Platform) + ":" + g.Place }
-
 // Sweep applies every gate to every member, unless another replica runs
 // the scheduled sweep: the holders of every gated drop are read once for
 // all places, then each place is applied under its own lock. Places whose
@@ -213,7 +207,7 @@ func (s *GateService) placeSweep(ctx context.Context, p Place, target string, t 
 	// waits for it a little rather than fail: the moderator wants the
 	// place applied now, and the other one may end in a moment.
 	for wait := syncRetry; ; wait *= 2 {
-		ran, lockErr := s.locks.TryExclusive(ctx, placeLock(gs[0]), func(ctx context.Context) error {
+		ran, lockErr := s.locks.TryExclusive(ctx, placeLock(gs[0].Platform, gs[0].Place), func(ctx context.Context) error {
 			tried, trial := s.tryPaused(ctx, a, gs)
 			report, err = s.sweepGates(ctx, a, p.Platform, tried, t, false)
 			s.resume(ctx, &report, trial)
@@ -340,7 +334,8 @@ func (s *GateService) sweepGates(ctx context.Context, a GateActions, p Platform,
 			_ = apply(ctx)
 			continue
 		}
-		ran, err := s.locks.TryExclusive(ctx, placeLock(byPlace[place][0]), apply)
+		first := byPlace[place][0]
+		ran, err := s.locks.TryExclusive(ctx, placeLock(first.Platform, first.Place), apply)
 		if err != nil {
 			errs = append(errs, wrap("gate sweep", err))
 		} else if !ran {

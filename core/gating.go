@@ -156,13 +156,6 @@ type JoinDecline struct {
 	DeclinedAt  time.Time
 }
 
-// VerifiedMember is a user of a platform with the addresses of their
-// verified wallets (lower-case 0x addresses).
-type VerifiedMember struct {
-	User      User
-	Addresses []string
-}
-
 // GateStore keeps gates, the grants the bot made, pending join requests
 // and the recently declined ones. Methods return ErrNotFound for a missing row.
 type GateStore interface {
@@ -240,36 +233,6 @@ type GateStore interface {
 	UnseeMember(ctx context.Context, tenantID, userID int64) error
 }
 
-// Exclusive runs a job unless another replica runs the same one
-// (storage.DB.TryExclusive): ran is false when the lock was held.
-type Exclusive interface {
-	TryExclusive(ctx context.Context, name string, fn func(ctx context.Context) error) (ran bool, err error)
-}
-
-// HolderPage is one page of a drop's holders, as read for a sweep.
-type HolderPage struct {
-	// Addresses are the holders' addresses, lower case, one per POAP.
-	Addresses []string
-	// Total is the number of POAPs of the drop.
-	Total int
-}
-
-// HoldersPageSize is the number of holders a page of the issuing
-// service's holder list carries.
-const HoldersPageSize = 300
-
-// GateIssuer is what gating reads from the issuing service.
-type GateIssuer interface {
-	Scanner
-	// DropHolders reads the page of the drop's holders that starts at
-	// offset (HoldersPageSize a page). ErrUnknownEvent for an unknown
-	// drop, ErrIssuerUnavailable when the service cannot answer.
-	DropHolders(ctx context.Context, dropID int64, offset int) (HolderPage, error)
-	// DropDetails reads a drop's name; ErrUnknownEvent when it does not
-	// exist.
-	DropDetails(ctx context.Context, eventID int64) (DropDetails, error)
-}
-
 // Standing is a member's standing in a gated place, as the platform says.
 type Standing struct {
 	// InPlace is true when the member is in the server or the group.
@@ -312,14 +275,6 @@ type GateNotice struct {
 	Missing []GateDrop
 	// Problem says why a gate paused, and how to fix it.
 	Problem *GateProblem
-}
-
-// SetupLine is one line of /setup check: a check, whether it passed, and
-// how to fix it when it did not.
-type SetupLine struct {
-	Check string
-	OK    bool
-	Fix   string
 }
 
 // GateActions is what a chat adapter does for gating on its platform.

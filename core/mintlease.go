@@ -10,7 +10,7 @@ import "time"
 // between them, then the mint itself, one attempt of 10 s (a mint is never
 // retried), so 51.4 s of requests; an access token costs one more request
 // of 10 s (poap/auth's timeout) when none is cached. The fair limiter's
-// wait before each attempt (poap/limit.go) and a Retry-After of up to 30 s
+// wait before each attempt (the poap client's limiter) and a Retry-After of up to 30 s
 // have no bound of their own but the caller's deadline: the client gives
 // up a retry whose wait would outlast it. A minute covers the requests
 // themselves with queueing to spare; past it the mint is in doubt and its

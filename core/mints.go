@@ -5,17 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // maxMintLinks bounds how many links one claim goes through when links turn
 // out claimed elsewhere (or another press of the member's got there first).
 const maxMintLinks = 5
-
-// settleTimeout bounds the bookkeeping after a mint was sent, which goes on
-// even when the member's command runs out of time: the outcome must be
-// recorded or reconciled, never lost.
-const settleTimeout = 20 * time.Second
 
 // mintOutcome is what became of a mint.
 type mintOutcome int

@@ -15,10 +15,10 @@ import (
 )
 
 // MomentService owns Moments from the chat: /moment checks a post before
-// any byte is uploaded (momentcheck.go), records it, streams each file from
-// the platform to Moments, waits for processing and publishes it; it
-// finishes posts a restart interrupted (Resume); /moments lists them
-// (momentlist.go); moderators turn them off and on per place.
+// any byte is uploaded, records it, streams each file from the platform to
+// Moments, waits for processing and publishes it; it finishes posts a
+// restart interrupted (Resume); /moments lists them; moderators turn them
+// off and on per place.
 type MomentService struct {
 	base
 	members  MemberStore
@@ -393,7 +393,7 @@ func sizePrefix(size int64) []byte { return fmt.Appendf(nil, "%d\n", size) }
 // finished or failed, and the store's error.
 func (s *MomentService) Resume(ctx context.Context) (int, error) {
 	done := 0
-	_, err := s.locks.TryExclusive(ctx, "moments resume", func(ctx context.Context) error {
+	_, err := s.locks.TryExclusive(ctx, momentsResumeLock, func(ctx context.Context) error {
 		recs, err := s.store.UnfinishedMoments(ctx)
 		if err != nil {
 			return err

@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// Moments: members post photos and videos to a drop from the chat. This
-// file is the contract of the MomentService: what a post is made of, the
-// record kept of it, the store, the issuing service and the adapters'
-// openers it consumes. The checks are in momentcheck.go, the post itself
-// in momentpost.go, /moments in momentlist.go.
+// Moments: members post photos and videos to a drop from the chat. The
+// contract of the MomentService: what a post is made of, the record kept
+// of it, the store, the issuing service and the adapters' openers it
+// consumes.
 
 // Limits of a Moment that the service enforces before anything is
 // uploaded.

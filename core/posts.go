@@ -9,9 +9,6 @@ import (
 	"time"
 )
 
-// AuditDropDistributed is the audit action of /distribute.
-const AuditDropDistributed = "drop distributed"
-
 // PostRef says where a published message is: the platform, the place's
 // platform id (Place), and the platform's ids of its channel and message.
 type PostRef struct {

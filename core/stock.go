@@ -6,13 +6,6 @@ import (
 	"fmt"
 )
 
-// DefaultTopUp is how many links /drop topup asks for when no count is
-// given.
-const DefaultTopUp = 50
-
-// MaxTopUp is the most links one request may ask for.
-const MaxTopUp = 50000
-
 // Refreshed is what RefreshDrop did: links added, links found claimed
 // elsewhere, and the stock after.
 type Refreshed struct {

@@ -123,20 +123,6 @@ func claimOutcome(res ClaimResult, err error) string {
 	return OutcomeLink
 }
 
-// countClaim counts a member's claim that returned res and err, by the
-// drop's claim method when it is known.
-func (s *DropService) countClaim(p Platform, res ClaimResult, err error) {
-	if s.tally == nil {
-		return
-	}
-	method := res.Drop.Method
-	var de *DropError
-	if errors.As(err, &de) {
-		method = de.Drop.Method
-	}
-	s.tally.Count(Tallied{Act: ActClaim, Platform: p, Method: method, Outcome: claimOutcome(res, err)})
-}
-
 // linkOutcome is the outcome of a /link that returned res and err.
 func linkOutcome(res LinkResult, err error) string {
 	switch {

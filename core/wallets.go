@@ -10,8 +10,8 @@ import (
 
 // WalletService links members to wallets and proves their ownership: /link
 // issues an ownership challenge, /verify and the verification page complete
-// it (verify.go), /wallet lists, /unlink and /forget remove. It tells its
-// WalletEvents of every verified and unlinked wallet.
+// it, /wallet lists, /unlink and /forget remove. It tells its WalletEvents
+// of every verified and unlinked wallet.
 type WalletService struct {
 	base
 	members MemberStore
@@ -84,16 +84,6 @@ func NewWalletService(d WalletServiceDeps) (*WalletService, error) {
 	}
 	return s, nil
 }
-
-// The actions of the audit log written by linking. Details never hold a
-// signature, a nonce or a member's name.
-const (
-	AuditWalletLinked    = "wallet linked"
-	AuditWalletVerified  = "wallet verified"
-	AuditWalletMoved     = "wallet moved"
-	AuditWalletUnlinked  = "wallet unlinked"
-	AuditMemberForgotten = "member forgotten"
-)
 
 // WalletStore is what wallet linking needs from stored state, beside
 // MemberStore. Every method is one atomic step (one transaction) that also

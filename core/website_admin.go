@@ -22,16 +22,6 @@ type WebsiteInfo struct {
 	Claims WebsiteStats
 }
 
-// MaxWebsiteName is the longest website claim name: a path segment of
-// letters, digits, hyphens and underscores.
-//
-// The issuing service publishes no rule for a claim name beyond "string":
-// it is the last segment of the claim's poap.website address and the
-// {secret_word} of GET /secret/{secret_word}, and its own names are words
-// joined by hyphens ("increase-group-student"). This rule keeps every name
-// one plain path segment: no "/", no ".." and nothing to escape.
-const MaxWebsiteName = 100
-
 // Defaults of a website request: how many mints it asks for, and its
 // window (hh:mm on the drop's first and last day, UTC).
 const (
@@ -51,16 +41,6 @@ func (s *WebsiteService) check(ctx context.Context, eventID int64, name string) 
 		return fmt.Errorf("website %q is drop %d's: %w", name, st.EventID, ErrNoWebsite)
 	}
 	return nil
-}
-
-// validWebsiteName reports whether name can be a website claim's path
-// segment. Every name is checked with it where it enters (/drop add
-// website:, /drop website) before anything is asked of the service.
-func validWebsiteName(name string) bool {
-	if name == "" || len(name) > MaxWebsiteName {
-		return false
-	}
-	return strings.Trim(strings.ToLower(name), "abcdefghijklmnopqrstuvwxyz0123456789-_") == ""
 }
 
 // RequestWebsite asks the issuing service for a website claim of the

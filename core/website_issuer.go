@@ -8,13 +8,6 @@ import (
 
 // Errors of website claims, inside a *DropError.
 var (
-	// ErrNoWebsite means the issuing service has no website claim of that
-	// name, or one of another drop.
-	ErrNoWebsite = errors.New("no such website claim")
-	// ErrInvalidWebsiteName means a website claim name cannot be one: it
-	// is not 1 to MaxWebsiteName letters, digits, hyphens or underscores.
-	// Nothing was asked of the issuing service.
-	ErrInvalidWebsiteName = errors.New("not a website claim name")
 	// ErrWebsitePending means a request for a website claim of the drop
 	// is pending review: one at a time.
 	ErrWebsitePending = errors.New("a website request is pending")
@@ -91,12 +84,4 @@ type WebsiteIssuer interface {
 	MintWebsite(ctx context.Context, name, wallet string) (WebsiteMint, error)
 	// HoldsReader settles a mint whose answer was lost.
 	HoldsReader
-}
-
-// HoldsReader reads whether a wallet holds a drop's POAP, to settle a mint
-// or a claim whose answer was lost.
-type HoldsReader interface {
-	// Holds reports whether wallet (an address, ENS name or e-mail) holds
-	// a POAP of the drop.
-	Holds(ctx context.Context, wallet string, eventID int64) (bool, error)
 }

@@ -1,10 +1,13 @@
 // Package poap is a client of the POAP issuing service
 // (https://documentation.poap.tech), of Moments and of the Moments query
 // service (Compass), and the adapters that let the core use it: Client
-// satisfies core.Scanner (holdings) and core.IssuerCheck (/setup check),
-// DropIssuer core.DropIssuer (drops, mint links, mints) and
-// core.DeliveryIssuer (deliveries), and GateIssuer
-// core.GateIssuer (what gating reads: holdings, a drop's holders, its name).
+// satisfies core.Scanner (holdings) and core.IssuerCheck (/setup check);
+// DropIssuer core.DropIssuer (drops, mint links, mints), core.WebsiteIssuer
+// (website claims), core.DeliveryIssuer (deliveries) and
+// core.NetworkIssuer (the network a drop mints on); GateIssuer
+// core.GateIssuer (what gating reads: holdings, a drop's holders, its
+// name); and MomentIssuer core.MomentIssuer (Moments: uploads, creation,
+// lists).
 //
 // Every operation goes through one small request core (do) that adds the
 // API key and, for protected operations, an access token from a
@@ -40,11 +43,10 @@
 // credentials, stores them encrypted (shared by restarts and replicas),
 // renews them ahead of expiry, requests them one at a time, and never more
 // than the service's budget of 4 an hour per client, all audiences
-// together. The credential flow
-// is three files: poap/auth/tokens.go (the manager), poap/auth/oauth.go (the
-// token service call) and request.go here (where the client attaches a
-// token, and renews it once after a 401 or the gateway's 403 for an expired
-// or revoked token).
+// together. The credential flow has three parts: the manager
+// (auth.Tokens), the token service's call in poap/auth, and the request
+// core here, which attaches a token and renews it once after a 401 or the
+// gateway's 403 for an expired or revoked token.
 //
 // The operation names (the Observer's, APIError.Operation), the chains a
 // drop can mint on and the JSON shapes of Moments and Compass are the

@@ -1,8 +1,10 @@
 // Package storage keeps the bot's state in PostgreSQL or in an embedded
 // SQLite file. It applies the schema from package migrations at Open,
 // implements every store the core's services consume (core.MemberStore,
-// core.AuditLog, core.WalletStore, core.DropStore, core.MintLinkStore,
-// core.PostStore, core.GateStore, core.MomentStore, core.Inbox), stores
+// core.AuditLog, core.WalletStore, core.ButtonStore, core.DropStore,
+// core.MintLinkStore, core.WebsiteStore, core.DeliveryStore,
+// core.NetworkStore, core.PostStore, core.GateStore, core.MomentStore,
+// core.Inbox) and the locks replicas share (core.Exclusive), stores
 // the issuing service's access token and drop edit codes encrypted, and
 // translates driver errors into core sentinels in one place.
 package storage

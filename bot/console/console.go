@@ -1,7 +1,7 @@
 // Package console is the terminal adapter of a rehearsal: it reads command
 // lines from standard input and prints the bot's replies, and the posts it
 // publishes with each change of their count, acting as the member
-// "console" of the tenant "console", with moderator rights, until /as
+// "console" of the place "console", with moderator rights, until /as
 // names another member. It keeps its own roles, by name, for gating, and
 // opens files by their paths for Moments. It declares itself a rehearsal,
 // so the commands that exist only there (/sign) are offered on it.
