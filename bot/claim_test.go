@@ -49,11 +49,11 @@ func TestBot_ReconcileMints(t *testing.T) {
 	eachDropEnv(t, func(t *testing.T, e *dropEnv) {
 		id, code := e.createDrop(t, "Crash drop", 3)
 		e.mod(t, fmt.Sprintf("/drop add %d %s delivery:mint", id, code))
-		tenant, err := e.store.UpsertPlace(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"})
+		place, err := e.store.UpsertPlace(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := e.store.DropByEvent(t.Context(), tenant.ID, id)
+		d, err := e.store.DropByEvent(t.Context(), place.ID, id)
 		if err != nil {
 			t.Fatal(err)
 		}

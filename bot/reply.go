@@ -66,7 +66,7 @@ type Post struct {
 // PostRef says where a published post is.
 type PostRef struct {
 	Platform core.Platform
-	// Place is the tenant's platform id (the Discord server, the Telegram
+	// Place is the place's id on its platform (the Discord server, the Telegram
 	// chat), Channel and Message the platform's ids of the message.
 	Place   string
 	Channel string

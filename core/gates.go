@@ -166,11 +166,11 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	if key == "" {
 		key = p.ExternalID
 	}
-	tenant, err := s.members.UpsertPlace(ctx, p.stored())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return Gate{}, wrap("add gate", err)
 	}
-	if _, err := s.gates.GateByTarget(ctx, tenant.ID, key); err == nil {
+	if _, err := s.gates.GateByTarget(ctx, place.ID, key); err == nil {
 		return Gate{}, ErrGateExists
 	} else if !errors.Is(err, ErrNotFound) {
 		return Gate{}, wrap("add gate", err)
@@ -197,7 +197,7 @@ func (s *GateService) AddGate(ctx context.Context, m Member, p Place, spec GateS
 	// The target's name is the platform's (a role's, a group's title): it goes
 	// into replies.
 	t.Name = StripDirectionControls(t.Name)
-	g, err := s.gates.AddGate(ctx, Gate{PlaceID: tenant.ID, Target: t, Drops: drops, Mode: mode,
+	g, err := s.gates.AddGate(ctx, Gate{PlaceID: place.ID, Target: t, Drops: drops, Mode: mode,
 		Channel: spec.Channel, CreatedBy: user.ID, CreatedAt: s.clock.Now()})
 	if errors.Is(err, ErrGateExists) {
 		// Another moderator's gate was stored first: the same answer as
@@ -275,11 +275,11 @@ func ParseGateDrops(s string) ([]int64, error) {
 
 // Gates lists the place's gates, oldest first.
 func (s *GateService) Gates(ctx context.Context, p Place) ([]Gate, error) {
-	tenant, err := s.members.UpsertPlace(ctx, p.stored())
+	place, err := s.members.UpsertPlace(ctx, p.stored())
 	if err != nil {
 		return nil, wrap("gates", err)
 	}
-	gs, err := s.gates.PlaceGates(ctx, tenant.ID)
+	gs, err := s.gates.PlaceGates(ctx, place.ID)
 	if err != nil {
 		return nil, wrap("gates", err)
 	}

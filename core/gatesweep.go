@@ -347,7 +347,7 @@ func (s *GateService) sweepGates(ctx context.Context, a GateActions, p Platform,
 
 // candidate is a member a sweep evaluates: a user with their verified
 // addresses, per gate their grant and pending join request, and the
-// tenants whose place they were seen in.
+// places whose place they were seen in.
 type candidate struct {
 	user      User
 	addresses []string
@@ -390,7 +390,7 @@ func (s *GateService) candidates(ctx context.Context, p Platform, gs []Gate, ful
 	}
 	roles := slices.ContainsFunc(gs, func(g Gate) bool { return g.Target.Kind != GateGroup })
 	byUser := map[int64]VerifiedMember{}
-	add := func(vs []VerifiedMember, tenant int64) {
+	add := func(vs []VerifiedMember, place int64) {
 		for _, v := range vs {
 			byUser[v.User.ID] = v
 			if !roles {
@@ -398,20 +398,20 @@ func (s *GateService) candidates(ctx context.Context, p Platform, gs []Gate, ful
 			}
 			c := get(v.User.ID, v.User.ExternalID)
 			c.user, c.addresses = v.User, v.Addresses
-			if tenant != 0 {
-				c.seen[tenant] = true
+			if place != 0 {
+				c.seen[place] = true
 			}
 		}
 	}
 	// The places' members are read in every case, so that a full sweep
 	// still knows who was seen where (a gate swept whole beside gates
 	// swept by their places' members).
-	tenants := map[int64]bool{}
+	places := map[int64]bool{}
 	for _, g := range gs {
-		if tenants[g.PlaceID] {
+		if places[g.PlaceID] {
 			continue
 		}
-		tenants[g.PlaceID] = true
+		places[g.PlaceID] = true
 		verified, err := s.gates.PlaceVerifiedMembers(ctx, g.PlaceID)
 		if err != nil {
 			return nil, wrap("gate sweep", err)

@@ -44,9 +44,9 @@ type GateDrop struct {
 type Gate struct {
 	ID      int64
 	PlaceID int64
-	// Platform and Place are the tenant's platform and external id (the
+	// Platform and Place are the place's platform and external id (the
 	// Discord server, the Telegram chat, "console"); stores fill them
-	// from the tenant.
+	// from the place.
 	Platform Platform
 	Place    string
 	Target   GateTarget
@@ -160,14 +160,14 @@ type JoinDecline struct {
 // and the recently declined ones. Methods return ErrNotFound for a missing row.
 type GateStore interface {
 	// AddGate stores g (its PlaceID set) and returns it with its ID,
-	// Platform and Place. ErrGateExists when the tenant already gates
+	// Platform and Place. ErrGateExists when the place already gates
 	// that target.
 	AddGate(ctx context.Context, g Gate) (Gate, error)
-	// GateByTarget returns the tenant's gate on the target id.
-	GateByTarget(ctx context.Context, tenantID int64, target string) (Gate, error)
+	// GateByTarget returns the place's gate on the target id.
+	GateByTarget(ctx context.Context, placeID int64, target string) (Gate, error)
 	// PlaceGates lists the place's gates, oldest first.
-	PlaceGates(ctx context.Context, tenantID int64) ([]Gate, error)
-	// PlatformGates lists every gate of the platform's tenants.
+	PlaceGates(ctx context.Context, placeID int64) ([]Gate, error)
+	// PlatformGates lists every gate of the platform's places.
 	PlatformGates(ctx context.Context, p Platform) ([]Gate, error)
 	// RemoveGate deletes the gate with its grants and join requests.
 	RemoveGate(ctx context.Context, id int64) error
@@ -224,13 +224,13 @@ type GateStore interface {
 	// verified wallet with an address, with those addresses.
 	VerifiedMembers(ctx context.Context, p Platform) ([]VerifiedMember, error)
 	// PlaceVerifiedMembers is VerifiedMembers of the users seen in the
-	// tenant (SeeMember).
-	PlaceVerifiedMembers(ctx context.Context, tenantID int64) ([]VerifiedMember, error)
-	// SeeMember records that the user is in the tenant's place; it
+	// place (SeeMember).
+	PlaceVerifiedMembers(ctx context.Context, placeID int64) ([]VerifiedMember, error)
+	// SeeMember records that the user is in the place; it
 	// changes nothing when it was recorded already.
-	SeeMember(ctx context.Context, tenantID, userID int64, at time.Time) error
+	SeeMember(ctx context.Context, placeID, userID int64, at time.Time) error
 	// UnseeMember records that the user is no longer in the place.
-	UnseeMember(ctx context.Context, tenantID, userID int64) error
+	UnseeMember(ctx context.Context, placeID, userID int64) error
 }
 
 // Standing is a member's standing in a gated place, as the platform says.
@@ -278,7 +278,7 @@ type GateNotice struct {
 }
 
 // GateActions is what a chat adapter does for gating on its platform.
-// place is the tenant's external id. Methods return an error wrapping
+// place is the place's id on its platform. Methods return an error wrapping
 // ErrGateForbidden (with a *GateProblem saying how to fix it) when the
 // platform refused for lack of a permission: the gate pauses.
 type GateActions interface {

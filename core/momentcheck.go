@@ -13,7 +13,7 @@ import (
 // checked is a post that passed every check: where and by whom, its
 // author (the verified address holding the drop) and its files read.
 type checked struct {
-	tenant   Place
+	place   Place
 	user     User
 	author   string
 	dropName string
@@ -24,7 +24,7 @@ type checked struct {
 // record is the post as the store keeps it at first.
 func (c checked) record(p MomentPost) MomentRecord {
 	return MomentRecord{
-		PlaceID: c.tenant.ID, UserID: c.user.ID, Platform: p.Place.Platform, Place: p.Place.ExternalID,
+		PlaceID: c.place.ID, UserID: c.user.ID, Platform: p.Place.Platform, Place: p.Place.ExternalID,
 		Member: p.Member.ExternalID, Key: p.Key, DropID: p.DropID, Author: c.author,
 		Description: p.Description, Channel: p.Channel, Files: c.files, State: MomentUploading,
 	}
@@ -48,10 +48,10 @@ func (s *MomentService) check(ctx context.Context, p MomentPost) (checked, error
 	if c.opener, err = s.opener(p.Place.Platform); err != nil {
 		return checked{}, err
 	}
-	if c.tenant, err = s.members.UpsertPlace(ctx, p.Place.stored()); err != nil {
+	if c.place, err = s.members.UpsertPlace(ctx, p.Place.stored()); err != nil {
 		return checked{}, err
 	}
-	off, err := s.store.MomentsOff(ctx, c.tenant.ID)
+	off, err := s.store.MomentsOff(ctx, c.place.ID)
 	if err != nil {
 		return checked{}, err
 	}

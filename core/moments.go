@@ -129,10 +129,10 @@ type MomentRecord struct {
 // MomentStore keeps posts, and whether a place allows them.
 type MomentStore interface {
 	// AddMoment records a checked post (in state MomentUploading unless r
-	// says another) and returns it with its ID. When the tenant has a post
+	// says another) and returns it with its ID. When the place has a post
 	// with the same non-empty Key it returns that one and ErrConflict; when
 	// a file's HeadHash is in a post of the same user to the same drop
-	// that has not failed, in any tenant, a *MomentRepeatError naming it;
+	// that has not failed, in any place, a *MomentRepeatError naming it;
 	// both record nothing, so that of two posts racing one records.
 	AddMoment(ctx context.Context, r MomentRecord) (MomentRecord, error)
 	// UpdateMoment writes r's Author, Files, State, MomentID and Error; a
@@ -147,9 +147,9 @@ type MomentStore interface {
 	// first.
 	UnfinishedMoments(ctx context.Context) ([]MomentRecord, error)
 	// MomentsOff reports whether moderators turned Moments off in the
-	// tenant; SetMomentsOff sets it.
-	MomentsOff(ctx context.Context, tenantID int64) (bool, error)
-	SetMomentsOff(ctx context.Context, tenantID int64, off bool) error
+	// place; SetMomentsOff sets it.
+	MomentsOff(ctx context.Context, placeID int64) (bool, error)
+	SetMomentsOff(ctx context.Context, placeID int64, off bool) error
 }
 
 // MomentIssuer is what the MomentService needs of the issuing service and

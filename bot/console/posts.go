@@ -10,7 +10,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 )
 
-// place is the console's one place and channel: its tenant's platform id
+// place is the console's one place and channel: its platform id
 // and where a post without a channel goes.
 const place = "console"
 

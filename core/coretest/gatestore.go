@@ -21,7 +21,7 @@ type memGates struct {
 	grants   map[gateUser]core.Grant
 	requests map[gateUser]core.JoinRequest
 	declines map[gateUser]core.JoinDecline
-	// seen are the members seen in a place: tenant and user.
+	// seen are the members seen in a place: place id and user id.
 	seen map[[2]int64]bool
 }
 
@@ -33,12 +33,12 @@ func newMemGates() memGates {
 		declines: map[gateUser]core.JoinDecline{}, seen: map[[2]int64]bool{}}
 }
 
-// AddGate stores g with the next id and its tenant's platform and place,
+// AddGate stores g with the next id and its place's platform and id,
 // unpaused and never synced; a zero CreatedAt is now. It returns an error
 // wrapping core.ErrBadGateMode for a mode that does not fit the drops, an
 // error for an unknown kind or an empty target id, core.ErrNotFound for
-// an unknown tenant or creator, and core.ErrGateExists (matching
-// core.ErrConflict) when the tenant gates the target already.
+// an unknown place or creator, and core.ErrGateExists (matching
+// core.ErrConflict) when the place gates the target already.
 func (s *MemStore) AddGate(_ context.Context, g core.Gate) (core.Gate, error) {
 	switch g.Target.Kind {
 	case core.GateRole, core.GateGroup:
@@ -56,7 +56,7 @@ func (s *MemStore) AddGate(_ context.Context, g core.Gate) (core.Gate, error) {
 	defer s.mu.Unlock()
 	i := slices.IndexFunc(s.places, func(t core.Place) bool { return t.ID == g.PlaceID })
 	if i < 0 || (g.CreatedBy != 0 && !s.hasUserLocked(g.CreatedBy)) {
-		return core.Gate{}, fmt.Errorf("add gate: tenant #%d or user #%d: %w", g.PlaceID, g.CreatedBy, core.ErrNotFound)
+		return core.Gate{}, fmt.Errorf("add gate: place #%d or user #%d: %w", g.PlaceID, g.CreatedBy, core.ErrNotFound)
 	}
 	for _, old := range s.gates.byID {
 		if old.PlaceID == g.PlaceID && old.Target.ID == g.Target.ID {
@@ -72,26 +72,26 @@ func (s *MemStore) AddGate(_ context.Context, g core.Gate) (core.Gate, error) {
 	return cloneGate(g), nil
 }
 
-// GateByTarget returns the tenant's gate on the target id, or
+// GateByTarget returns the place's gate on the target id, or
 // core.ErrNotFound.
-func (s *MemStore) GateByTarget(_ context.Context, tenantID int64, target string) (core.Gate, error) {
+func (s *MemStore) GateByTarget(_ context.Context, placeID int64, target string) (core.Gate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gates := s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == tenantID && g.Target.ID == target })
+	gates := s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == placeID && g.Target.ID == target })
 	if len(gates) == 0 {
 		return core.Gate{}, fmt.Errorf("gate by target: %w", core.ErrNotFound)
 	}
 	return gates[0], nil
 }
 
-// PlaceGates lists the tenant's gates, oldest first.
-func (s *MemStore) PlaceGates(_ context.Context, tenantID int64) ([]core.Gate, error) {
+// PlaceGates lists the place's gates, oldest first.
+func (s *MemStore) PlaceGates(_ context.Context, placeID int64) ([]core.Gate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == tenantID }), nil
+	return s.gatesLocked(func(g core.Gate) bool { return g.PlaceID == placeID }), nil
 }
 
-// PlatformGates lists the gates of the platform's tenants, oldest first.
+// PlatformGates lists the gates of the platform's places, oldest first.
 func (s *MemStore) PlatformGates(_ context.Context, p core.Platform) ([]core.Gate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -340,29 +340,29 @@ func (s *MemStore) VerifiedMembers(_ context.Context, p core.Platform) ([]core.V
 	return s.verifiedLocked(func(u core.User) bool { return u.Platform == p }), nil
 }
 
-// PlaceVerifiedMembers is VerifiedMembers of the users seen in the tenant.
-func (s *MemStore) PlaceVerifiedMembers(_ context.Context, tenantID int64) ([]core.VerifiedMember, error) {
+// PlaceVerifiedMembers is VerifiedMembers of the users seen in the place.
+func (s *MemStore) PlaceVerifiedMembers(_ context.Context, placeID int64) ([]core.VerifiedMember, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.verifiedLocked(func(u core.User) bool { return s.gates.seen[[2]int64{tenantID, u.ID}] }), nil
+	return s.verifiedLocked(func(u core.User) bool { return s.gates.seen[[2]int64{placeID, u.ID}] }), nil
 }
 
-// SeeMember records that the user is in the tenant's place.
-func (s *MemStore) SeeMember(_ context.Context, tenantID, userID int64, _ time.Time) error {
+// SeeMember records that the user is in the place.
+func (s *MemStore) SeeMember(_ context.Context, placeID, userID int64, _ time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.hasUserLocked(userID) {
 		return fmt.Errorf("see member: user #%d: %w", userID, core.ErrNotFound)
 	}
-	s.gates.seen[[2]int64{tenantID, userID}] = true
+	s.gates.seen[[2]int64{placeID, userID}] = true
 	return nil
 }
 
-// UnseeMember records that the user left the tenant's place.
-func (s *MemStore) UnseeMember(_ context.Context, tenantID, userID int64) error {
+// UnseeMember records that the user left the place.
+func (s *MemStore) UnseeMember(_ context.Context, placeID, userID int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.gates.seen, [2]int64{tenantID, userID})
+	delete(s.gates.seen, [2]int64{placeID, userID})
 	return nil
 }
 

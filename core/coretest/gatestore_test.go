@@ -14,10 +14,10 @@ import (
 // t0 is when the test gates are added.
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
-// gateFixture is a MemStore with a Discord tenant, two members and a gate.
+// gateFixture is a MemStore with a Discord place, two members and a gate.
 type gateFixture struct {
 	s      *MemStore
-	tenant core.Place
+	place core.Place
 	users  []core.User
 	gate   core.Gate
 }
@@ -27,7 +27,7 @@ func newGateFixture(t *testing.T) gateFixture {
 	s := NewMemStore()
 	f := gateFixture{s: s}
 	var err error
-	if f.tenant, err = s.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: "guild"}); err != nil {
+	if f.place, err = s.UpsertPlace(t.Context(), core.Place{Platform: core.Discord, ExternalID: "guild"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"alice", "bob"} {
@@ -38,7 +38,7 @@ func newGateFixture(t *testing.T) gateFixture {
 		f.users = append(f.users, u)
 	}
 	f.gate, err = s.AddGate(t.Context(), core.Gate{
-		PlaceID: f.tenant.ID, Target: core.GateTarget{ID: "role", Kind: core.GateRole},
+		PlaceID: f.place.ID, Target: core.GateTarget{ID: "role", Kind: core.GateRole},
 		Drops: []core.GateDrop{{ID: 1, Name: "One"}, {ID: 2}}, Mode: core.GateMode{AtLeast: 2}, CreatedAt: t0,
 	})
 	if err != nil {
@@ -57,7 +57,7 @@ func TestMemStore_AddGate(t *testing.T) {
 	if _, err := f.s.AddGate(t.Context(), again); !errors.Is(err, core.ErrGateExists) {
 		t.Errorf("AddGate(same target) = %v, want %v", err, core.ErrGateExists)
 	}
-	if got, err := f.s.GateByTarget(t.Context(), f.tenant.ID, "role"); err != nil || !cmp.Equal(got, f.gate) {
+	if got, err := f.s.GateByTarget(t.Context(), f.place.ID, "role"); err != nil || !cmp.Equal(got, f.gate) {
 		t.Errorf("GateByTarget() = %+v, %v, want %+v", got, err, f.gate)
 	}
 	if got, err := f.s.PlatformGates(t.Context(), core.Telegram); err != nil || len(got) != 0 {

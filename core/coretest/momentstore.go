@@ -11,10 +11,10 @@ import (
 
 var _ core.MomentStore = (*MemStore)(nil)
 
-// AddMoment records the post, or returns the tenant's post with the same
+// AddMoment records the post, or returns the place's post with the same
 // non-empty key and core.ErrConflict, or a *core.MomentRepeatError for a
 // file (by head hash) in a post of the user to the drop that has not
-// failed, in any tenant.
+// failed, in any place.
 func (s *MemStore) AddMoment(_ context.Context, r core.MomentRecord) (core.MomentRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,18 +100,18 @@ func (s *MemStore) UnfinishedMoments(context.Context) ([]core.MomentRecord, erro
 	return out, nil
 }
 
-// MomentsOff reports whether the tenant turned Moments off.
-func (s *MemStore) MomentsOff(_ context.Context, tenantID int64) (bool, error) {
+// MomentsOff reports whether the place turned Moments off.
+func (s *MemStore) MomentsOff(_ context.Context, placeID int64) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.momentsOff[tenantID], nil
+	return s.momentsOff[placeID], nil
 }
 
-// SetMomentsOff turns the tenant's Moments off or on.
-func (s *MemStore) SetMomentsOff(_ context.Context, tenantID int64, off bool) error {
+// SetMomentsOff turns the place's Moments off or on.
+func (s *MemStore) SetMomentsOff(_ context.Context, placeID int64, off bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.momentsOff[tenantID] = off
+	s.momentsOff[placeID] = off
 	return nil
 }
 
