@@ -13,7 +13,7 @@ import (
 // checked is a post that passed every check: where and by whom, its
 // author (the verified address holding the drop) and its files read.
 type checked struct {
-	place   Place
+	place    Place
 	user     User
 	author   string
 	dropName string

@@ -16,10 +16,10 @@ var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 // gateFixture is a MemStore with a Discord place, two members and a gate.
 type gateFixture struct {
-	s      *MemStore
+	s     *MemStore
 	place core.Place
-	users  []core.User
-	gate   core.Gate
+	users []core.User
+	gate  core.Gate
 }
 
 func newGateFixture(t *testing.T) gateFixture {
