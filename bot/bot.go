@@ -52,6 +52,9 @@ type Services struct {
 	Websites   *core.WebsiteService
 	Deliveries *core.DeliveryService
 	Networks   *core.NetworkService
+	// Attendance counts who attends voice channels (/attendance), and
+	// restricts the claims of drops with sessions; required.
+	Attendance *core.AttendanceService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -67,6 +70,7 @@ type Bot struct {
 	websites    *core.WebsiteService
 	deliveries  *core.DeliveryService
 	networks    *core.NetworkService
+	attendance  *core.AttendanceService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -81,8 +85,9 @@ type Bot struct {
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Links == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil {
-		panic("bot: New needs every service: wallets, collections, drops, links, gates, moments and buttons")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Links == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil ||
+		s.Attendance == nil {
+		panic("bot: New needs every service: wallets, collections, drops, links, gates, moments, buttons and attendance")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
@@ -95,6 +100,7 @@ func New(s Services, opts Options) *Bot {
 		websites:    s.Websites,
 		deliveries:  s.Deliveries,
 		networks:    s.Networks,
+		attendance:  s.Attendance,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,
