@@ -79,7 +79,9 @@ type Bot struct {
 	commands    []*Command
 	byName      map[string]*Command
 	signer      DemoSigner
-	inflight    sync.WaitGroup
+	// voice is who is in voice on the console, as its stand-ins said.
+	voice    rehearsalVoice
+	inflight sync.WaitGroup
 }
 
 // New returns the bot with its full command table. It panics when a service
@@ -139,6 +141,9 @@ func New(s Services, opts Options) *Bot {
 	b.register(b.momentCommand())
 	b.register(b.momentsCommand())
 	b.register(b.setupMomentsCommand())
+	for _, c := range b.attendanceCommands() {
+		b.register(c)
+	}
 	return b
 }
 
@@ -279,6 +284,8 @@ func allowed(a Access, c Caller) bool {
 		return c.ManagesDrops
 	case ManageRoles:
 		return c.ManagesRoles
+	case ManageEvents:
+		return c.ManagesDrops || c.ManagesEvents
 	}
 	return true
 }

@@ -38,6 +38,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		walletErr *core.WalletError
 		optErr    *OptionError
 	)
+	if text, ok := attendanceErrText(req, err); ok {
+		return personal(text, OutcomeUserError)
+	}
 	if text, ok := dropText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}

@@ -78,4 +78,9 @@ func (NoAttendance) ExportAttendance(context.Context, int64) ([]core.AttendanceE
 	return nil, nil
 }
 
+// AttendancePlace finds none.
+func (NoAttendance) AttendancePlace(context.Context, int64) (core.Place, error) {
+	return core.Place{}, core.ErrNotFound
+}
+
 var _ core.AttendanceStore = NoAttendance{}
