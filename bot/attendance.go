@@ -139,7 +139,7 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	return Reply{Personal: true, Text: fmt.Sprintf("Counting who attends %s for drop %s (session %d): members who stay %s "+
 		"(not deafened) may claim it once you stop it with %s. A session stops by itself after %s.",
 		voiceChannelText(req, sess.ChannelID), codeSpan(strconv.FormatInt(sess.EventID, 10)), sess.ID, minimumText(sess.Minimum),
-		codeSpan("/attendance stop"), sess.MaxLength)}, nil
+		codeSpan("/attendance stop"), lengthText(sess.MaxLength))}, nil
 }
 
 // attendanceStop stops the session and posts its summary with a Claim
@@ -352,6 +352,14 @@ func minimumText(m core.AttendanceMinimum) string {
 		return fmt.Sprintf("%d%% of the session", m.Value)
 	}
 	return plural(m.Value, "minute")
+}
+
+// lengthText words a session's maximum length: in hours when whole.
+func lengthText(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return plural(int(d/time.Hour), "hour")
+	}
+	return minutes(d)
 }
 
 // minutes words a duration in whole minutes.

@@ -85,6 +85,10 @@ type Main struct {
 	// missing below one stored; zero is telegram.DefaultGapWait. Tests
 	// that store updates out of order lengthen it.
 	TelegramGapWait time.Duration
+	// AttendanceInterval is how often open attendance sessions get their
+	// heartbeat and expired ones stop; zero is
+	// core.AttendanceHeartbeatEvery. Tests shorten it.
+	AttendanceInterval time.Duration
 	// Clock is the attendance sessions' clock; nil is the system clock.
 	// Tests move it, so that a session counts minutes at once.
 	Clock core.Clock
