@@ -22,6 +22,11 @@ const ConsoleVoiceChannel = "voice"
 // gives none.
 const DefaultAttendanceMinimum = "10m"
 
+// attendanceStopTimeout bounds /attendance stop, which mints to the
+// eligible members of a delivery:mint drop; those not minted in time
+// claim with the button.
+const attendanceStopTimeout = 5 * time.Minute
+
 // attendancePageSize is how many members a page of /attendance list shows.
 const attendancePageSize = 20
 
@@ -47,7 +52,9 @@ func (b *Bot) attendanceCommands() []*Command {
 				{Name: "min", Type: TextOption, MaxLen: 16, Description: "the minimum: N minutes (30m) or N percent of the session (50%); default " + DefaultAttendanceMinimum},
 			}},
 		{Name: "attendance stop", Description: "Stop counting and post the summary with a Claim button", Access: ManageEvents, AnswerInGroup: true,
-			Handler: b.attendanceStop,
+			// With delivery:mint the stop mints to every eligible member
+			// with a verified wallet, one after another.
+			Timeout: attendanceStopTimeout, Handler: b.attendanceStop,
 			Options: []Option{{Name: "channel", Type: ChannelOption, Description: "the channel counted (needed when several are)"}}},
 		{Name: "attendance list", Description: "A session's members and their minutes", Access: ManageEvents, Handler: b.attendanceList,
 			Options: []Option{session, {Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"}}},
@@ -152,11 +159,44 @@ func (b *Bot) attendanceStop(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	minted := b.MintAttendees(ctx, sum)
 	post, err := b.AttendancePost(ctx, sum)
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Personal: true, Text: "Stopped. " + SummaryText(sum), Post: &post}, nil
+	return Reply{Personal: true, Text: "Stopped. " + SummaryText(sum) + minted, Post: &post}, nil
+}
+
+// MintAttendees mints a stopped session's drop, when its claim method is
+// mint, to each eligible member's verified wallet, and says what it did
+// (" Minted to 3 members…"), or "" for a drop of another method. The
+// others claim with the summary's button.
+func (b *Bot) MintAttendees(ctx context.Context, sum core.AttendanceSummary) string {
+	ids, err := b.attendance.Eligible(ctx, sum.Session.ID)
+	if err != nil {
+		b.log.Warn("attendance mints: eligible members not read", "session", sum.Session.ID, "err", err)
+		return " Nothing was minted (the eligible members could not be read): they claim with the button."
+	}
+	m, err := b.drops.MintAttendees(ctx, sum, ids)
+	if err != nil {
+		b.log.Warn("attendance mints failed", "session", sum.Session.ID, "err", err)
+	}
+	if m == (core.AttendanceMints{}) {
+		return ""
+	}
+	text := fmt.Sprintf(" Minted straight to the verified wallets of %s", plural(m.Minted, "member"))
+	if m.Before > 0 {
+		text += fmt.Sprintf(" (%d minted before)", m.Before)
+	}
+	text += "."
+	if rest := m.NoWallet + m.Failed; rest > 0 {
+		text += fmt.Sprintf(" Not minted to %d eligible without a verified wallet", m.NoWallet)
+		if m.Failed > 0 {
+			text += fmt.Sprintf(" and %d the issuing service did not mint now", m.Failed)
+		}
+		text += ": they claim with the button."
+	}
+	return text
 }
 
 // AttendancePost is the summary of a stopped session as a claim message

@@ -105,7 +105,8 @@ func (m *Main) attendanceTurn(ctx context.Context) {
 			continue
 		}
 		ref := bot.PostRef{Platform: sum.Place.Platform, Place: sum.Place.ExternalID, Channel: sum.Session.SummaryChannelID}
-		text := bot.SummaryText(sum) + fmt.Sprintf(" It reached its maximum length. Members who met the minimum claim with `/claim %d`.", sum.Session.EventID)
+		text := bot.SummaryText(sum) + " It reached its maximum length." + m.Bot.MintAttendees(ctx, sum) +
+			fmt.Sprintf(" Members who met the minimum claim with `/claim %d`.", sum.Session.EventID)
 		if err := nt.Notify(ctx, ref, text); err != nil && ctx.Err() == nil {
 			m.Logger.Warn("posting an attendance summary failed", "session", sum.Session.ID, "err", err)
 		}
