@@ -269,8 +269,11 @@ func (b *Bot) attendanceList(ctx context.Context, req *Request) (Reply, error) {
 		}
 	}
 	reply := Reply{Personal: true, Text: out.String()}
+	if pageNo > 1 {
+		reply.Buttons = append(reply.Buttons, Button{Label: "Previous", Command: fmt.Sprintf("/attendance list session:%d page:%d", s.ID, pageNo-1)})
+	}
 	if int(pageNo)*attendancePageSize < page.Total {
-		reply.Buttons = []Button{{Label: "Next page", Command: fmt.Sprintf("/attendance list %d %d", s.ID, pageNo+1)}}
+		reply.Buttons = append(reply.Buttons, Button{Label: "Next", Command: fmt.Sprintf("/attendance list session:%d page:%d", s.ID, pageNo+1)})
 	}
 	return reply, nil
 }

@@ -85,6 +85,22 @@ func TestAttendance_Commands(t *testing.T) {
 			t.Errorf("ada's claim = %q, want her mint link", r.Text)
 		}
 
+		// A large call's list comes in pages.
+		want(run("mod", fmt.Sprintf("/attendance start big %d 1m", drop)), "start big", "Counting who attends")
+		for i := range attendancePageSize + 1 {
+			run("mod", fmt.Sprintf("/attendance join m%02d big", i))
+		}
+		first := run("mod", "/attendance list")
+		want(first, "list big", "Session 2", "21 members.", "m00: 0 minutes")
+		if len(first.Buttons) != 1 || first.Buttons[0].Command != "/attendance list session:2 page:2" {
+			t.Fatalf("list's buttons = %+v, want Next to page 2", first.Buttons)
+		}
+		second := run("mod", first.Buttons[0].Command)
+		if n := strings.Count(second.Text, "\n- "); n != 1 || len(second.Buttons) != 1 || second.Buttons[0].Label != "Previous" {
+			t.Errorf("page 2 = %q with %+v, want one member and Previous", second.Text, second.Buttons)
+		}
+		want(run("mod", "/attendance stop channel:voice"), "stop with no session there", "No attendance is being counted here in voice.")
+
 		// The stand-ins are the console's; elsewhere they are unknown.
 		discord := Capabilities{Voice: true}
 		want(e.attendanceLine(t, discord, "mod", "/attendance join ada"), "join on Discord", "I don't know the command")
