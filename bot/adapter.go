@@ -30,6 +30,11 @@ type Capabilities struct {
 	// Rehearsal: the adapter is the console of a rehearsal, where the
 	// Console commands are offered.
 	Rehearsal bool
+	// Voice: the platform tells the bot who is in its voice or stage
+	// channels (Discord; the console's stand-ins), so /attendance counts
+	// them. Otherwise /attendance says it can't (Telegram shows bots
+	// nothing of a video chat).
+	Voice bool
 	// FilesHint says, for /help, how files go with a command.
 	FilesHint string
 }

@@ -52,6 +52,9 @@ type Services struct {
 	Websites   *core.WebsiteService
 	Deliveries *core.DeliveryService
 	Networks   *core.NetworkService
+	// Attendance counts who attends voice channels (/attendance), and
+	// restricts the claims of drops with sessions; required.
+	Attendance *core.AttendanceService
 }
 
 // Bot is the command table bound to the core's services. Adapters hand it
@@ -67,6 +70,7 @@ type Bot struct {
 	websites    *core.WebsiteService
 	deliveries  *core.DeliveryService
 	networks    *core.NetworkService
+	attendance  *core.AttendanceService
 	name        string
 	publicURL   string
 	timeout     time.Duration
@@ -75,14 +79,17 @@ type Bot struct {
 	commands    []*Command
 	byName      map[string]*Command
 	signer      DemoSigner
-	inflight    sync.WaitGroup
+	// voice is who is in voice on the console, as its stand-ins said.
+	voice    rehearsalVoice
+	inflight sync.WaitGroup
 }
 
 // New returns the bot with its full command table. It panics when a service
 // is missing: that is a wiring mistake, never a member's to see.
 func New(s Services, opts Options) *Bot {
-	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Links == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil {
-		panic("bot: New needs every service: wallets, collections, drops, links, gates, moments and buttons")
+	if s.Wallets == nil || s.Collections == nil || s.Drops == nil || s.Links == nil || s.Gates == nil || s.Moments == nil || s.Buttons == nil ||
+		s.Attendance == nil {
+		panic("bot: New needs every service: wallets, collections, drops, links, gates, moments, buttons and attendance")
 	}
 	b := &Bot{
 		wallets:     s.Wallets,
@@ -95,6 +102,7 @@ func New(s Services, opts Options) *Bot {
 		websites:    s.Websites,
 		deliveries:  s.Deliveries,
 		networks:    s.Networks,
+		attendance:  s.Attendance,
 		name:        opts.Name,
 		publicURL:   strings.TrimRight(opts.PublicURL, "/"),
 		timeout:     opts.CommandTimeout,
@@ -133,6 +141,9 @@ func New(s Services, opts Options) *Bot {
 	b.register(b.momentCommand())
 	b.register(b.momentsCommand())
 	b.register(b.setupMomentsCommand())
+	for _, c := range b.attendanceCommands() {
+		b.register(c)
+	}
 	return b
 }
 
@@ -273,6 +284,8 @@ func allowed(a Access, c Caller) bool {
 		return c.ManagesDrops
 	case ManageRoles:
 		return c.ManagesRoles
+	case ManageEvents:
+		return c.ManagesDrops || c.ManagesEvents
 	}
 	return true
 }

@@ -120,13 +120,17 @@ func (o *Option) Limit() int {
 type Access int
 
 // Access levels. Platforms decide what makes a member a moderator: Discord
-// permissions (Manage Server for drops, Manage Roles for gates), Telegram
-// chat administrators, and the console user.
+// permissions (Manage Server for drops, Manage Roles for gates, Manage
+// Server or Manage Events for attendance), Telegram chat administrators,
+// and the console user.
 const (
 	Anyone Access = iota
 	Members
 	ManageDrops
 	ManageRoles
+	// ManageEvents is ManageDrops, or the platform's right to manage
+	// events (Caller.ManagesEvents).
+	ManageEvents
 )
 
 // Handler runs a command and returns its reply. Errors are turned into words
@@ -226,6 +230,9 @@ type Caller struct {
 	// member's rights in this place (see Access).
 	ManagesDrops bool
 	ManagesRoles bool
+	// ManagesEvents is the right to manage the place's events (Discord's
+	// Manage Events), which runs /attendance as ManagesDrops does.
+	ManagesEvents bool
 	// Anonymous is an administrator who posts as the group itself
 	// (Telegram's "remain anonymous"): no account stands for them, so
 	// ExternalID names the group's anonymous administrators, they run

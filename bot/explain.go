@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/poapbot/poapbot/core"
 )
@@ -37,6 +38,9 @@ func (b *Bot) explain(req *Request, err error) (Reply, string) {
 		walletErr *core.WalletError
 		optErr    *OptionError
 	)
+	if text, ok := attendanceErrText(req, err); ok {
+		return personal(text, OutcomeUserError)
+	}
 	if text, ok := dropText(req, err); ok {
 		return personal(text, OutcomeUserError)
 	}
@@ -253,6 +257,10 @@ func dropText(req *Request, err error) (string, bool) {
 // claimText words the refusals of a claim.
 func claimText(req *Request, de *core.DropError, title, claimLine string) (string, bool) {
 	d, err := de.Drop, de.Err
+	var ae *core.AttendanceError
+	if errors.As(err, &ae) {
+		return attendanceText(ae, title, claimLine), true
+	}
 	switch {
 	case errors.Is(err, core.ErrClaimNotStarted) && d.Starts != nil:
 		return title + " opens for claims on " + when(*d.Starts) + ". Come back then!", true
@@ -296,6 +304,26 @@ func claimText(req *Request, de *core.DropError, title, claimLine string) (strin
 		return title + " is minted straight to your wallet. Link one first with " + codeSpan("/link <wallet>") + ", then run " + claimLine + " again.", true
 	}
 	return "", false
+}
+
+// attendanceText words a claim refused for attendance: counting still
+// running, the member left the server, or their minutes and the minimum.
+func attendanceText(ae *core.AttendanceError, title, claimLine string) string {
+	st := ae.Standing
+	channel := "the call"
+	if name := strings.TrimSpace(st.ChannelName); name != "" {
+		channel = Escape(name)
+	}
+	switch {
+	case errors.Is(ae, core.ErrAttendancePending):
+		return title + " is for the members who attend its call, and the attendance is still being counted. " +
+			"Once the moderators stop it, run " + claimLine + " again."
+	case errors.Is(ae, core.ErrAttendanceLeftServer):
+		return "You were not counted in the attendance of " + channel + ": you left the server during it, so " + title +
+			" is not yours to claim."
+	}
+	return fmt.Sprintf("You were not counted in the attendance of %s: %d of %d minutes. %s is for the members who met the minimum.",
+		channel, st.Seconds/60, int64(st.Required/time.Minute), title)
 }
 
 // choiceText words a /claim or /distribute that named no drop where not

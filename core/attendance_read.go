@@ -38,7 +38,42 @@ type AttendanceStanding struct {
 	Required time.Duration
 	// LeftServer says the member left the server during the session.
 	LeftServer bool
+	// ChannelName names that session's channel, "" when unknown.
+	ChannelName string
 }
+
+// Attendance says where a member stands with a drop's attendance; the
+// AttendanceService does, and DropService.Claim asks it.
+type Attendance interface {
+	Attended(ctx context.Context, dropID, userID int64) (AttendanceStanding, error)
+}
+
+// Errors of a claim refused for attendance, inside an *AttendanceError.
+var (
+	// ErrNotAttended means the drop has stopped attendance sessions and
+	// the member met the minimum of none.
+	ErrNotAttended = errors.New("not counted in the drop's attendance")
+	// ErrAttendanceLeftServer means the member left the server during the
+	// session, and so was not counted.
+	ErrAttendanceLeftServer = errors.New("left the server during the attendance session")
+	// ErrAttendancePending means the drop's sessions have not stopped
+	// yet: who attended is not known.
+	ErrAttendancePending = errors.New("the attendance is still being counted")
+)
+
+// AttendanceError is a claim refused for attendance, with the member's
+// standing (their minutes, the minimum, the channel).
+type AttendanceError struct {
+	Standing AttendanceStanding
+	Err      error
+}
+
+func (e *AttendanceError) Error() string {
+	return fmt.Sprintf("%v: %d of %d seconds", e.Err, e.Standing.Seconds, int64(e.Standing.Required/time.Second))
+}
+
+// Unwrap returns the sentinel.
+func (e *AttendanceError) Unwrap() error { return e.Err }
 
 // Attended says whether the member is eligible for the drop by
 // attendance: counted in a stopped session, or not (with their best
@@ -58,7 +93,8 @@ func (s *AttendanceService) Attended(ctx context.Context, dropID, userID int64) 
 		if r.Session.State != AttendanceClosed || r.Session.StartedAt == nil {
 			continue
 		}
-		st := AttendanceStanding{Kind: AttendanceNotCounted, SessionID: r.Session.ID, Required: r.Session.Required}
+		st := AttendanceStanding{Kind: AttendanceNotCounted, SessionID: r.Session.ID, Required: r.Session.Required,
+			ChannelName: r.Session.ChannelName}
 		if r.Result != nil {
 			st.Seconds, st.LeftServer = r.Result.Seconds, r.Result.LeftServer
 			if r.Result.Eligible {

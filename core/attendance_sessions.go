@@ -68,6 +68,9 @@ type ScheduledEvent struct {
 // was started in.
 type AttendanceSummary struct {
 	Session AttendanceSession
+	// Place is the session's place, where SummaryChannelID is; zero when
+	// it could not be read.
+	Place Place
 	// Attended counts the members credited with any time; Eligible those
 	// who met the minimum (and did not leave the server).
 	Attended int
@@ -319,6 +322,11 @@ func (s *AttendanceService) stop(ctx context.Context, sess AttendanceSession, at
 		return AttendanceSummary{}, err
 	}
 	sum := AttendanceSummary{Session: closed}
+	if place, err := s.store.AttendancePlace(ctx, closed.PlaceID); err == nil {
+		sum.Place = place
+	} else {
+		s.log.Warn("attendance stopped: its place not read", "session", closed.ID, "err", err)
+	}
 	if closed.StartedAt != nil {
 		sum.Length = min(at.Sub(*closed.StartedAt), closed.MaxLength)
 		sum.Counted = counted(closed, at)

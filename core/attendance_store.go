@@ -175,4 +175,7 @@ type AttendanceStore interface {
 	// ExportAttendance lists the session's results with pseudonymous
 	// member ids, most seconds first.
 	ExportAttendance(ctx context.Context, id int64) ([]AttendanceExportRow, error)
+	// AttendancePlace returns the place of id (a session's), or
+	// ErrNotFound.
+	AttendancePlace(ctx context.Context, id int64) (Place, error)
 }

@@ -32,7 +32,9 @@ type ClaimOptions struct {
 // Errors, inside a *DropError: ErrNoSuchDrop, ErrDropRemoved,
 // ErrClaimNotStarted, ErrClaimEnded (or ErrDropExpired), ErrWrongCodeword,
 // ErrMissingRole, ErrNoMintLinksLeft, ErrWalletClaimed, ErrWalletHoldsDrop,
-// ErrMintLinkUsed, ErrNotLinked (a mint-only drop and no wallet), and
+// ErrMintLinkUsed, ErrNotLinked (a mint-only drop and no wallet),
+// ErrNotAttended, ErrAttendanceLeftServer or ErrAttendancePending (inside
+// an *AttendanceError: the drop has attendance sessions), and
 // ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
 // EventID is zero and not exactly one drop is open. The issuer's
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
@@ -48,6 +50,9 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 		return ClaimResult{}, err
 	}
 	if err := s.mayClaim(d, opts); err != nil {
+		return ClaimResult{}, err
+	}
+	if err := s.attended(ctx, d, user); err != nil {
 		return ClaimResult{}, err
 	}
 	method, err := s.method(d.Method)
@@ -112,6 +117,27 @@ func window(d Drop, now time.Time) error {
 		return ErrDropExpired
 	}
 	return nil
+}
+
+// attended checks that a drop with attendance sessions is claimed by a
+// member counted in one: a *DropError wrapping an *AttendanceError when
+// not (not counted, left the server, or counting still running), the
+// store's error when it could not tell.
+func (s *DropService) attended(ctx context.Context, d Drop, user User) error {
+	st, err := s.attendance.Attended(ctx, d.ID, user.ID)
+	if err != nil {
+		return wrap("claim", err)
+	}
+	switch st.Kind {
+	case AttendanceNoSession, AttendanceCounted:
+		return nil
+	case AttendancePending:
+		return dropError(d, &AttendanceError{Standing: st, Err: ErrAttendancePending})
+	}
+	if st.LeftServer {
+		return dropError(d, &AttendanceError{Standing: st, Err: ErrAttendanceLeftServer})
+	}
+	return dropError(d, &AttendanceError{Standing: st, Err: ErrNotAttended})
 }
 
 // mayClaim checks the window, the codeword and the role, in that order.

@@ -20,6 +20,10 @@ func TestNewServices_MissingDependency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	attendance, err := core.NewAttendanceService(core.AttendanceServiceDeps{Members: store, Drops: store, Store: coretest.NoAttendance{}, Audit: store})
+	if err != nil {
+		t.Fatal(err)
+	}
 	constructors := map[string]func(drop string, nilValue bool) error{
 		"WalletService": func(drop string, nilValue bool) error {
 			d := core.WalletServiceDeps{Members: store, Wallets: walletStore{}}
@@ -44,13 +48,15 @@ func TestNewServices_MissingDependency(t *testing.T) {
 			return err
 		},
 		"DropService": func(drop string, nilValue bool) error {
-			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer, Links: links}
+			d := core.DropServiceDeps{Members: store, Drops: store, MintLinks: store, Posts: store, Audit: store, Issuer: issuer, Links: links, Attendance: attendance}
 			dropDeps{&d.Members, &d.Drops, &d.MintLinks, &d.Audit, &d.Issuer}.leaveOut(drop, nilValue)
 			switch drop {
 			case "Posts":
 				d.Posts = pick[core.PostStore](nilValue, unopened)
 			case "Links":
 				d.Links = nil
+			case "Attendance":
+				d.Attendance = pick[core.Attendance](nilValue, (*core.AttendanceService)(nil))
 			}
 			_, err := core.NewDropService(d)
 			return err
@@ -68,7 +74,7 @@ func TestNewServices_MissingDependency(t *testing.T) {
 	required := map[string][]string{
 		"WalletService":     {"Members", "Wallets"},
 		"CollectionService": {"Members", "Scanner"},
-		"DropService":       {"Members", "Drops", "MintLinks", "Posts", "Audit", "Issuer", "Links"},
+		"DropService":       {"Members", "Drops", "MintLinks", "Posts", "Audit", "Issuer", "Links", "Attendance"},
 		"MintLinkService":   {"Members", "Drops", "MintLinks", "Audit", "Issuer", "Mints"},
 	}
 	for service, build := range constructors {

@@ -20,6 +20,8 @@ type DropService struct {
 	mintLinks MintLinkStore
 	posts     PostStore
 	issuer    DropIssuer
+	// attendance restricts the claims of drops with attendance sessions.
+	attendance Attendance
 	// methods are the claim methods offered, each with its service.
 	methods map[ClaimMethod]claimer
 	// networks reads the network of a drop just added; nil reads none.
@@ -39,6 +41,10 @@ type DropServiceDeps struct {
 	Issuer DropIssuer
 	// Links claims through mint links (auto, link, mint), required.
 	Links *MintLinkService
+	// Attendance says who attended a drop's sessions (AttendanceService),
+	// required: a drop with attendance sessions is claimed only by the
+	// members counted in one.
+	Attendance Attendance
 	// Websites and Deliveries are the other claim methods' services: a
 	// nil one's method is not offered.
 	Websites   *WebsiteService
@@ -57,7 +63,7 @@ type DropServiceDeps struct {
 // NewDropService returns the drop service. It returns an error wrapping
 // ErrMissingDependency when a required dependency is nil.
 func NewDropService(d DropServiceDeps) (*DropService, error) {
-	err := missing("drop service", "MintLinks", d.MintLinks, "Posts", d.Posts, "Issuer", d.Issuer, "Links", d.Links)
+	err := missing("drop service", "MintLinks", d.MintLinks, "Posts", d.Posts, "Issuer", d.Issuer, "Links", d.Links, "Attendance", d.Attendance)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +71,7 @@ func NewDropService(d DropServiceDeps) (*DropService, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DropService{dropBase: b, mintLinks: d.MintLinks, posts: d.Posts, issuer: d.Issuer,
+	s := &DropService{dropBase: b, mintLinks: d.MintLinks, posts: d.Posts, issuer: d.Issuer, attendance: d.Attendance,
 		networks: d.Networks, methods: map[ClaimMethod]claimer{ClaimAuto: d.Links, ClaimLink: d.Links, ClaimMint: d.Links}}
 	if d.Websites != nil {
 		s.methods[ClaimWebsite] = d.Websites

@@ -50,6 +50,7 @@ type services struct {
 	networks   *core.NetworkService
 	websites   *core.WebsiteService
 	deliveries *core.DeliveryService
+	attendance *core.AttendanceService
 }
 
 // build builds the services w wires, failing the test on an error.
@@ -97,9 +98,19 @@ func (w wiring) build(t *testing.T) services {
 			t.Fatal(err)
 		}
 	}
+	attendanceStore, ok := w.store.(core.AttendanceStore)
+	if !ok {
+		attendanceStore = coretest.NoAttendance{}
+	}
+	s.attendance, err = core.NewAttendanceService(core.AttendanceServiceDeps{
+		Members: w.store, Drops: w.store, Store: attendanceStore, Audit: audit, Clock: w.clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.drops, err = core.NewDropService(core.DropServiceDeps{
 		Members: w.store, Drops: w.store, MintLinks: w.store, Posts: w.store, Audit: audit, Issuer: w.issuer,
-		Links: s.links, Networks: s.networks, Websites: s.websites, Deliveries: s.deliveries, Clock: w.clock,
+		Links: s.links, Attendance: s.attendance, Networks: s.networks, Websites: s.websites, Deliveries: s.deliveries, Clock: w.clock,
 	})
 	if err != nil {
 		t.Fatal(err)

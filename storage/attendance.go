@@ -198,3 +198,13 @@ func dbTimePtr(t *time.Time) *time.Time {
 	v := dbTime(*t)
 	return &v
 }
+
+// AttendancePlace returns the place of id, where a session's summary is
+// posted, or ErrNotFound.
+func (db *DB) AttendancePlace(ctx context.Context, id int64) (core.Place, error) {
+	var r tenantRow
+	if err := db.gorm.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
+		return core.Place{}, translate("attendance place", err)
+	}
+	return r.place(), nil
+}

@@ -279,6 +279,7 @@ func readLine(r *bufio.Reader) (string, error) {
 // name; it is a rehearsal's, with its own commands; files are paths.
 var capabilities = bot.Capabilities{
 	Rehearsal: true,
+	Voice:     true,
 	FilesHint: "add `media:<path>[,<path>…]` with the files' paths",
 }
 

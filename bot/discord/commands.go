@@ -118,6 +118,11 @@ func setAccess(c *discordgo.ApplicationCommand, access []bot.Access) {
 		perm = discordgo.PermissionManageGuild
 	case bot.ManageRoles:
 		perm = discordgo.PermissionManageRoles
+	case bot.ManageEvents:
+		// Discord shows the command to members with every permission
+		// listed: Manage Events, the narrower; the bot lets Manage
+		// Server run it too.
+		perm = discordgo.PermissionManageEvents
 	default:
 		return
 	}

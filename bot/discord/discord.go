@@ -463,10 +463,11 @@ func (a *Adapter) stopping() bool {
 
 // capabilities are what Discord can do: gates are roles, shown as
 // mentions; a server's id is its @everyone role's; personal replies are
-// ephemeral, in the channel.
+// ephemeral, in the channel; voice states tell who is in a call.
 var capabilities = bot.Capabilities{
 	RoleMentions: true,
 	EveryoneRole: true,
+	Voice:        true,
 	FilesHint:    "media, media2 … media5: the photos or videos, attached to the command",
 }
 

@@ -213,10 +213,11 @@ func caller(i *discordgo.Interaction) bot.Caller {
 		p := m.Permissions
 		admin := p&discordgo.PermissionAdministrator != 0
 		return bot.Caller{
-			ExternalID:   m.User.ID,
-			Name:         m.DisplayName(),
-			ManagesDrops: admin || p&discordgo.PermissionManageGuild != 0,
-			ManagesRoles: admin || p&discordgo.PermissionManageRoles != 0,
+			ExternalID:    m.User.ID,
+			Name:          m.DisplayName(),
+			ManagesDrops:  admin || p&discordgo.PermissionManageGuild != 0,
+			ManagesRoles:  admin || p&discordgo.PermissionManageRoles != 0,
+			ManagesEvents: admin || p&discordgo.PermissionManageEvents != 0,
 		}
 	}
 	if i.User != nil {

@@ -46,7 +46,7 @@ func menu(cmds []*bot.Command, moderators bool) []tgbotapi.BotCommand {
 		subs  = map[string][]string{}
 	)
 	for _, c := range cmds {
-		if c.Console || (!moderators && (c.Access == bot.ManageDrops || c.Access == bot.ManageRoles)) {
+		if c.Console || (!moderators && (c.Access == bot.ManageDrops || c.Access == bot.ManageRoles || c.Access == bot.ManageEvents)) {
 			continue
 		}
 		name := strings.ToLower(c.Group())

@@ -85,6 +85,13 @@ type Main struct {
 	// missing below one stored; zero is telegram.DefaultGapWait. Tests
 	// that store updates out of order lengthen it.
 	TelegramGapWait time.Duration
+	// AttendanceInterval is how often open attendance sessions get their
+	// heartbeat and expired ones stop; zero is
+	// core.AttendanceHeartbeatEvery. Tests shorten it.
+	AttendanceInterval time.Duration
+	// Clock is the attendance sessions' clock; nil is the system clock.
+	// Tests move it, so that a session counts minutes at once.
+	Clock core.Clock
 
 	// Set by Run.
 	DB  *storage.DB
@@ -107,6 +114,7 @@ type Main struct {
 	websites   *core.WebsiteService
 	gates      *core.GateService
 	moments    *core.MomentService
+	attendance *core.AttendanceService
 	console    *console.Console
 }
 
@@ -184,7 +192,7 @@ func (m *Main) open(ctx context.Context) error {
 	}
 	services := m.services(client)
 	m.drops, m.links, m.websites = services.Drops, services.Links, services.Websites
-	m.gates, m.moments = services.Gates, services.Moments
+	m.gates, m.moments, m.attendance = services.Gates, services.Moments, services.Attendance
 	opts := bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
 		Observer: m.Metrics, Logger: m.Logger}
 	if m.Sandbox && m.Console {
@@ -231,14 +239,15 @@ func (m *Main) services(client *poap.Client) bot.Services {
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: m.DB, Logger: m.Logger})
 	must(err)
 	return bot.Services{Wallets: wallets, Collections: collections, Drops: ds.Drops, Links: ds.Links, Gates: gates, Moments: moments,
-		Buttons: buttons, Websites: ds.Websites, Deliveries: ds.Deliveries, Networks: ds.Networks}
+		Buttons: buttons, Websites: ds.Websites, Deliveries: ds.Deliveries, Networks: ds.Networks, Attendance: ds.Attendance}
 }
 
 // dropServices builds the drop service and the services of every claim
 // method and of drops' networks, over the database and the issuing
 // service; the gates say who has a role for a delivery and re-evaluate a
 // member the bot minted to. A direct mint forgets what holdings keeps of
-// the wallet. Only Drops, Links, Websites, Deliveries and Networks are set.
+// the wallet. Only Drops, Links, Websites, Deliveries, Networks and
+// Attendance (whose sessions restrict the claims of their drops) are set.
 func (m *Main) dropServices(client *poap.Client, gates *core.GateService, holdings *core.HoldingsCache) bot.Services {
 	issuer := poap.NewDropIssuer(client)
 	links, err := core.NewMintLinkService(core.MintLinkServiceDeps{
@@ -259,12 +268,16 @@ func (m *Main) dropServices(client *poap.Client, gates *core.GateService, holdin
 		Members: m.DB, Drops: m.DB, Audit: m.DB, Issuer: issuer, Store: m.DB, Logger: m.Logger,
 	})
 	must(err)
-	drops, err := core.NewDropService(core.DropServiceDeps{
-		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB, Issuer: holdings.ForgetMinted(issuer),
-		Links: links, Websites: websites, Deliveries: deliveries, Networks: networks, Logger: m.Logger, Tally: m.Metrics,
+	attendance, err := core.NewAttendanceService(core.AttendanceServiceDeps{
+		Members: m.DB, Drops: m.DB, Store: m.DB, Audit: m.DB, MaxLength: m.Config.AttendanceMaxLength, Clock: m.Clock, Logger: m.Logger,
 	})
 	must(err)
-	return bot.Services{Drops: drops, Links: links, Websites: websites, Deliveries: deliveries, Networks: networks}
+	drops, err := core.NewDropService(core.DropServiceDeps{
+		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB, Issuer: holdings.ForgetMinted(issuer),
+		Links: links, Attendance: attendance, Websites: websites, Deliveries: deliveries, Networks: networks, Logger: m.Logger, Tally: m.Metrics,
+	})
+	must(err)
+	return bot.Services{Drops: drops, Links: links, Websites: websites, Deliveries: deliveries, Networks: networks, Attendance: attendance}
 }
 
 // must panics on a wiring error.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/poapbot/poapbot/bot"
@@ -60,6 +61,13 @@ func (m *Main) background(ctx context.Context) {
 	sending := make(chan struct{})
 	go func() { m.sendWebsiteClaims(ctx); close(sending) }()
 	defer func() { <-sending }()
+	attendanceEvery := m.AttendanceInterval
+	if attendanceEvery <= 0 {
+		attendanceEvery = core.AttendanceHeartbeatEvery
+	}
+	attending := make(chan struct{})
+	go func() { every(ctx, attendanceEvery, m.attendanceTurn); close(attending) }()
+	defer func() { <-attending }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -69,6 +77,38 @@ func (m *Main) background(ctx context.Context) {
 		case <-posts.C:
 			m.editPosts(ctx)
 			m.postNotices(ctx)
+		}
+	}
+}
+
+// attendanceTurn stamps the open attendance sessions this process follows
+// (so that a restart's downtime is not credited), and stops those that
+// reached their maximum length, telling each one's summary in the channel
+// it was started in. Each stop is handed out once across replicas (the
+// store's conditional close), so a summary is told once.
+func (m *Main) attendanceTurn(ctx context.Context) {
+	now := time.Now()
+	if m.Clock != nil {
+		now = m.Clock.Now()
+	}
+	if err := m.attendance.Heartbeat(ctx, now); err != nil && ctx.Err() == nil {
+		m.Logger.Warn("attendance heartbeat failed", "err", err)
+	}
+	stopped, err := m.attendance.StopExpired(ctx)
+	if err != nil && ctx.Err() == nil {
+		m.Logger.Warn("stopping expired attendance failed", "err", err)
+	}
+	for _, sum := range stopped {
+		nt := m.adapters.Editor(sum.Place.Platform)
+		if nt == nil || sum.Session.SummaryChannelID == "" {
+			m.Logger.Warn("attendance summary not posted: no channel", "session", sum.Session.ID, "platform", sum.Place.Platform)
+			continue
+		}
+		ref := bot.PostRef{Platform: sum.Place.Platform, Place: sum.Place.ExternalID, Channel: sum.Session.SummaryChannelID}
+		text := bot.SummaryText(sum) + " It reached its maximum length." + m.Bot.MintAttendees(ctx, sum) +
+			fmt.Sprintf(" Members who met the minimum claim with `/claim %d`.", sum.Session.EventID)
+		if err := nt.Notify(ctx, ref, text); err != nil && ctx.Err() == nil {
+			m.Logger.Warn("posting an attendance summary failed", "session", sum.Session.ID, "err", err)
 		}
 	}
 }

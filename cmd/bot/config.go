@@ -58,12 +58,15 @@ type Config struct {
 	ChainRPCURLs core.Secret `envconfig:"CHAIN_RPC_URLS"`
 
 	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
-	MomentMaxBytes   int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
-	MomentRate       int           `envconfig:"MOMENT_RATE" default:"10"`
-	MaxWallets       int           `envconfig:"MAX_WALLETS" default:"10"`
-	MaxChallenges    int           `envconfig:"MAX_CHALLENGES" default:"5"`
-	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info"`
-	LogFormat        string        `envconfig:"LOG_FORMAT" default:"text"`
+	// AttendanceMaxLength is the longest an attendance session lasts
+	// (/attendance start): it stops by itself then.
+	AttendanceMaxLength time.Duration `envconfig:"ATTENDANCE_MAX_LENGTH" default:"12h"`
+	MomentMaxBytes      int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
+	MomentRate          int           `envconfig:"MOMENT_RATE" default:"10"`
+	MaxWallets          int           `envconfig:"MAX_WALLETS" default:"10"`
+	MaxChallenges       int           `envconfig:"MAX_CHALLENGES" default:"5"`
+	LogLevel            string        `envconfig:"LOG_LEVEL" default:"info"`
+	LogFormat           string        `envconfig:"LOG_FORMAT" default:"text"`
 }
 
 // LoadConfig reads the configuration from the environment. A malformed value
@@ -116,6 +119,9 @@ func (c *Config) Validate(sandbox, console bool) error {
 	}
 	if (c.POAPClientID == "") != c.POAPClientSecret.IsZero() {
 		add(errors.New("POAP_CLIENT_ID and POAP_CLIENT_SECRET go together: set both, or neither"))
+	}
+	if c.AttendanceMaxLength < time.Minute || c.AttendanceMaxLength > 7*24*time.Hour {
+		add(fmt.Errorf("ATTENDANCE_MAX_LENGTH must be between 1m and 168h, not %s", c.AttendanceMaxLength))
 	}
 	if c.GateSyncInterval < time.Minute {
 		add(fmt.Errorf("GATE_SYNC_INTERVAL must be at least 1m, not %s", c.GateSyncInterval))

@@ -26,6 +26,9 @@ type Services struct {
 	Websites   *core.WebsiteService
 	Deliveries *core.DeliveryService
 	Networks   *core.NetworkService
+	// Attendance counts who attends voice channels; over a Store that is
+	// not a core.AttendanceStore (MemStore) it knows no session.
+	Attendance *core.AttendanceService
 }
 
 // Store is every store the services consume beside wallet linking:
@@ -123,9 +126,17 @@ func NewServices(d Deps) Services {
 		})
 		must(err)
 	}
+	attendanceStore, ok := d.Store.(core.AttendanceStore)
+	if !ok {
+		attendanceStore = NoAttendance{}
+	}
+	attendance, err := core.NewAttendanceService(core.AttendanceServiceDeps{
+		Members: d.Store, Drops: d.Store, Store: attendanceStore, Audit: d.Store, Clock: d.Clock, Logger: d.Logger,
+	})
+	must(err)
 	drops, err := core.NewDropService(core.DropServiceDeps{
 		Members: d.Store, Drops: d.Store, MintLinks: d.Store, Posts: d.Store, Audit: d.Store,
-		Issuer: d.Issuer, Links: links, Networks: networks, Clock: d.Clock, Logger: d.Logger,
+		Issuer: d.Issuer, Links: links, Attendance: attendance, Networks: networks, Clock: d.Clock, Logger: d.Logger,
 	})
 	must(err)
 	if d.MomentIssuer == nil {
@@ -138,7 +149,7 @@ func NewServices(d Deps) Services {
 	buttons, err := core.NewButtonService(core.ButtonServiceDeps{Store: d.Store, Clock: d.Clock, Logger: d.Logger})
 	must(err)
 	return Services{Wallets: wallets, Collections: collections, Drops: drops, Links: links, Gates: gates, Moments: moments, Buttons: buttons,
-		Networks: networks}
+		Networks: networks, Attendance: attendance}
 }
 
 func must(err error) {
