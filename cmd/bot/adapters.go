@@ -29,6 +29,7 @@ func (m *Main) openAdapters() error {
 		dc, err := discord.New(discord.Options{
 			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
 			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Logger: m.Logger,
+			Voice: m.attendance, Summaries: m.postSummaries, VoiceClock: m.now,
 		})
 		if err != nil {
 			return err
