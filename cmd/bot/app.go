@@ -12,6 +12,7 @@ import (
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
+	"github.com/poapbot/poapbot/bot/discord"
 	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
@@ -92,6 +93,9 @@ type Main struct {
 	// Clock is the attendance sessions' clock; nil is the system clock.
 	// Tests move it, so that a session counts minutes at once.
 	Clock core.Clock
+	// WrapVoice, when set, wraps the attendance service as the Discord
+	// adapter's voice sink: tests see each voice event handled.
+	WrapVoice func(discord.VoiceSink) discord.VoiceSink
 
 	// Set by Run.
 	DB  *storage.DB

@@ -66,7 +66,7 @@ func (m *Main) background(ctx context.Context) {
 		attendanceEvery = core.AttendanceHeartbeatEvery
 	}
 	attending := make(chan struct{})
-	go func() { every(ctx, attendanceEvery, m.attendanceTurn); close(attending) }()
+	go func() { every(ctx, attendanceEvery, m.attendanceTurn); m.lastHeartbeat(); close(attending) }()
 	defer func() { <-attending }()
 	for {
 		select {
@@ -95,6 +95,17 @@ func (m *Main) attendanceTurn(ctx context.Context) {
 		m.Logger.Warn("stopping expired attendance failed", "err", err)
 	}
 	m.postSummaries(ctx, stopped)
+}
+
+// lastHeartbeat stamps the open sessions this process follows once more
+// as it stops, so that the downtime of a restart runs from the stop
+// rather than from the last beat.
+func (m *Main) lastHeartbeat() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.attendance.Heartbeat(ctx, m.now()); err != nil {
+		m.Logger.Warn("last attendance heartbeat failed", "err", err)
+	}
 }
 
 // now is the attendance sessions' time: Main.Clock's, or the system's.
