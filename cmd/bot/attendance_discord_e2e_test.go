@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
 )
 
 // The voice channels of the Discord attendance tests.
@@ -109,14 +111,15 @@ type voiceRig struct {
 	clock *coretest.Clock
 	seen  *voiceSeen
 	db    string
+	env   map[string]string // more of Main's environment
 	s     *session
 }
 
-func newVoiceRig(ctx context.Context, t *testing.T, databaseURL string) *voiceRig {
+func newVoiceRig(ctx context.Context, t *testing.T, databaseURL string, env map[string]string) *voiceRig {
 	srv := discordtest.NewServer(t, discordtest.Options{})
 	srv.AddVoiceChannel(callChannel, "Community call", false)
 	srv.AddVoiceChannel(lobbyChannel, "Lobby", false)
-	r := &voiceRig{t: t, ctx: ctx, srv: srv, db: databaseURL, clock: coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))}
+	r := &voiceRig{t: t, ctx: ctx, srv: srv, db: databaseURL, env: env, clock: coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))}
 	r.start()
 	return r
 }
@@ -126,10 +129,12 @@ func newVoiceRig(ctx context.Context, t *testing.T, databaseURL string) *voiceRi
 func (r *voiceRig) start() {
 	r.t.Helper()
 	r.seen = newVoiceSeen()
-	r.s = startMainTuned(r.t, map[string]string{
+	env := map[string]string{
 		"DATABASE_URL": r.db, "DISCORD_TOKEN": discordtest.DefaultToken,
 		"DISCORD_API_URL": r.srv.URL(), "DISCORD_GUILD_ID": r.srv.GuildID(),
-	}, false, func(m *Main) { m.Clock, m.AttendanceInterval, m.WrapVoice = r.clock, 20*time.Millisecond, r.seen.wrap })
+	}
+	maps.Copy(env, r.env)
+	r.s = startMainTuned(r.t, env, false, func(m *Main) { m.Clock, m.AttendanceInterval, m.WrapVoice = r.clock, 20*time.Millisecond, r.seen.wrap })
 	r.seen.wait(r.ctx, r.t, 1, true)
 }
 
@@ -220,9 +225,9 @@ func (r *voiceRig) member(id, name string) discordtest.User {
 func TestAttendance_Discord(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			r := newVoiceRig(ctx, t, url)
+			r := newVoiceRig(ctx, t, url, nil)
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob, cy, dee := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
@@ -272,9 +277,9 @@ func TestAttendance_Discord(t *testing.T) {
 func TestAttendance_DiscordRestart(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			r := newVoiceRig(ctx, t, url)
+			r := newVoiceRig(ctx, t, url, nil)
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
@@ -298,6 +303,64 @@ func TestAttendance_DiscordRestart(t *testing.T) {
 				"The bot was down for 15 minutes of it, credited to nobody.")
 			r.says(ada, claimLine, "/mint/")
 			r.says(bob, claimLine, "10 of 25 minutes")
+		})
+	}
+}
+
+// TestAttendance_DiscordMintAcrossRestarts: a delivery:mint session
+// reaches its maximum length while the bot is down. The next start stops
+// it from GUILD_CREATE (Resume), counts nobody past the bot's stop, mints
+// the drop to the one eligible member with a verified wallet and tells the
+// summary in the channel; the start after that mints nothing more and
+// tells nothing again. The member minted to is told they have it; the
+// eligible one without a wallet is asked to link one.
+func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := newVoiceRig(ctx, t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+			r.says(mod, fmt.Sprintf("/drop add %d edit_code:%s delivery:mint", drop, sandbox.DemoEditCode), "is set up here")
+			discordVerify(ctx, t, r.srv, ada, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:5m", callChannel, drop), "stops by itself after 1 hour")
+			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+			r.clock.Add(10 * time.Minute) // 18:10
+			r.stop()
+
+			r.clock.Add(2 * time.Hour) // 20:10, past the session's hour
+			r.start()
+			r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
+				"The bot was down for 50 minutes of it", "It reached its maximum length.",
+				"Minted straight to the verified wallets of 1 member.", "Not minted to 1 eligible without a verified wallet",
+				fmt.Sprintf("claim with `/claim %d`", drop))
+			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 1 {
+				t.Errorf("%d mints at the first start, want 1", n)
+			}
+			r.says(mod, "/attendance list", "ada: 10 minutes ✓", "bob: 10 minutes ✓")
+			r.stop()
+
+			r.start()
+			// The guild's voice events are handled in order: once this
+			// one is, the resume and whatever it posted are done.
+			r.voice(r.leave(bob))
+			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
+				t.Errorf("%d mints at the second start, want none", n)
+			}
+			summaries := 0
+			for _, m := range r.srv.ChannelMessages(discordtest.DefaultChannelID) {
+				if strings.Contains(m.Content, "Attendance of") {
+					summaries++
+				}
+			}
+			if summaries != 1 {
+				t.Errorf("%d summaries in the channel, want 1", summaries)
+			}
+			r.says(ada, claimLine, "was minted to")
+			// bob, eligible, has no wallet yet: the claim asks for one.
+			r.says(bob, claimLine, "is minted straight to your wallet. Link one first")
 		})
 	}
 }
