@@ -134,10 +134,13 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	start := core.AttendanceStart{Moderator: member(req), Place: req.Place, EventID: id, ChannelID: channel,
 		SummaryChannelID: req.Chat.Channel, Minimum: minimum}
 	var current []core.VoiceState
-	if req.Caps.Rehearsal {
+	switch {
+	case req.Caps.Rehearsal:
 		// The console's channels are named by their id.
 		start.ChannelName = channel
 		current = b.voice.current(req.Place.ExternalID)
+	case req.VoiceChannel != nil:
+		start.ChannelName, current = req.VoiceChannel(channel)
 	}
 	sess, err := b.attendance.Start(ctx, start, current)
 	if err != nil {

@@ -283,6 +283,12 @@ type Request struct {
 	// /claim of a drop handed out in one place they belong to claims it
 	// there (Telegram's groups, whose claim messages are public).
 	ActFor ActFor
+	// VoiceChannel, when the adapter sets it (Discord, following voice
+	// states for attendance), names a voice or stage channel the command
+	// gave (from the interaction's resolved data, "" when unknown) and
+	// tells who is in it now: /attendance start counts them from the
+	// start. The console keeps its own (its stand-ins).
+	VoiceChannel func(channelID string) (name string, current []core.VoiceState)
 	// Progress, when the adapter sets it, shows an interim reply of a Long
 	// command in place of the previous one (Discord edits the deferred
 	// response, Telegram its reply message); the final reply replaces the

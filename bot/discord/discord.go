@@ -113,6 +113,9 @@ type Options struct {
 	// nil drops them. It runs in the order of the server's voice events,
 	// which wait for it: post without waiting long.
 	Summaries func(ctx context.Context, summaries []core.AttendanceSummary)
+	// VoiceClock tells the time of the voice states Voice is told of; nil
+	// is time.Now. It should be Voice's clock (tests move both).
+	VoiceClock func() time.Time
 }
 
 // commandTable is what the adapter needs of the bot: its commands, the
@@ -213,7 +216,11 @@ func New(opts Options) (*Adapter, error) {
 		a.joins = newJoinQueue(opts.Gates, a.log)
 	}
 	if opts.Voice != nil {
-		a.voice = newVoice(opts.Voice, opts.Summaries, a.clock, a.log, a.onShard)
+		now := opts.VoiceClock
+		if now == nil {
+			now = a.clock
+		}
+		a.voice = newVoice(opts.Voice, opts.Summaries, now, a.log, a.onShard)
 	}
 	return a, nil
 }

@@ -75,6 +75,9 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 		req.Command, req.Options = commandOptions(data)
 		cmd := a.bot.Command(req.Command)
 		req.Media = media(cmd, req.Options, data.Resolved)
+		if a.voice != nil && i.GuildID != "" {
+			req.VoiceChannel = a.voice.channel(i.GuildID, data.Resolved)
+		}
 		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }
 		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil
 	case discordgo.InteractionMessageComponent:

@@ -379,6 +379,31 @@ func (v *voice) memberRemove(e *discordgo.GuildMemberRemove) {
 	}})
 }
 
+// channel returns the guild's bot.Request.VoiceChannel: a channel's name
+// from the interaction's resolved data (res may be nil) and the voice
+// states in it as the gateway told them, at the time asked.
+func (v *voice) channel(guild string, res *discordgo.ApplicationCommandInteractionDataResolved) func(string) (string, []core.VoiceState) {
+	return func(id string) (string, []core.VoiceState) {
+		var name string
+		if res != nil {
+			if c := res.Channels[id]; c != nil {
+				name = c.Name
+			}
+		}
+		var current []core.VoiceState
+		v.mu.Lock()
+		if g := v.guilds[guild]; g != nil && id != "" {
+			for _, vs := range g.states {
+				if vs.ChannelID == id {
+					current = append(current, vs)
+				}
+			}
+		}
+		v.mu.Unlock()
+		return name, current
+	}
+}
+
 // post hands summaries to Options.Summaries, when set.
 func (v *voice) post(ctx context.Context, sums []core.AttendanceSummary) {
 	if len(sums) > 0 && v.summaries != nil {

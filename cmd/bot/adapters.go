@@ -26,9 +26,14 @@ func (m *Main) openAdapters() error {
 		m.adapters = append(m.adapters, m.console)
 	}
 	if !c.DiscordToken.IsZero() {
+		var voice discord.VoiceSink = m.attendance
+		if m.WrapVoice != nil {
+			voice = m.WrapVoice(voice)
+		}
 		dc, err := discord.New(discord.Options{
 			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
 			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Logger: m.Logger,
+			Voice: voice, Summaries: m.postSummaries, VoiceClock: m.now,
 		})
 		if err != nil {
 			return err

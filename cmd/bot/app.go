@@ -12,6 +12,7 @@ import (
 
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/bot/console"
+	"github.com/poapbot/poapbot/bot/discord"
 	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
@@ -92,6 +93,9 @@ type Main struct {
 	// Clock is the attendance sessions' clock; nil is the system clock.
 	// Tests move it, so that a session counts minutes at once.
 	Clock core.Clock
+	// WrapVoice, when set, wraps the attendance service as the Discord
+	// adapter's voice sink: tests see each voice event handled.
+	WrapVoice func(discord.VoiceSink) discord.VoiceSink
 
 	// Set by Run.
 	DB  *storage.DB
@@ -187,12 +191,20 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Attendance needs only the database and the clock: the Discord
+	// adapter tells it who is in voice.
+	m.attendance, err = core.NewAttendanceService(core.AttendanceServiceDeps{
+		Members: m.DB, Drops: m.DB, Store: m.DB, Audit: m.DB, MaxLength: m.Config.AttendanceMaxLength, Clock: m.Clock, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	if err := m.openAdapters(); err != nil {
 		return err
 	}
 	services := m.services(client)
 	m.drops, m.links, m.websites = services.Drops, services.Links, services.Websites
-	m.gates, m.moments, m.attendance = services.Gates, services.Moments, services.Attendance
+	m.gates, m.moments = services.Gates, services.Moments
 	opts := bot.Options{Name: botName, PublicURL: m.Config.PublicURL, CommandTimeout: m.CommandTimeout,
 		Observer: m.Metrics, Logger: m.Logger}
 	if m.Sandbox && m.Console {
@@ -247,7 +259,8 @@ func (m *Main) services(client *poap.Client) bot.Services {
 // service; the gates say who has a role for a delivery and re-evaluate a
 // member the bot minted to. A direct mint forgets what holdings keeps of
 // the wallet. Only Drops, Links, Websites, Deliveries, Networks and
-// Attendance (whose sessions restrict the claims of their drops) are set.
+// Attendance (m.attendance, whose sessions restrict the claims of their
+// drops) are set.
 func (m *Main) dropServices(client *poap.Client, gates *core.GateService, holdings *core.HoldingsCache) bot.Services {
 	issuer := poap.NewDropIssuer(client)
 	links, err := core.NewMintLinkService(core.MintLinkServiceDeps{
@@ -268,10 +281,7 @@ func (m *Main) dropServices(client *poap.Client, gates *core.GateService, holdin
 		Members: m.DB, Drops: m.DB, Audit: m.DB, Issuer: issuer, Store: m.DB, Logger: m.Logger,
 	})
 	must(err)
-	attendance, err := core.NewAttendanceService(core.AttendanceServiceDeps{
-		Members: m.DB, Drops: m.DB, Store: m.DB, Audit: m.DB, MaxLength: m.Config.AttendanceMaxLength, Clock: m.Clock, Logger: m.Logger,
-	})
-	must(err)
+	attendance := m.attendance
 	drops, err := core.NewDropService(core.DropServiceDeps{
 		Members: m.DB, Drops: m.DB, MintLinks: m.DB, Posts: m.DB, Audit: m.DB, Issuer: holdings.ForgetMinted(issuer),
 		Links: links, Attendance: attendance, Websites: websites, Deliveries: deliveries, Networks: networks, Logger: m.Logger, Tally: m.Metrics,

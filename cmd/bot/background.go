@@ -66,7 +66,7 @@ func (m *Main) background(ctx context.Context) {
 		attendanceEvery = core.AttendanceHeartbeatEvery
 	}
 	attending := make(chan struct{})
-	go func() { every(ctx, attendanceEvery, m.attendanceTurn); close(attending) }()
+	go func() { every(ctx, attendanceEvery, m.attendanceTurn); m.lastHeartbeat(); close(attending) }()
 	defer func() { <-attending }()
 	for {
 		select {
@@ -87,30 +87,68 @@ func (m *Main) background(ctx context.Context) {
 // it was started in. Each stop is handed out once across replicas (the
 // store's conditional close), so a summary is told once.
 func (m *Main) attendanceTurn(ctx context.Context) {
-	now := time.Now()
-	if m.Clock != nil {
-		now = m.Clock.Now()
-	}
-	if err := m.attendance.Heartbeat(ctx, now); err != nil && ctx.Err() == nil {
+	if err := m.attendance.Heartbeat(ctx, m.now()); err != nil && ctx.Err() == nil {
 		m.Logger.Warn("attendance heartbeat failed", "err", err)
 	}
 	stopped, err := m.attendance.StopExpired(ctx)
 	if err != nil && ctx.Err() == nil {
 		m.Logger.Warn("stopping expired attendance failed", "err", err)
 	}
-	for _, sum := range stopped {
+	m.postSummaries(ctx, stopped)
+}
+
+// lastHeartbeat stamps the open sessions this process follows once more
+// as it stops, so that the downtime of a restart runs from the stop
+// rather than from the last beat.
+func (m *Main) lastHeartbeat() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.attendance.Heartbeat(ctx, m.now()); err != nil {
+		m.Logger.Warn("last attendance heartbeat failed", "err", err)
+	}
+}
+
+// now is the attendance sessions' time: Main.Clock's, or the system's.
+func (m *Main) now() time.Time {
+	if m.Clock != nil {
+		return m.Clock.Now()
+	}
+	return time.Now()
+}
+
+// postSummaries tells the summaries of sessions that stopped by
+// themselves (maximum length, their scheduled event's end, a restart past
+// their length) in the channel each was started in, after minting a
+// delivery:mint drop to the eligible members; the others claim with
+// /claim. The background loop and the Discord adapter (Resume,
+// scheduled events) call it.
+func (m *Main) postSummaries(ctx context.Context, sums []core.AttendanceSummary) {
+	for _, sum := range sums {
 		nt := m.adapters.Editor(sum.Place.Platform)
 		if nt == nil || sum.Session.SummaryChannelID == "" {
 			m.Logger.Warn("attendance summary not posted: no channel", "session", sum.Session.ID, "platform", sum.Place.Platform)
 			continue
 		}
 		ref := bot.PostRef{Platform: sum.Place.Platform, Place: sum.Place.ExternalID, Channel: sum.Session.SummaryChannelID}
-		text := bot.SummaryText(sum) + " It reached its maximum length." + m.Bot.MintAttendees(ctx, sum) +
+		text := bot.SummaryText(sum) + stopText(sum.Session.StopReason) + m.Bot.MintAttendees(ctx, sum) +
 			fmt.Sprintf(" Members who met the minimum claim with `/claim %d`.", sum.Session.EventID)
 		if err := nt.Notify(ctx, ref, text); err != nil && ctx.Err() == nil {
 			m.Logger.Warn("posting an attendance summary failed", "session", sum.Session.ID, "err", err)
 		}
 	}
+}
+
+// stopText says why a session stopped by itself.
+func stopText(r core.StopReason) string {
+	switch r {
+	case core.StopEventCompleted:
+		return " Its scheduled event ended."
+	case core.StopEventCanceled:
+		return " Its scheduled event was cancelled."
+	case core.StopAtMaxLength:
+		return " It reached its maximum length."
+	}
+	return ""
 }
 
 // resumeInterval is how often posts of Moments that a stop interrupted are

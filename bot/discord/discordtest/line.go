@@ -130,8 +130,12 @@ func (s *Server) optionValue(def *discordgo.ApplicationCommandOption, v string, 
 		}
 		res.Users[id] = &discordgo.User{ID: id, Username: "user" + id}
 		o.Value = id
-	case discordgo.ApplicationCommandOptionRole, discordgo.ApplicationCommandOptionChannel:
+	case discordgo.ApplicationCommandOptionRole:
 		o.Value = strings.Trim(v, "<@#&>")
+	case discordgo.ApplicationCommandOptionChannel:
+		id := strings.Trim(v, "<@#&>")
+		o.Value = id
+		s.resolveChannel(id, res)
 	case discordgo.ApplicationCommandOptionAttachment:
 		o.Value = s.attachment(v, res)
 	default:

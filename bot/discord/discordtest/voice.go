@@ -188,6 +188,28 @@ func (s *Server) voiceChannelLocked(id string) *discordgo.Channel {
 	return nil
 }
 
+// resolveChannel adds a channel option's channel to the interaction's
+// resolved data, as Discord does (a partial channel: id, name, type), when
+// it is the text channel DefaultChannelID or a voice or stage channel.
+func (s *Server) resolveChannel(id string, res *discordgo.ApplicationCommandInteractionDataResolved) {
+	var c *discordgo.Channel
+	s.mu.Lock()
+	if vc := s.voiceChannelLocked(id); vc != nil {
+		c = &discordgo.Channel{ID: vc.ID, Name: vc.Name, Type: vc.Type}
+	}
+	s.mu.Unlock()
+	if c == nil && id == DefaultChannelID {
+		c = &discordgo.Channel{ID: id, Name: "general", Type: discordgo.ChannelTypeGuildText}
+	}
+	if c == nil {
+		return
+	}
+	if res.Channels == nil {
+		res.Channels = map[string]*discordgo.Channel{}
+	}
+	res.Channels[id] = c
+}
+
 // VoiceStates returns the test guild's voice states, in the order members
 // joined voice.
 func (s *Server) VoiceStates() []discordgo.VoiceState {

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poapbot/poapbot/bot/discord"
+	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/poap/wire"
+)
+
+// The voice channels of the Discord attendance tests.
+const (
+	callChannel  = "500000000000000001"
+	lobbyChannel = "500000000000000002"
+)
+
+// voiceSeen wraps Main's voice sink and counts the voice events handled,
+// so that a test moves the clock only once the events before were
+// recorded at the time they happened.
+type voiceSeen struct {
+	discord.VoiceSink
+	mu      sync.Mutex
+	handled int
+	resumed int
+	changed chan struct{}
+}
+
+func newVoiceSeen() *voiceSeen { return &voiceSeen{changed: make(chan struct{})} }
+
+func (v *voiceSeen) wrap(s discord.VoiceSink) discord.VoiceSink {
+	v.VoiceSink = s
+	return v
+}
+
+func (v *voiceSeen) done(resume bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.handled++
+	if resume {
+		v.resumed++
+	}
+	close(v.changed)
+	v.changed = make(chan struct{})
+}
+
+func (v *voiceSeen) Observe(ctx context.Context, p core.Place, s core.VoiceState) error {
+	defer v.done(false)
+	return v.VoiceSink.Observe(ctx, p, s)
+}
+
+func (v *voiceSeen) Resume(ctx context.Context, p core.Place, current []core.VoiceState) ([]core.AttendanceSummary, error) {
+	defer v.done(true)
+	return v.VoiceSink.Resume(ctx, p, current)
+}
+
+func (v *voiceSeen) EventChanged(ctx context.Context, p core.Place, ev core.ScheduledEvent, current []core.VoiceState) (core.EventChange, error) {
+	defer v.done(false)
+	return v.VoiceSink.EventChanged(ctx, p, ev, current)
+}
+
+func (v *voiceSeen) MemberLeft(ctx context.Context, p core.Place, m core.Member, at time.Time) error {
+	defer v.done(false)
+	return v.VoiceSink.MemberLeft(ctx, p, m, at)
+}
+
+// wait waits until n events in all (resumes: n resumes, when resumes is
+// true) were handled.
+func (v *voiceSeen) wait(ctx context.Context, t *testing.T, n int, resumes bool) {
+	t.Helper()
+	for {
+		v.mu.Lock()
+		got := v.handled
+		if resumes {
+			got = v.resumed
+		}
+		ch := v.changed
+		v.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("%d voice events handled (resumes %v), want %d", got, resumes, n)
+		}
+	}
+}
+
+// count returns how many events were handled.
+func (v *voiceSeen) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.handled
+}
+
+// voiceRig is a Main with Discord on a fake with two voice channels, the
+// sessions' clock moved by hand and the voice events counted.
+type voiceRig struct {
+	t     *testing.T
+	ctx   context.Context
+	srv   *discordtest.Server
+	clock *coretest.Clock
+	seen  *voiceSeen
+	db    string
+	env   map[string]string // more of Main's environment
+	s     *session
+}
+
+func newVoiceRig(ctx context.Context, t *testing.T, databaseURL string, env map[string]string) *voiceRig {
+	srv := discordtest.NewServer(t, discordtest.Options{})
+	srv.AddVoiceChannel(callChannel, "Community call", false)
+	srv.AddVoiceChannel(lobbyChannel, "Lobby", false)
+	r := &voiceRig{t: t, ctx: ctx, srv: srv, db: databaseURL, env: env, clock: coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))}
+	r.start()
+	return r
+}
+
+// start runs a Main on the rig's fake and database and waits until it
+// resumed the guild from GUILD_CREATE.
+func (r *voiceRig) start() {
+	r.t.Helper()
+	r.seen = newVoiceSeen()
+	env := map[string]string{
+		"DATABASE_URL": r.db, "DISCORD_TOKEN": discordtest.DefaultToken,
+		"DISCORD_API_URL": r.srv.URL(), "DISCORD_GUILD_ID": r.srv.GuildID(),
+	}
+	maps.Copy(env, r.env)
+	r.s = startMainTuned(r.t, env, false, func(m *Main) { m.Clock, m.AttendanceInterval, m.WrapVoice = r.clock, 20*time.Millisecond, r.seen.wrap })
+	r.seen.wait(r.ctx, r.t, 1, true)
+}
+
+// stop stops the Main.
+func (r *voiceRig) stop() {
+	r.t.Helper()
+	r.s.stop()
+	if err := r.s.wait(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.s.m.Close()
+}
+
+// voice applies voice changes through the fake, each dispatched as
+// VOICE_STATE_UPDATE, and waits until the bot handled them all.
+func (r *voiceRig) voice(changes ...func() error) {
+	r.t.Helper()
+	before := r.seen.count()
+	for _, c := range changes {
+		if err := c(); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.seen.wait(r.ctx, r.t, before+len(changes), false)
+}
+
+func (r *voiceRig) join(u discordtest.User, channel string) func() error {
+	return func() error { return r.srv.JoinVoice(r.ctx, u.ID, channel) }
+}
+
+func (r *voiceRig) set(u discordtest.User, v discordtest.Voice) func() error {
+	return func() error { return r.srv.SetVoice(r.ctx, u.ID, v) }
+}
+
+func (r *voiceRig) leave(u discordtest.User) func() error {
+	return func() error { return r.srv.LeaveVoice(r.ctx, u.ID) }
+}
+
+// says sends a command as u and waits for the private answer that holds
+// every want.
+func (r *voiceRig) says(u discordtest.User, line string, wants ...string) string {
+	r.t.Helper()
+	msg, _ := discordReply(r.ctx, r.t, r.srv.Command(u, line), func(m discordtest.Message) bool {
+		for _, w := range wants {
+			if !strings.Contains(m.Content, w) {
+				return false
+			}
+		}
+		return true
+	})
+	return msg.Content
+}
+
+// posted waits for a message in the channel that holds every want.
+func (r *voiceRig) posted(wants ...string) discordtest.ChannelMessage {
+	r.t.Helper()
+	msg, err := r.srv.WaitChannelMessage(r.ctx, func(m discordtest.ChannelMessage) bool {
+		for _, w := range wants {
+			if !strings.Contains(m.Content, w) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		var all []string
+		for _, m := range r.srv.ChannelMessages(discordtest.DefaultChannelID) {
+			all = append(all, m.Content)
+		}
+		r.t.Fatalf("no message in the channel shows %q: %v; messages %q", wants, err, all)
+	}
+	return msg
+}
+
+// voiceUser is a member of the test guild.
+func (r *voiceRig) member(id, name string) discordtest.User {
+	r.srv.AddMember(id, name)
+	return discordtest.User{ID: id, Username: name, GlobalName: name}
+}
+
+// TestAttendance_Discord counts a call through Main with the Discord
+// fake, on each database, the sessions' clock moved by hand: ada is in
+// the channel before the start (counted from it), bob deafens for 5
+// minutes, cy moves to another channel for 5 minutes, dee leaves early
+// and rejoins for 12 minutes in all, a bot joins; the stop posts the
+// summary with its Claim button; ada claims her link, dee and a member
+// who never joined are refused with their minutes.
+func TestAttendance_Discord(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := newVoiceRig(ctx, t, url, nil)
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob, cy, dee := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
+				r.member("410000000000000003", "cy"), r.member("410000000000000004", "dee")
+			never := r.member("410000000000000005", "never")
+			r.srv.AddBot("410000000000000009", "musicbot")
+			addDiscordDrop(ctx, t, r.srv)
+
+			r.voice(r.join(ada, callChannel))
+			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:30m", callChannel, drop),
+				"Counting who attends <#"+callChannel+">", "30 minutes")
+			r.voice(r.join(bob, callChannel), r.join(cy, callChannel), r.join(dee, callChannel),
+				func() error { return r.srv.JoinVoice(ctx, "410000000000000009", callChannel) })
+			r.clock.Add(10 * time.Minute) // 18:10
+			r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel, SelfDeaf: true}), r.join(cy, lobbyChannel), r.leave(dee))
+			r.clock.Add(5 * time.Minute) // 18:15
+			r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel}), r.join(cy, callChannel))
+			r.clock.Add(5 * time.Minute) // 18:20
+			r.voice(r.join(dee, callChannel))
+			r.clock.Add(2 * time.Minute) // 18:22
+			r.voice(r.leave(dee))
+			r.clock.Add(18 * time.Minute) // 18:40
+
+			r.says(mod, "/attendance list", "4 members", "ada: 40 minutes ✓", "bob: 35 minutes ✓", "cy: 35 minutes ✓", "dee: 12 minutes")
+			r.says(mod, "/attendance stop", "Stopped.", "4 members attended, 3 met the minimum")
+			post := r.posted("**Attendance of Community call**", "4 members attended, 3 met the minimum of 30 minutes", "It lasted 40 minutes")
+			if _, ok := post.Button("Claim"); !ok {
+				t.Errorf("the summary has no Claim button: %+v", post)
+			}
+			if strings.Contains(post.Content, "down for") {
+				t.Errorf("the summary tells a downtime: %q", post.Content)
+			}
+			r.says(ada, claimLine, "/mint/")
+			r.says(cy, claimLine, "/mint/")
+			r.says(dee, claimLine, "You were not counted in the attendance of Community call: 12 of 30 minutes")
+			r.says(never, claimLine, "You were not counted in the attendance of Community call: 0 of 30 minutes")
+		})
+	}
+}
+
+// TestAttendance_DiscordRestart stops the bot in the middle of a session
+// and starts it again on the same database and Discord: GUILD_CREATE's
+// voice states tell who is still in the channel, the 15 minutes the bot
+// was down are credited to nobody (bob, who left meanwhile, keeps his 10
+// minutes; ada, who stayed, gets 10 + 20), and the summary says how long
+// the bot was down.
+func TestAttendance_DiscordRestart(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := newVoiceRig(ctx, t, url, nil)
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+			addDiscordDrop(ctx, t, r.srv)
+			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
+			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+			r.clock.Add(10 * time.Minute) // 18:10
+			r.stop()
+
+			// While the bot is down, bob leaves: it never hears of it.
+			if err := r.srv.PutVoice(bob.ID, discordtest.Voice{}); err != nil {
+				t.Fatal(err)
+			}
+			r.clock.Add(15 * time.Minute) // 18:25
+			r.start()
+			r.clock.Add(20 * time.Minute) // 18:45
+
+			r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
+			r.says(mod, "/attendance stop", "Stopped.")
+			r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
+				"The bot was down for 15 minutes of it, credited to nobody.")
+			r.says(ada, claimLine, "/mint/")
+			r.says(bob, claimLine, "10 of 25 minutes")
+		})
+	}
+}
+
+// TestAttendance_DiscordMintAcrossRestarts: a delivery:mint session
+// reaches its maximum length while the bot is down. The next start stops
+// it from GUILD_CREATE (Resume), counts nobody past the bot's stop, mints
+// the drop to the one eligible member with a verified wallet and tells the
+// summary in the channel; the start after that mints nothing more and
+// tells nothing again. The member minted to is told they have it; the
+// eligible one without a wallet is asked to link one.
+func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := newVoiceRig(ctx, t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+			r.says(mod, fmt.Sprintf("/drop add %d edit_code:%s delivery:mint", drop, sandbox.DemoEditCode), "is set up here")
+			discordVerify(ctx, t, r.srv, ada, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:5m", callChannel, drop), "stops by itself after 1 hour")
+			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+			r.clock.Add(10 * time.Minute) // 18:10
+			r.stop()
+
+			r.clock.Add(2 * time.Hour) // 20:10, past the session's hour
+			r.start()
+			r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
+				"The bot was down for 50 minutes of it", "It reached its maximum length.",
+				"Minted straight to the verified wallets of 1 member.", "Not minted to 1 eligible without a verified wallet",
+				fmt.Sprintf("claim with `/claim %d`", drop))
+			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 1 {
+				t.Errorf("%d mints at the first start, want 1", n)
+			}
+			r.says(mod, "/attendance list", "ada: 10 minutes ✓", "bob: 10 minutes ✓")
+			r.stop()
+
+			r.start()
+			// The guild's voice events are handled in order: once this
+			// one is, the resume and whatever it posted are done.
+			r.voice(r.leave(bob))
+			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
+				t.Errorf("%d mints at the second start, want none", n)
+			}
+			summaries := 0
+			for _, m := range r.srv.ChannelMessages(discordtest.DefaultChannelID) {
+				if strings.Contains(m.Content, "Attendance of") {
+					summaries++
+				}
+			}
+			if summaries != 1 {
+				t.Errorf("%d summaries in the channel, want 1", summaries)
+			}
+			r.says(ada, claimLine, "was minted to")
+			// bob, eligible, has no wallet yet: the claim asks for one.
+			r.says(bob, claimLine, "is minted straight to your wallet. Link one first")
+		})
+	}
+}
