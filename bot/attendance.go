@@ -195,6 +195,21 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
+	if ref != "" && sess.State == core.AttendanceWaiting {
+		// The event may have started (or ended) between the look-up and
+		// the start, its gateway event handled before the session
+		// existed: read it again.
+		var stopped *core.AttendanceSummary
+		if sess, stopped = b.recheckEvent(ctx, req, ref, sess); stopped != nil {
+			minted := b.MintAttendees(ctx, *stopped)
+			post, err := b.AttendancePost(ctx, *stopped)
+			if err != nil {
+				return Reply{}, err
+			}
+			return Reply{Personal: true, Text: "The scheduled event " + Escape(ev.Name) + " ended as the session started. " +
+				SummaryText(*stopped) + minted, Post: &post}, nil
+		}
+	}
 	if ref != "" {
 		when := "It starts counting when the event starts"
 		if sess.State == core.AttendanceOpen {
@@ -228,6 +243,40 @@ func scheduledEvent(ctx context.Context, req *Request, ref string) (ScheduledEve
 		return ScheduledEvent{}, errEventOver
 	}
 	return ev, nil
+}
+
+// recheckEvent reads the scheduled event of a session just started
+// waiting on it, and hands a change the session missed (active, over) to
+// the attendance service, as the gateway's would have been. It returns
+// the session as it is then, and the summary when that stopped it.
+func (b *Bot) recheckEvent(ctx context.Context, req *Request, ref string, sess core.AttendanceSession) (core.AttendanceSession, *core.AttendanceSummary) {
+	ev, err := req.ScheduledEvent(ctx, ref)
+	switch {
+	case errors.Is(err, ErrNoScheduledEvent):
+		ev = ScheduledEvent{ID: sess.ScheduledEventID, Status: core.EventCanceled} // deleted meanwhile
+	case err != nil || ev.ID != sess.ScheduledEventID:
+		// The gateway will tell.
+		b.log.Warn("attendance start: scheduled event not read again", "session", sess.ID, "err", err)
+		return sess, nil
+	case ev.Status == core.EventScheduled:
+		return sess, nil
+	}
+	var current []core.VoiceState
+	if req.VoiceChannel != nil {
+		_, current = req.VoiceChannel(sess.ChannelID)
+	}
+	change, err := b.attendance.EventChanged(ctx, req.Place,
+		core.ScheduledEvent{ID: ev.ID, ChannelID: sess.ChannelID, Status: ev.Status}, current)
+	switch {
+	case err != nil:
+		// Created, not opened (another session counts the channel): the
+		// session waits, as on the gateway's word.
+		b.log.Warn("attendance start: the scheduled event's change not applied", "session", sess.ID, "err", err)
+		return sess, nil
+	case change.Opened != nil:
+		return *change.Opened, nil
+	}
+	return sess, change.Stopped
 }
 
 // attendanceStop stops the session and posts its summary with a Claim

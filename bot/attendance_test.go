@@ -150,6 +150,7 @@ func TestAttendance_StartEvent(t *testing.T) {
 			"704": {ID: "704", Name: "Stage talk", ChannelID: "c2", ChannelName: "Stage", Status: core.EventActive},
 		}
 		lookups := 0
+		seen := map[string]int{}
 		run := func(line string) Reply {
 			t.Helper()
 			req := &Request{
@@ -161,16 +162,29 @@ func TestAttendance_StartEvent(t *testing.T) {
 					if ref == "dup" {
 						return ScheduledEvent{}, ErrScheduledEventAmbiguous
 					}
+					seen[ref]++
+					switch {
+					case ref == "705" && seen[ref] > 1:
+						// It started just as the session did.
+						return ScheduledEvent{ID: "705", Name: "Quick call", ChannelID: "c3", Status: core.EventActive}, nil
+					case ref == "705":
+						return ScheduledEvent{ID: "705", Name: "Quick call", ChannelID: "c3", Status: core.EventScheduled}, nil
+					case ref == "706" && seen[ref] > 1:
+						return ScheduledEvent{}, ErrNoScheduledEvent // deleted just as the session started
+					case ref == "706":
+						return ScheduledEvent{ID: "706", Name: "Gone call", ChannelID: "c4", Status: core.EventScheduled}, nil
+					}
 					if ev, ok := events[ref]; ok {
 						return ev, nil
 					}
 					return ScheduledEvent{}, ErrNoScheduledEvent
 				},
 				VoiceChannel: func(id string) (string, []core.VoiceState) {
-					if id != "c2" {
+					who := map[string]string{"c2": "ada", "c3": "bob"}[id]
+					if who == "" {
 						return "", nil
 					}
-					return "", []core.VoiceState{{Member: core.Member{Platform: core.Console, ExternalID: "ada", Name: "ada"}, ChannelID: "c2"}}
+					return "", []core.VoiceState{{Member: core.Member{Platform: core.Console, ExternalID: who, Name: who}, ChannelID: id}}
 				},
 			}
 			reply, ok := e.b.HandleLine(context.Background(), req, line, "")
@@ -207,9 +221,16 @@ func TestAttendance_StartEvent(t *testing.T) {
 		want(fmt.Sprintf("/attendance start event:701 drop:%d min:30m", drop), "scheduled event Community call", "starts counting when the event starts", "30 minutes")
 		want(fmt.Sprintf("/attendance start event:701 drop:%d min:30m", drop), "already follows that scheduled event")
 		want(fmt.Sprintf("/attendance start event:704 drop:%d min:30m", drop), "scheduled event Stage talk", "counting starts now")
+		// The event's change between the look-up and the start is not
+		// missed: read again, it opens the session, or stops it.
+		want(fmt.Sprintf("/attendance start event:705 drop:%d min:30m", drop), "scheduled event Quick call", "counting starts now")
+		gone := want(fmt.Sprintf("/attendance start event:706 drop:%d min:30m", drop), "ended as the session started", "0 members attended")
+		if gone.Post == nil || gone.Post.Channel != "general" {
+			t.Errorf("the stopped session's post = %+v, want its summary in general", gone.Post)
+		}
 		sessions, err = e.b.attendance.Sessions(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, 10)
-		if err != nil || len(sessions) != 2 {
-			t.Fatalf("sessions = %+v, %v; want 2", sessions, err)
+		if err != nil || len(sessions) != 4 {
+			t.Fatalf("sessions = %+v, %v; want 4", sessions, err)
 		}
 		byEvent := map[string]core.AttendanceSession{}
 		for _, s := range sessions {
@@ -221,8 +242,15 @@ func TestAttendance_StartEvent(t *testing.T) {
 		if s := byEvent["704"]; s.State != core.AttendanceOpen || s.ChannelID != "c2" || s.ChannelName != "Stage" {
 			t.Errorf("the active event's session = %+v, want open on c2 (Stage)", s)
 		}
+		if s := byEvent["705"]; s.State != core.AttendanceOpen || s.ChannelID != "c3" {
+			t.Errorf("the session of the event that started meanwhile = %+v, want open on c3", s)
+		}
+		if s := byEvent["706"]; s.State != core.AttendanceClosed || s.StopReason != core.StopEventCanceled {
+			t.Errorf("the session of the event deleted meanwhile = %+v, want closed, cancelled", s)
+		}
 		e.clock.Add(31 * time.Minute)
 		want("/attendance list session:"+strconv.FormatInt(byEvent["704"].ID, 10), "ada: 31 minutes ✓")
+		want("/attendance list session:"+strconv.FormatInt(byEvent["705"].ID, 10), "bob: 31 minutes ✓")
 
 		// The console has no scheduled events.
 		r := e.attendanceLine(t, Capabilities{Rehearsal: true, Voice: true}, "mod", fmt.Sprintf("/attendance start event:701 drop:%d", drop))
