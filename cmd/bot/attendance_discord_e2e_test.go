@@ -400,6 +400,14 @@ func TestAttendance_DiscordScheduledEvent(t *testing.T) {
 				return func() error { return r.srv.SetScheduledEventStatus(ctx, id, s) }
 			}
 
+			// Unknown: a name no event has, an id Discord does not know,
+			// a link to another server's event.
+			r.says(mod, fmt.Sprintf("/attendance start event:nope drop:%d", drop), "There is no scheduled event `nope`")
+			r.says(mod, fmt.Sprintf("/attendance start event:499999999999999999 drop:%d", drop), "There is no scheduled event")
+			r.says(mod, fmt.Sprintf("/attendance start event:https://discord.com/events/100000000000000009/%s drop:%d", call.ID, drop),
+				"There is no scheduled event")
+			r.says(mod, fmt.Sprintf("/attendance start event:%s channel:%s drop:%d", call.ID, callChannel, drop), "not both")
+
 			r.voice(r.join(ada, callChannel))
 			started := r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:30m", call.ID, drop),
 				"scheduled event Community call", "<#"+callChannel+">", "starts counting when the event starts", "30 minutes")
