@@ -195,12 +195,12 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
-	if ref != "" && sess.State == core.AttendanceWaiting {
-		// The event may have started (or ended) between the look-up and
+	if ref != "" {
+		// The event may have started or ended between the look-up and
 		// the start, its gateway event handled before the session
 		// existed: read it again.
 		var stopped *core.AttendanceSummary
-		if sess, stopped = b.recheckEvent(ctx, req, ref, sess); stopped != nil {
+		if sess, stopped = b.recheckEvent(ctx, req, sess); stopped != nil {
 			minted := b.MintAttendees(ctx, *stopped)
 			post, err := b.AttendancePost(ctx, *stopped)
 			if err != nil {
@@ -245,12 +245,12 @@ func scheduledEvent(ctx context.Context, req *Request, ref string) (ScheduledEve
 	return ev, nil
 }
 
-// recheckEvent reads the scheduled event of a session just started
-// waiting on it, and hands a change the session missed (active, over) to
-// the attendance service, as the gateway's would have been. It returns
-// the session as it is then, and the summary when that stopped it.
-func (b *Bot) recheckEvent(ctx context.Context, req *Request, ref string, sess core.AttendanceSession) (core.AttendanceSession, *core.AttendanceSummary) {
-	ev, err := req.ScheduledEvent(ctx, ref)
+// recheckEvent reads again the scheduled event of a session just started
+// on it, and hands a change the session missed (active, over) to the
+// attendance service, as the gateway's would have been. It returns the
+// session as it is then, and the summary when that stopped it.
+func (b *Bot) recheckEvent(ctx context.Context, req *Request, sess core.AttendanceSession) (core.AttendanceSession, *core.AttendanceSummary) {
+	ev, err := req.ScheduledEvent(ctx, sess.ScheduledEventID)
 	switch {
 	case errors.Is(err, ErrNoScheduledEvent):
 		ev = ScheduledEvent{ID: sess.ScheduledEventID, Status: core.EventCanceled} // deleted meanwhile
@@ -258,7 +258,7 @@ func (b *Bot) recheckEvent(ctx context.Context, req *Request, ref string, sess c
 		// The gateway will tell.
 		b.log.Warn("attendance start: scheduled event not read again", "session", sess.ID, "err", err)
 		return sess, nil
-	case ev.Status == core.EventScheduled:
+	case ev.Status == core.EventScheduled || (ev.Status == core.EventActive && sess.State == core.AttendanceOpen):
 		return sess, nil
 	}
 	var current []core.VoiceState

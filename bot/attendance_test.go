@@ -171,6 +171,11 @@ func TestAttendance_StartEvent(t *testing.T) {
 						return ScheduledEvent{ID: "705", Name: "Quick call", ChannelID: "c3", Status: core.EventScheduled}, nil
 					case ref == "706" && seen[ref] > 1:
 						return ScheduledEvent{}, ErrNoScheduledEvent // deleted just as the session started
+					case ref == "707" && seen[ref] > 1:
+						// It ended just as the session started.
+						return ScheduledEvent{ID: "707", Name: "Short call", ChannelID: "c5", Status: core.EventCompleted}, nil
+					case ref == "707":
+						return ScheduledEvent{ID: "707", Name: "Short call", ChannelID: "c5", Status: core.EventActive}, nil
 					case ref == "706":
 						return ScheduledEvent{ID: "706", Name: "Gone call", ChannelID: "c4", Status: core.EventScheduled}, nil
 					}
@@ -228,9 +233,10 @@ func TestAttendance_StartEvent(t *testing.T) {
 		if gone.Post == nil || gone.Post.Channel != "general" {
 			t.Errorf("the stopped session's post = %+v, want its summary in general", gone.Post)
 		}
+		want(fmt.Sprintf("/attendance start event:707 drop:%d min:30m", drop), "Short call ended as the session started")
 		sessions, err = e.b.attendance.Sessions(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, 10)
-		if err != nil || len(sessions) != 4 {
-			t.Fatalf("sessions = %+v, %v; want 4", sessions, err)
+		if err != nil || len(sessions) != 5 {
+			t.Fatalf("sessions = %+v, %v; want 5", sessions, err)
 		}
 		byEvent := map[string]core.AttendanceSession{}
 		for _, s := range sessions {
@@ -247,6 +253,9 @@ func TestAttendance_StartEvent(t *testing.T) {
 		}
 		if s := byEvent["706"]; s.State != core.AttendanceClosed || s.StopReason != core.StopEventCanceled {
 			t.Errorf("the session of the event deleted meanwhile = %+v, want closed, cancelled", s)
+		}
+		if s := byEvent["707"]; s.State != core.AttendanceClosed || s.StopReason != core.StopEventCompleted {
+			t.Errorf("the session of the event completed meanwhile = %+v, want closed, completed", s)
 		}
 		e.clock.Add(31 * time.Minute)
 		want("/attendance list session:"+strconv.FormatInt(byEvent["704"].ID, 10), "ada: 31 minutes ✓")
