@@ -34,6 +34,37 @@ const attendancePageSize = 20
 // take, as /as does.
 const maxConsoleMember = 64
 
+// maxScheduledEventRef is the longest event option of /attendance start:
+// Discord's scheduled event names are up to 100 characters.
+const maxScheduledEventRef = 100
+
+// ScheduledEvent is one of a place's scheduled events (Discord's), as
+// /attendance start event: reads it.
+type ScheduledEvent struct {
+	ID   string
+	Name string
+	// ChannelID and ChannelName are its voice or stage channel; ""
+	// for an event elsewhere (Discord's external events).
+	ChannelID   string
+	ChannelName string
+	Status      core.ScheduledEventStatus
+}
+
+// Errors of Request.ScheduledEvent.
+var (
+	ErrNoScheduledEvent        = errors.New("no such scheduled event")
+	ErrScheduledEventAmbiguous = errors.New("several scheduled events have that name")
+)
+
+// Refusals of /attendance start event: that are the bot's own.
+var (
+	errEventWithChannel  = errors.New("both channel and event")
+	errNoChannelOrEvent  = errors.New("neither channel nor event")
+	errNoScheduledEvents = errors.New("the platform has no scheduled events")
+	errExternalEvent     = errors.New("the scheduled event is not in a voice or stage channel")
+	errEventOver         = errors.New("the scheduled event is over")
+)
+
 // ErrNoVoice means /attendance ran where the platform tells bots nothing
 // of who is in a call (Capabilities.Voice is false: Telegram).
 var ErrNoVoice = errors.New("the platform does not tell bots who is in a call")
@@ -46,10 +77,14 @@ func (b *Bot) attendanceCommands() []*Command {
 	return []*Command{
 		{Name: "attendance start", Description: "Count who attends a voice or stage channel: those who stay the minimum may claim the drop",
 			Access: ManageEvents, AnswerInGroup: true, Handler: b.attendanceStart,
+			// channel or event, exactly one (the handler checks): Discord
+			// lists drop, the required one, first; the console binds
+			// words in this order (/attendance start voice 197001 30m).
 			Options: []Option{
-				{Name: "channel", Type: ChannelOption, Required: true, Description: "the voice or stage channel to count"},
+				{Name: "channel", Type: ChannelOption, Description: "the voice or stage channel to count (or give event)"},
 				{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id"},
 				{Name: "min", Type: TextOption, MaxLen: 16, Description: "the minimum: N minutes (30m) or N percent of the session (50%); default " + DefaultAttendanceMinimum},
+				{Name: "event", Type: TextOption, MaxLen: maxScheduledEventRef, Description: "or a scheduled event (its id or name): counts while it is active"},
 			}},
 		{Name: "attendance stop", Description: "Stop counting and post the summary with a Claim button", Access: ManageEvents, AnswerInGroup: true,
 			// With delivery:mint the stop mints to every eligible member
@@ -120,8 +155,12 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 		return Reply{}, err
 	}
 	channel := channelID(req.Text("channel"))
-	if channel == "" {
-		return Reply{}, &OptionError{Option: "channel", Reason: "is required: name the voice or stage channel to count"}
+	ref := strings.TrimSpace(req.Text("event"))
+	switch {
+	case channel != "" && ref != "":
+		return Reply{}, errEventWithChannel
+	case channel == "" && ref == "":
+		return Reply{}, errNoChannelOrEvent
 	}
 	text := strings.TrimSpace(req.Text("min"))
 	if text == "" {
@@ -134,7 +173,17 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	start := core.AttendanceStart{Moderator: member(req), Place: req.Place, EventID: id, ChannelID: channel,
 		SummaryChannelID: req.Chat.Channel, Minimum: minimum}
 	var current []core.VoiceState
+	var ev ScheduledEvent
 	switch {
+	case ref != "":
+		if ev, err = scheduledEvent(ctx, req, ref); err != nil {
+			return Reply{}, err
+		}
+		start.ChannelID, start.ChannelName = ev.ChannelID, ev.ChannelName
+		start.ScheduledEventID, start.EventActive = ev.ID, ev.Status == core.EventActive
+		if req.VoiceChannel != nil {
+			_, current = req.VoiceChannel(ev.ChannelID)
+		}
 	case req.Caps.Rehearsal:
 		// The console's channels are named by their id.
 		start.ChannelName = channel
@@ -146,10 +195,88 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
+	if ref != "" {
+		// The event may have started or ended between the look-up and
+		// the start, its gateway event handled before the session
+		// existed: read it again.
+		var stopped *core.AttendanceSummary
+		if sess, stopped = b.recheckEvent(ctx, req, sess); stopped != nil {
+			minted := b.MintAttendees(ctx, *stopped)
+			post, err := b.AttendancePost(ctx, *stopped)
+			if err != nil {
+				return Reply{}, err
+			}
+			return Reply{Personal: true, Text: "The scheduled event " + Escape(ev.Name) + " ended as the session started. " +
+				SummaryText(*stopped) + minted, Post: &post}, nil
+		}
+	}
+	if ref != "" {
+		when := "It starts counting when the event starts"
+		if sess.State == core.AttendanceOpen {
+			when = "The event is under way: counting starts now"
+		}
+		return Reply{Personal: true, Text: fmt.Sprintf("Attendance of the scheduled event %s in %s for drop %s (session %d). %s, "+
+			"and stops when it ends or is cancelled (or with %s); members who stay %s (not deafened) may then claim it. "+
+			"A session stops by itself after %s.",
+			Escape(ev.Name), voiceChannelText(req, sess.ChannelID), codeSpan(strconv.FormatInt(sess.EventID, 10)), sess.ID, when,
+			codeSpan("/attendance stop"), minimumText(sess.Minimum), lengthText(sess.MaxLength))}, nil
+	}
 	return Reply{Personal: true, Text: fmt.Sprintf("Counting who attends %s for drop %s (session %d): members who stay %s "+
 		"(not deafened) may claim it once you stop it with %s. A session stops by itself after %s.",
 		voiceChannelText(req, sess.ChannelID), codeSpan(strconv.FormatInt(sess.EventID, 10)), sess.ID, minimumText(sess.Minimum),
 		codeSpan("/attendance stop"), lengthText(sess.MaxLength))}, nil
+}
+
+// scheduledEvent looks up the scheduled event of /attendance start
+// event: and checks that it is in a voice or stage channel and not over.
+func scheduledEvent(ctx context.Context, req *Request, ref string) (ScheduledEvent, error) {
+	if req.ScheduledEvent == nil {
+		return ScheduledEvent{}, errNoScheduledEvents
+	}
+	ev, err := req.ScheduledEvent(ctx, ref)
+	switch {
+	case err != nil:
+		return ScheduledEvent{}, err
+	case ev.ChannelID == "":
+		return ScheduledEvent{}, errExternalEvent
+	case ev.Status == core.EventCompleted || ev.Status == core.EventCanceled:
+		return ScheduledEvent{}, errEventOver
+	}
+	return ev, nil
+}
+
+// recheckEvent reads again the scheduled event of a session just started
+// on it, and hands a change the session missed (active, over) to the
+// attendance service, as the gateway's would have been. It returns the
+// session as it is then, and the summary when that stopped it.
+func (b *Bot) recheckEvent(ctx context.Context, req *Request, sess core.AttendanceSession) (core.AttendanceSession, *core.AttendanceSummary) {
+	ev, err := req.ScheduledEvent(ctx, sess.ScheduledEventID)
+	switch {
+	case errors.Is(err, ErrNoScheduledEvent):
+		ev = ScheduledEvent{ID: sess.ScheduledEventID, Status: core.EventCanceled} // deleted meanwhile
+	case err != nil || ev.ID != sess.ScheduledEventID:
+		// The gateway will tell.
+		b.log.Warn("attendance start: scheduled event not read again", "session", sess.ID, "err", err)
+		return sess, nil
+	case ev.Status == core.EventScheduled || (ev.Status == core.EventActive && sess.State == core.AttendanceOpen):
+		return sess, nil
+	}
+	var current []core.VoiceState
+	if req.VoiceChannel != nil {
+		_, current = req.VoiceChannel(sess.ChannelID)
+	}
+	change, err := b.attendance.EventChanged(ctx, req.Place,
+		core.ScheduledEvent{ID: ev.ID, ChannelID: sess.ChannelID, Status: ev.Status}, current)
+	switch {
+	case err != nil:
+		// Created, not opened (another session counts the channel): the
+		// session waits, as on the gateway's word.
+		b.log.Warn("attendance start: the scheduled event's change not applied", "session", sess.ID, "err", err)
+		return sess, nil
+	case change.Opened != nil:
+		return *change.Opened, nil
+	}
+	return sess, change.Stopped
 }
 
 // attendanceStop stops the session and posts its summary with a Claim
@@ -428,6 +555,29 @@ func attendanceErrText(req *Request, err error) (string, bool) {
 	case errors.As(err, &me):
 		return "That minimum can't work (" + Escape(me.Reason) + "). Give N minutes (" + codeSpan("min:30m") +
 			") or a share of the session (" + codeSpan("min:50%") + ").", true
+	case errors.Is(err, errEventWithChannel):
+		return "Give a channel or a scheduled event, not both: " + codeSpan("/attendance start channel:<channel> drop:<drop>") +
+			" counts from now, " + codeSpan("/attendance start event:<scheduled event> drop:<drop>") + " while the event is active.", true
+	case errors.Is(err, errNoChannelOrEvent):
+		return "Name what to count: a voice or stage channel (" + codeSpan("/attendance start channel:<channel> drop:<drop>") +
+			") or a scheduled event (" + codeSpan("/attendance start event:<scheduled event> drop:<drop>") + ").", true
+	case errors.Is(err, errNoScheduledEvents):
+		return req.Place.Platform.Title() + " has no scheduled events: give the channel to count, " +
+			codeSpan("/attendance start channel:<channel> drop:<drop>") + ", and stop it with " + codeSpan("/attendance stop") + ".", true
+	case errors.Is(err, ErrNoScheduledEvent):
+		return "There is no scheduled event " + codeSpan(req.Text("event")) + " in this server. Give its id or its exact name " +
+			"(the server's Events list shows them).", true
+	case errors.Is(err, ErrScheduledEventAmbiguous):
+		return "Several scheduled events are named " + codeSpan(req.Text("event")) + ": give the event's id instead " +
+			"(Copy Event Link in the event's menu; the id is its last number).", true
+	case errors.Is(err, errExternalEvent):
+		return "That scheduled event takes place somewhere else, not in a voice or stage channel of this server, so I can't " +
+			"see who attends it. Schedule it in a voice or stage channel, or give the channel with " + codeSpan("channel:") + ".", true
+	case errors.Is(err, errEventOver):
+		return "That scheduled event is over (completed or cancelled): there is nothing left to count.", true
+	case errors.Is(err, core.ErrAttendanceEventBusy):
+		return "Attendance already follows that scheduled event, or is being counted in its channel: one session at a time. " +
+			"Stop it with " + codeSpan("/attendance stop") + " first.", true
 	case errors.Is(err, core.ErrAttendanceChannelBusy):
 		return "Attendance is already being counted in that channel: one session at a time. Stop it with " +
 			codeSpan("/attendance stop") + " first.", true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +121,150 @@ func TestAttendance_Commands(t *testing.T) {
 			}
 			r, _ := e.b.HandleLine(context.Background(), req, l, "")
 			want(r, l+" on Telegram", "Telegram does not tell bots who is in a video chat", "/drop deliver", "codeword")
+		}
+	})
+}
+
+// TestAttendance_StartEvent checks /attendance start event: on each
+// database, with a platform that has scheduled events (the adapter's
+// lookup stands in for Discord): channel and event together, or neither,
+// are refused; an unknown, an ambiguous, an external and a finished event
+// are refused with what to do; an event still scheduled gives a session
+// that waits on it; an active one counts the members in its channel from
+// now; the console, which has no scheduled events, refuses event:.
+func TestAttendance_StartEvent(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(storage.Key{7}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		e := newDropEnv(t, db)
+		drop := sandbox.DemoLinksDropID
+		e.attendanceLine(t, Capabilities{Rehearsal: true, Voice: true}, "mod", fmt.Sprintf("/drop add %d %s delivery:link", drop, sandbox.DemoEditCode))
+
+		events := map[string]ScheduledEvent{
+			"701": {ID: "701", Name: "Community call", ChannelID: "c1", ChannelName: "Call", Status: core.EventScheduled},
+			"702": {ID: "702", Name: "Meetup", Status: core.EventScheduled}, // external: no channel
+			"703": {ID: "703", Name: "Old call", ChannelID: "c1", ChannelName: "Call", Status: core.EventCompleted},
+			"704": {ID: "704", Name: "Stage talk", ChannelID: "c2", ChannelName: "Stage", Status: core.EventActive},
+		}
+		lookups := 0
+		seen := map[string]int{}
+		run := func(line string) Reply {
+			t.Helper()
+			req := &Request{
+				Place: core.Place{Platform: core.Console, ExternalID: "guild", Name: "Guild"},
+				Chat:  Chat{Channel: "general"}, Caps: Capabilities{Voice: true},
+				Caller: Caller{ExternalID: "mod", Name: "mod", ManagesDrops: true},
+				ScheduledEvent: func(_ context.Context, ref string) (ScheduledEvent, error) {
+					lookups++
+					if ref == "dup" {
+						return ScheduledEvent{}, ErrScheduledEventAmbiguous
+					}
+					seen[ref]++
+					switch {
+					case ref == "705" && seen[ref] > 1:
+						// It started just as the session did.
+						return ScheduledEvent{ID: "705", Name: "Quick call", ChannelID: "c3", Status: core.EventActive}, nil
+					case ref == "705":
+						return ScheduledEvent{ID: "705", Name: "Quick call", ChannelID: "c3", Status: core.EventScheduled}, nil
+					case ref == "706" && seen[ref] > 1:
+						return ScheduledEvent{}, ErrNoScheduledEvent // deleted just as the session started
+					case ref == "707" && seen[ref] > 1:
+						// It ended just as the session started.
+						return ScheduledEvent{ID: "707", Name: "Short call", ChannelID: "c5", Status: core.EventCompleted}, nil
+					case ref == "707":
+						return ScheduledEvent{ID: "707", Name: "Short call", ChannelID: "c5", Status: core.EventActive}, nil
+					case ref == "706":
+						return ScheduledEvent{ID: "706", Name: "Gone call", ChannelID: "c4", Status: core.EventScheduled}, nil
+					}
+					if ev, ok := events[ref]; ok {
+						return ev, nil
+					}
+					return ScheduledEvent{}, ErrNoScheduledEvent
+				},
+				VoiceChannel: func(id string) (string, []core.VoiceState) {
+					who := map[string]string{"c2": "ada", "c3": "bob"}[id]
+					if who == "" {
+						return "", nil
+					}
+					return "", []core.VoiceState{{Member: core.Member{Platform: core.Console, ExternalID: who, Name: who}, ChannelID: id}}
+				},
+			}
+			reply, ok := e.b.HandleLine(context.Background(), req, line, "")
+			if !ok {
+				t.Fatalf("HandleLine(%q) says not a command", line)
+			}
+			return reply
+		}
+		want := func(line string, parts ...string) Reply {
+			t.Helper()
+			r := run(line)
+			for _, p := range parts {
+				if !strings.Contains(PlainText(r.Text), p) {
+					t.Errorf("%s = %q, want %q in it", line, PlainText(r.Text), p)
+				}
+			}
+			return r
+		}
+
+		want(fmt.Sprintf("/attendance start channel:c1 event:701 drop:%d", drop), "not both")
+		want(fmt.Sprintf("/attendance start drop:%d min:30m", drop), "Name what to count", "event:<scheduled event>")
+		want(fmt.Sprintf("/attendance start event:nope drop:%d", drop), "There is no scheduled event nope")
+		want(fmt.Sprintf("/attendance start event:dup drop:%d", drop), "Several scheduled events are named dup", "id")
+		want(fmt.Sprintf("/attendance start event:702 drop:%d", drop), "not in a voice or stage channel")
+		want(fmt.Sprintf("/attendance start event:703 drop:%d", drop), "is over")
+		if lookups != 4 {
+			t.Errorf("%d lookups, want 4 (none for the refusals of the options)", lookups)
+		}
+		sessions, err := e.b.attendance.Sessions(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, 10)
+		if err != nil || len(sessions) != 0 {
+			t.Fatalf("sessions after the refusals = %+v, %v; want none", sessions, err)
+		}
+
+		want(fmt.Sprintf("/attendance start event:701 drop:%d min:30m", drop), "scheduled event Community call", "starts counting when the event starts", "30 minutes")
+		want(fmt.Sprintf("/attendance start event:701 drop:%d min:30m", drop), "already follows that scheduled event")
+		want(fmt.Sprintf("/attendance start event:704 drop:%d min:30m", drop), "scheduled event Stage talk", "counting starts now")
+		// The event's change between the look-up and the start is not
+		// missed: read again, it opens the session, or stops it.
+		want(fmt.Sprintf("/attendance start event:705 drop:%d min:30m", drop), "scheduled event Quick call", "counting starts now")
+		gone := want(fmt.Sprintf("/attendance start event:706 drop:%d min:30m", drop), "ended as the session started", "0 members attended")
+		if gone.Post == nil || gone.Post.Channel != "general" {
+			t.Errorf("the stopped session's post = %+v, want its summary in general", gone.Post)
+		}
+		want(fmt.Sprintf("/attendance start event:707 drop:%d min:30m", drop), "Short call ended as the session started")
+		sessions, err = e.b.attendance.Sessions(t.Context(), core.Place{Platform: core.Console, ExternalID: "guild"}, 10)
+		if err != nil || len(sessions) != 5 {
+			t.Fatalf("sessions = %+v, %v; want 5", sessions, err)
+		}
+		byEvent := map[string]core.AttendanceSession{}
+		for _, s := range sessions {
+			byEvent[s.ScheduledEventID] = s
+		}
+		if s := byEvent["701"]; s.State != core.AttendanceWaiting || s.ChannelID != "c1" || s.ChannelName != "Call" || s.SummaryChannelID != "general" {
+			t.Errorf("the scheduled event's session = %+v, want waiting on c1 (Call), its summary for general", s)
+		}
+		if s := byEvent["704"]; s.State != core.AttendanceOpen || s.ChannelID != "c2" || s.ChannelName != "Stage" {
+			t.Errorf("the active event's session = %+v, want open on c2 (Stage)", s)
+		}
+		if s := byEvent["705"]; s.State != core.AttendanceOpen || s.ChannelID != "c3" {
+			t.Errorf("the session of the event that started meanwhile = %+v, want open on c3", s)
+		}
+		if s := byEvent["706"]; s.State != core.AttendanceClosed || s.StopReason != core.StopEventCanceled {
+			t.Errorf("the session of the event deleted meanwhile = %+v, want closed, cancelled", s)
+		}
+		if s := byEvent["707"]; s.State != core.AttendanceClosed || s.StopReason != core.StopEventCompleted {
+			t.Errorf("the session of the event completed meanwhile = %+v, want closed, completed", s)
+		}
+		e.clock.Add(31 * time.Minute)
+		want("/attendance list session:"+strconv.FormatInt(byEvent["704"].ID, 10), "ada: 31 minutes ✓")
+		want("/attendance list session:"+strconv.FormatInt(byEvent["705"].ID, 10), "bob: 31 minutes ✓")
+
+		// The console has no scheduled events.
+		r := e.attendanceLine(t, Capabilities{Rehearsal: true, Voice: true}, "mod", fmt.Sprintf("/attendance start event:701 drop:%d", drop))
+		if !strings.Contains(PlainText(r.Text), "Console has no scheduled events") {
+			t.Errorf("event: on the console = %q, want it refused", PlainText(r.Text))
 		}
 	})
 }

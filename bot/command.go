@@ -289,6 +289,11 @@ type Request struct {
 	// tells who is in it now: /attendance start counts them from the
 	// start. The console keeps its own (its stand-ins).
 	VoiceChannel func(channelID string) (name string, current []core.VoiceState)
+	// ScheduledEvent, when the adapter sets it (Discord), looks up one of
+	// the place's scheduled events by its id or its name, for
+	// /attendance start event:. Errors: ErrNoScheduledEvent,
+	// ErrScheduledEventAmbiguous, the platform's.
+	ScheduledEvent func(ctx context.Context, ref string) (ScheduledEvent, error)
 	// Progress, when the adapter sets it, shows an interim reply of a Long
 	// command in place of the previous one (Discord edits the deferred
 	// response, Telegram its reply message); the final reply replaces the

@@ -77,6 +77,7 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 		req.Media = media(cmd, req.Options, data.Resolved)
 		if a.voice != nil && i.GuildID != "" {
 			req.VoiceChannel = a.voice.channel(i.GuildID, data.Resolved)
+			req.ScheduledEvent = scheduledEvents(s, i.GuildID)
 		}
 		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }
 		return &job{req: req, public: isPublic(cmd), long: isLong(cmd), run: run}, nil

@@ -2,14 +2,19 @@ package discord
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"regexp"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core"
 )
 
@@ -425,4 +430,83 @@ func voiceState(st *discordgo.VoiceState, m *discordgo.Member, at time.Time) cor
 		vs.Bot = m.User.Bot
 	}
 	return vs
+}
+
+// eventLink is a link to a scheduled event (Copy Event Link):
+// https://discord.com/events/<guild>/<event>.
+var eventLink = regexp.MustCompile(`^https?://(?:[a-z]+\.)?discord(?:app)?\.com/events/([0-9]{1,20})/([0-9]{1,20})/?(?:\?.*)?$`)
+
+// snowflake is the form of a Discord id.
+var snowflake = regexp.MustCompile(`^[0-9]{15,20}$`)
+
+// scheduledEvents returns the guild's bot.Request.ScheduledEvent: the
+// scheduled event whose id (or link) or name (exact but for case, among
+// those not over) ref gives, read from Discord.
+func scheduledEvents(s *discordgo.Session, guild string) func(context.Context, string) (bot.ScheduledEvent, error) {
+	return func(ctx context.Context, ref string) (bot.ScheduledEvent, error) {
+		ref = strings.TrimSpace(ref)
+		id := ref
+		if m := eventLink.FindStringSubmatch(ref); m != nil {
+			if m[1] != guild {
+				return bot.ScheduledEvent{}, bot.ErrNoScheduledEvent
+			}
+			id = m[2]
+		}
+		if snowflake.MatchString(id) {
+			e, err := s.GuildScheduledEvent(guild, id, false, discordgo.WithContext(ctx))
+			switch {
+			case err == nil && e != nil:
+				return scheduledEventOf(ctx, s, e), nil
+			case restCode(err) != discordgo.ErrCodeUnknownGuildScheduledEvent && restStatus(err) != http.StatusNotFound:
+				return bot.ScheduledEvent{}, fmt.Errorf("discord: scheduled event %s: %w", id, err)
+			case id != ref:
+				return bot.ScheduledEvent{}, bot.ErrNoScheduledEvent
+			}
+			// Not an id: perhaps a name made of digits.
+		}
+		all, err := s.GuildScheduledEvents(guild, false, discordgo.WithContext(ctx))
+		if err != nil {
+			return bot.ScheduledEvent{}, fmt.Errorf("discord: scheduled events: %w", err)
+		}
+		var found *discordgo.GuildScheduledEvent
+		for _, e := range all {
+			if e == nil || !strings.EqualFold(strings.TrimSpace(e.Name), ref) ||
+				(e.Status != discordgo.GuildScheduledEventStatusScheduled && e.Status != discordgo.GuildScheduledEventStatusActive) {
+				continue
+			}
+			if found != nil {
+				return bot.ScheduledEvent{}, bot.ErrScheduledEventAmbiguous
+			}
+			found = e
+		}
+		if found == nil {
+			return bot.ScheduledEvent{}, bot.ErrNoScheduledEvent
+		}
+		return scheduledEventOf(ctx, s, found), nil
+	}
+}
+
+// scheduledEventOf is a Discord scheduled event as the bot's, with its
+// channel's name (from the state, else read; "" when unknown). An
+// external event (entity type 3) has no channel.
+func scheduledEventOf(ctx context.Context, s *discordgo.Session, e *discordgo.GuildScheduledEvent) bot.ScheduledEvent {
+	out := bot.ScheduledEvent{ID: e.ID, Name: e.Name, Status: core.ScheduledEventStatus(e.Status)}
+	if e.EntityType != discordgo.GuildScheduledEventEntityTypeStageInstance && e.EntityType != discordgo.GuildScheduledEventEntityTypeVoice {
+		return out
+	}
+	out.ChannelID = e.ChannelID
+	if e.ChannelID == "" {
+		return out
+	}
+	var c *discordgo.Channel
+	if s.State != nil {
+		c, _ = s.State.Channel(e.ChannelID)
+	}
+	if c == nil {
+		c, _ = s.Channel(e.ChannelID, discordgo.WithContext(ctx))
+	}
+	if c != nil {
+		out.ChannelName = c.Name
+	}
+	return out
 }

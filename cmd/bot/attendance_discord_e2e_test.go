@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/poapbot/poapbot/bot/discord"
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
@@ -361,6 +364,88 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 			r.says(ada, claimLine, "was minted to")
 			// bob, eligible, has no wallet yet: the claim asks for one.
 			r.says(bob, claimLine, "is minted straight to your wallet. Link one first")
+		})
+	}
+}
+
+// TestAttendance_DiscordScheduledEvent ties sessions to Discord scheduled
+// events through Main with the Discord fake, on each database: started
+// while its event is scheduled, a session counts nobody until the event
+// becomes active (ada, in the channel 20 minutes before, is counted from
+// the start), then counts who is there; the event's completion stops it
+// and its summary is posted in the channel where the command ran; ada,
+// who met the minimum, claims, cy is refused with her minutes. A second
+// event's deletion (Discord's cancel of an event under way) stops its
+// session too.
+func TestAttendance_DiscordScheduledEvent(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := newVoiceRig(ctx, t, url, nil)
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob, cy := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
+				r.member("410000000000000003", "cy")
+			addDiscordDrop(ctx, t, r.srv)
+			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			talk, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: lobbyChannel, Name: "Lobby talk"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := func(id string, s discordgo.GuildScheduledEventStatus) func() error {
+				return func() error { return r.srv.SetScheduledEventStatus(ctx, id, s) }
+			}
+
+			// Unknown: a name no event has, an id Discord does not know,
+			// a link to another server's event.
+			r.says(mod, fmt.Sprintf("/attendance start event:nope drop:%d", drop), "There is no scheduled event `nope`")
+			r.says(mod, fmt.Sprintf("/attendance start event:499999999999999999 drop:%d", drop), "There is no scheduled event")
+			r.says(mod, fmt.Sprintf("/attendance start event:https://discord.com/events/100000000000000009/%s drop:%d", call.ID, drop),
+				"There is no scheduled event")
+			r.says(mod, fmt.Sprintf("/attendance start event:%s channel:%s drop:%d", call.ID, callChannel, drop), "not both")
+
+			r.voice(r.join(ada, callChannel))
+			started := r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:30m", call.ID, drop),
+				"scheduled event Community call", "<#"+callChannel+">", "starts counting when the event starts", "30 minutes")
+			sess := regexp.MustCompile(`\(session (\d+)\)`).FindStringSubmatch(started)
+			if sess == nil {
+				t.Fatalf("start = %q, want its session number", started)
+			}
+			// By its name, as a moderator may give it.
+			r.says(mod, fmt.Sprintf("/attendance start event:%q drop:%d min:5m", "lobby talk", drop),
+				"scheduled event Lobby talk", "<#"+lobbyChannel+">", "starts counting when the event starts")
+			r.clock.Add(20 * time.Minute) // 18:20: the event has not started
+			r.says(mod, "/attendance list session:"+sess[1], "(waiting)", "0 members")
+
+			r.voice(status(call.ID, discordgo.GuildScheduledEventStatusActive))
+			r.clock.Add(10 * time.Minute) // 18:30
+			r.voice(r.join(cy, callChannel))
+			r.clock.Add(25 * time.Minute) // 18:55
+			r.says(mod, "/attendance list session:"+sess[1], "(open)", "ada: 35 minutes ✓", "cy: 25 minutes")
+
+			r.voice(status(call.ID, discordgo.GuildScheduledEventStatusCompleted))
+			// A summary the bot posts by itself says how to claim (Main
+			// posts notices: no button).
+			post := r.posted("**Attendance of Community call**", "2 members attended, 1 met the minimum of 30 minutes", "It lasted 35 minutes",
+				"Its scheduled event ended.", fmt.Sprintf("claim with `/claim %d`", drop))
+			if post.ChannelID != discordtest.DefaultChannelID {
+				t.Errorf("the summary is in channel %s, want %s where the command ran", post.ChannelID, discordtest.DefaultChannelID)
+			}
+			r.says(mod, "/attendance list session:"+sess[1], "(closed)", "ada: 35 minutes ✓", "cy: 25 minutes")
+			r.says(ada, claimLine, "/mint/")
+			r.says(cy, claimLine, "You were not counted in the attendance of Community call: 25 of 30 minutes")
+
+			// The second event starts, bob attends, and the event is
+			// deleted: its session stops.
+			r.voice(status(talk.ID, discordgo.GuildScheduledEventStatusActive), r.join(bob, lobbyChannel))
+			r.clock.Add(10 * time.Minute) // 19:05
+			r.voice(func() error { return r.srv.DeleteScheduledEvent(ctx, talk.ID) })
+			r.posted("**Attendance of Lobby**", "1 member attended, 1 met the minimum of 5 minutes", "It lasted 10 minutes",
+				"Its scheduled event was cancelled.")
 		})
 	}
 }
