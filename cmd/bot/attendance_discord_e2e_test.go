@@ -118,7 +118,11 @@ type voiceRig struct {
 	s     *session
 }
 
-func newVoiceRig(ctx context.Context, t *testing.T, databaseURL string, env map[string]string) *voiceRig {
+// newVoiceRig starts a Main on a Discord fake with the call and lobby
+// channels; its context (r.ctx) bounds the test to 30 s, a hang guard.
+func newVoiceRig(t *testing.T, databaseURL string, env map[string]string) *voiceRig {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
 	srv := discordtest.NewServer(t, discordtest.Options{})
 	srv.AddVoiceChannel(callChannel, "Community call", false)
 	srv.AddVoiceChannel(lobbyChannel, "Lobby", false)
@@ -228,9 +232,8 @@ func (r *voiceRig) member(id, name string) discordtest.User {
 func TestAttendance_Discord(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			r := newVoiceRig(ctx, t, url, nil)
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob, cy, dee := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
@@ -280,9 +283,8 @@ func TestAttendance_Discord(t *testing.T) {
 func TestAttendance_DiscordRestart(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			r := newVoiceRig(ctx, t, url, nil)
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
@@ -320,9 +322,8 @@ func TestAttendance_DiscordRestart(t *testing.T) {
 func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			r := newVoiceRig(ctx, t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
+			r := newVoiceRig(t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
+			ctx := r.ctx
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
@@ -380,9 +381,8 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 func TestAttendance_DiscordScheduledEvent(t *testing.T) {
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			r := newVoiceRig(ctx, t, url, nil)
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
 			mod := discordtest.Moderator
 			drop := sandbox.DemoLinksDropID
 			ada, bob, cy := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
