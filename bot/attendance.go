@@ -549,7 +549,10 @@ func attendanceErrText(req *Request, err error) (string, bool) {
 	case errors.Is(err, ErrUnknownCommand) && req.Command == "attendance":
 		return "Use " + codeSpan("/attendance start") + ", " + codeSpan("/attendance stop") + ", " + codeSpan("/attendance list") +
 			" or " + codeSpan("/attendance export") + ". Type /help to see them.", true
-	case errors.As(err, &me) && me.Minimum.Value == 0 && strings.Contains(me.Reason, "zero"):
+	case errors.Is(err, core.ErrAttendanceChannel):
+		return "That is not a channel I can count: name the voice or stage channel (up to " +
+			strconv.Itoa(core.MaxAttendanceID) + " characters).", true
+	case errors.As(err, &me) && me.Zero:
 		return "A minimum of zero would count everyone who passed by, so it is refused. Give N minutes (" + codeSpan("min:30m") +
 			") or a share of the session (" + codeSpan("min:50%") + ").", true
 	case errors.As(err, &me):

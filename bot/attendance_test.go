@@ -60,6 +60,8 @@ func TestAttendance_Commands(t *testing.T) {
 
 		line := fmt.Sprintf("/attendance start voice %d 0m", drop)
 		want(run("mod", line), line, "minimum of zero")
+		line = fmt.Sprintf("/attendance start %s %d 30m", strings.Repeat("v", core.MaxAttendanceID+1), drop)
+		want(run("mod", line), "a channel too long", "not a channel I can count")
 		line = fmt.Sprintf("/attendance start voice %d 30m", drop)
 		want(run("ada", line), line, "Only moderators")
 		want(run("mod", "/attendance join ada"), "join", "ada is in voice channel voice")

@@ -75,9 +75,6 @@ func NewAttendanceService(d AttendanceServiceDeps) (*AttendanceService, error) {
 	return s, nil
 }
 
-// MaxLength returns the longest a new session lasts.
-func (s *AttendanceService) MaxLength() time.Duration { return s.max }
-
 // Errors of attendance (AttendanceService).
 var (
 	// ErrAttendanceMinimum means the minimum is zero, more than 100 %, or
@@ -86,6 +83,10 @@ var (
 	// ErrAttendanceChannelBusy means a session is already open in the
 	// channel: one per channel.
 	ErrAttendanceChannelBusy = errors.New("a session is already open in the channel")
+	// ErrAttendanceChannel means a channel or scheduled event id is
+	// missing or longer than MaxAttendanceID characters: not one the
+	// platform gave.
+	ErrAttendanceChannel = errors.New("not a channel or scheduled event id")
 	// ErrAttendanceEventBusy means a session already waits on (or counts)
 	// that scheduled event.
 	ErrAttendanceEventBusy = errors.New("a session already follows the scheduled event")

@@ -14,6 +14,9 @@ type MinimumError struct {
 	// Max is the longest a session lasts, for "more than the session".
 	Max    time.Duration
 	Reason string
+	// Zero is true for a minimum of zero (or less), which would count
+	// everyone who passed by.
+	Zero bool
 }
 
 func (e *MinimumError) Error() string {
@@ -80,7 +83,7 @@ func (m AttendanceMinimum) check(max time.Duration) error {
 	case m.Kind != MinimumMinutes && m.Kind != MinimumPercent:
 		return &MinimumError{Minimum: m, Reason: "unknown kind"}
 	case m.Value <= 0:
-		return &MinimumError{Minimum: m, Max: max, Reason: "a minimum of zero would count everyone"}
+		return &MinimumError{Minimum: m, Max: max, Reason: "a minimum of zero would count everyone", Zero: true}
 	case m.Kind == MinimumPercent && m.Value > 100:
 		return &MinimumError{Minimum: m, Max: max, Reason: "more than 100 %"}
 	case m.Kind == MinimumMinutes && max > 0 && time.Duration(m.Value)*time.Minute > max:

@@ -88,20 +88,25 @@ type EventChange struct {
 	Stopped *AttendanceSummary
 }
 
+// MaxAttendanceID is the longest channel or scheduled event id a session
+// takes, in bytes.
+const MaxAttendanceID = 64
+
 // Start starts counting who attends the channel for the place's drop:
 // open at once, with the members present (current, the channel's voice
 // states) counted from now; or waiting on its scheduled event. The
 // moderator is audited. Errors: a *MinimumError (ErrAttendanceMinimum);
 // ErrNoSuchDrop or ErrDropRemoved; ErrAttendanceChannelBusy when a
 // session is open in the channel; ErrAttendanceEventBusy when one follows
-// the scheduled event; the store's error.
+// the scheduled event; ErrAttendanceChannel for a channel or event id
+// that is missing or too long; the store's error.
 func (s *AttendanceService) Start(ctx context.Context, req AttendanceStart, current []VoiceState) (AttendanceSession, error) {
 	const op = "start attendance"
 	if err := req.Minimum.check(s.max); err != nil {
 		return AttendanceSession{}, err
 	}
-	if req.ChannelID == "" || len(req.ChannelID) > 64 || len(req.ScheduledEventID) > 64 || len(req.SummaryChannelID) > 64 {
-		return AttendanceSession{}, fmt.Errorf("%s: a channel id is missing or longer than 64 characters", op)
+	if req.ChannelID == "" || len(req.ChannelID) > MaxAttendanceID || len(req.ScheduledEventID) > MaxAttendanceID || len(req.SummaryChannelID) > MaxAttendanceID {
+		return AttendanceSession{}, fmt.Errorf("%s: %w", op, ErrAttendanceChannel)
 	}
 	pid, err := s.placeID(ctx, req.Place)
 	if err != nil {
