@@ -85,19 +85,7 @@ func newBurstRig(ctx context.Context, tb testing.TB, databaseURL string) *burstR
 // waitHandled waits until n voice events in all were handled.
 func (r *burstRig) waitHandled(n int) {
 	r.tb.Helper()
-	for {
-		r.seen.mu.Lock()
-		got, ch := r.seen.handled, r.seen.changed
-		r.seen.mu.Unlock()
-		if got >= n {
-			return
-		}
-		select {
-		case <-ch:
-		case <-r.ctx.Done():
-			r.tb.Fatalf("%d voice events handled, want %d", got, n)
-		}
-	}
+	r.seen.wait(r.ctx, r.tb, n, false)
 }
 
 // says sends a command as u and returns its private answer, which must

@@ -77,7 +77,7 @@ func (v *voiceSeen) MemberLeft(ctx context.Context, p core.Place, m core.Member,
 
 // wait waits until n events in all (resumes: n resumes, when resumes is
 // true) were handled.
-func (v *voiceSeen) wait(ctx context.Context, t *testing.T, n int, resumes bool) {
+func (v *voiceSeen) wait(ctx context.Context, t testing.TB, n int, resumes bool) {
 	t.Helper()
 	for {
 		v.mu.Lock()
