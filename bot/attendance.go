@@ -1,11 +1,10 @@
 package bot
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -421,16 +420,15 @@ func (b *Bot) attendanceExport(ctx context.Context, req *Request) (Reply, error)
 	if err != nil {
 		return Reply{}, err
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	records := [][]string{core.AttendanceCSVHeader}
+	records := [][]string{slices.Clone(core.AttendanceCSVHeader)}
 	for _, r := range rows {
 		records = append(records, r.Record())
 	}
-	if err := w.WriteAll(records); err != nil {
-		return Reply{}, fmt.Errorf("attendance export: %w", err)
+	data, err := writeCSV(records)
+	if err != nil {
+		return Reply{}, fmt.Errorf("attendance %w", err)
 	}
-	file := &File{Name: fmt.Sprintf("attendance-%d.csv", sess.ID), ContentType: "text/csv", Data: buf.Bytes()}
+	file := &File{Name: fmt.Sprintf("attendance-%d.csv", sess.ID), ContentType: "text/csv", Data: data}
 	return Reply{Personal: true, File: file, Text: fmt.Sprintf("Export of session %d (drop %s): %s. Members appear by a pseudonymous id, never their account.",
 		sess.ID, codeSpan(strconv.FormatInt(sess.EventID, 10)), plural(len(rows), "member"))}, nil
 }

@@ -347,15 +347,26 @@ func (b *Bot) dropExport(ctx context.Context, req *Request) (Reply, error) {
 // exportCSV writes the export: link, member, wallet, state, time (RFC 3339,
 // UTC).
 func exportCSV(links *core.MintLinkService, rows []core.ExportRow) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	records := [][]string{{"link", "member", "wallet", "state", "time"}}
 	for _, r := range rows {
 		at := ""
 		if !r.At.IsZero() {
 			at = r.At.UTC().Format(time.RFC3339)
 		}
-		records = append(records, []string{links.MintURL(r.QRHash), cell(r.Member), cell(r.Wallet), string(r.State), at})
+		records = append(records, []string{links.MintURL(r.QRHash), r.Member, r.Wallet, string(r.State), at})
+	}
+	return writeCSV(records)
+}
+
+// writeCSV writes the records of an export, each field kept from being
+// read as a formula (cell).
+func writeCSV(records [][]string) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	for _, r := range records {
+		for i := range r {
+			r[i] = cell(r[i])
+		}
 	}
 	if err := w.WriteAll(records); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
