@@ -346,15 +346,8 @@ func (v *voice) scheduledEvent(e *discordgo.GuildScheduledEvent, status core.Sch
 		return
 	}
 	ev := core.ScheduledEvent{ID: e.ID, ChannelID: e.ChannelID, Status: status}
-	var current []core.VoiceState
 	v.mu.Lock()
-	if g := v.guilds[e.GuildID]; g != nil && e.ChannelID != "" {
-		for _, vs := range g.states {
-			if vs.ChannelID == e.ChannelID {
-				current = append(current, vs)
-			}
-		}
-	}
+	current := v.inChannelLocked(e.GuildID, e.ChannelID)
 	p := v.placeLocked(e.GuildID)
 	v.mu.Unlock()
 	v.queue.add(e.GuildID, voiceJob{kind: "GUILD_SCHEDULED_EVENT", run: func(ctx context.Context) error {
@@ -395,18 +388,26 @@ func (v *voice) channel(guild string, res *discordgo.ApplicationCommandInteracti
 				name = c.Name
 			}
 		}
-		var current []core.VoiceState
 		v.mu.Lock()
-		if g := v.guilds[guild]; g != nil && id != "" {
-			for _, vs := range g.states {
-				if vs.ChannelID == id {
-					current = append(current, vs)
-				}
-			}
-		}
-		v.mu.Unlock()
-		return name, current
+		defer v.mu.Unlock()
+		return name, v.inChannelLocked(guild, id)
 	}
+}
+
+// inChannelLocked returns the voice states in the guild's channel as the
+// gateway told them; v.mu is held.
+func (v *voice) inChannelLocked(guild, channel string) []core.VoiceState {
+	g := v.guilds[guild]
+	if g == nil || channel == "" {
+		return nil
+	}
+	var current []core.VoiceState
+	for _, vs := range g.states {
+		if vs.ChannelID == channel {
+			current = append(current, vs)
+		}
+	}
+	return current
 }
 
 // post hands summaries to Options.Summaries, when set.
