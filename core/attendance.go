@@ -30,9 +30,9 @@ type AttendanceService struct {
 	// places caches place ids by platform and external id: they never
 	// change, and a voice event should not write its place again.
 	places map[Place]int64
-	// live are the places whose voice states this process follows
-	// (started or resumed here): only their open sessions get heartbeats,
-	// so that a restart's downtime stays visible until Resume.
+	// live are the sessions this process follows (opened or resumed
+	// here): only they get heartbeats, so that a restart's downtime stays
+	// visible until Resume has closed its stretches.
 	live map[int64]bool
 }
 
@@ -128,20 +128,23 @@ func (s *AttendanceService) placeID(ctx context.Context, p Place) (int64, error)
 	return t.ID, nil
 }
 
-// follow marks the place's voice states as followed by this process, for
-// Heartbeat.
-func (s *AttendanceService) follow(placeID int64) {
+// follow marks the session as followed by this process, for Heartbeat;
+// on false, as no longer followed (it stopped).
+func (s *AttendanceService) follow(sessionID int64, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.live[placeID] = true
+	if on {
+		s.live[sessionID] = true
+	} else {
+		delete(s.live, sessionID)
+	}
 }
 
-// following reports whether this process follows the place's voice
-// states.
-func (s *AttendanceService) following(placeID int64) bool {
+// following reports whether this process follows the session.
+func (s *AttendanceService) following(sessionID int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.live[placeID]
+	return s.live[sessionID]
 }
 
 // auditBy appends an audit entry; a failure is logged, the act having

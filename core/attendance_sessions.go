@@ -138,8 +138,8 @@ func (s *AttendanceService) Start(ctx context.Context, req AttendanceStart, curr
 	if err != nil {
 		return AttendanceSession{}, s.busy(op, req.ScheduledEventID, err)
 	}
-	s.follow(pid)
 	if sess.State == AttendanceOpen {
+		s.follow(sess.ID, true)
 		if err := s.present(ctx, sess, current); err != nil {
 			return sess, wrap(op, err)
 		}
@@ -229,7 +229,7 @@ func (s *AttendanceService) openWaiting(ctx context.Context, sess AttendanceSess
 	case err != nil:
 		return EventChange{}, wrap(op, err)
 	}
-	s.follow(opened.PlaceID)
+	s.follow(opened.ID, true)
 	if err := s.present(ctx, opened, current); err != nil {
 		return EventChange{}, wrap(op, err)
 	}
@@ -278,8 +278,8 @@ func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place,
 // StopExpired stops the open sessions (of every place) that reached their
 // maximum length, at that length, and returns their summaries for the
 // channels they were started in. The loop that calls Heartbeat calls it.
-// A session of a place this process does not follow (never resumed since
-// a restart: the bot left the server, say) is first closed at its last
+// A session this process does not follow (never resumed since a restart:
+// the bot left the server, say) is first closed at its last
 // heartbeat, so that the time nobody watched is downtime, not
 // attendance.
 func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummary, error) {
@@ -295,7 +295,7 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 			continue
 		}
 		end := sess.StartedAt.Add(sess.MaxLength)
-		if !s.following(sess.PlaceID) {
+		if !s.following(sess.ID) {
 			if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
 				continue // stopped meanwhile
 			} else if err != nil {
@@ -326,6 +326,7 @@ func (s *AttendanceService) stop(ctx context.Context, sess AttendanceSession, at
 	if err != nil {
 		return AttendanceSummary{}, err
 	}
+	s.follow(closed.ID, false)
 	sum := AttendanceSummary{Session: closed}
 	if place, err := s.store.AttendancePlace(ctx, closed.PlaceID); err == nil {
 		sum.Place = place

@@ -148,9 +148,9 @@ type AttendanceStore interface {
 	// stretches in the place's open sessions close, and in each session
 	// they attended they are marked as departed.
 	RecordDeparture(ctx context.Context, placeID, userID int64, at time.Time) error
-	// TouchAttendance stamps last_seen_at of the open sessions of the
-	// places at at.
-	TouchAttendance(ctx context.Context, placeIDs []int64, at time.Time) error
+	// TouchAttendance stamps last_seen_at of those of the sessions that
+	// are open at at.
+	TouchAttendance(ctx context.Context, sessionIDs []int64, at time.Time) error
 	// ResumeAttendance resumes the open session at at after the bot was
 	// down: its stretches begun before the last heartbeat close at it,
 	// the time from it to at is added to the downtime, the heartbeat

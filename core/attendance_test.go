@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/poapbot/poapbot/core"
+	"github.com/poapbot/poapbot/core/coretest"
 )
 
 // TestAttendance_Counting: join, deafen, undeafen, move, leave and rejoin,
@@ -212,6 +214,62 @@ func TestAttendance_Restart(t *testing.T) {
 		}
 		if sum.Session.Downtime != 20*time.Minute || sum.Length != time.Hour || sum.Counted != 40*time.Minute || sum.Session.Required != 20*time.Minute {
 			t.Errorf("summary = %+v, want 20 min of downtime, 40 counted, 20 required", sum)
+		}
+	})
+}
+
+// heartbeatInResume is the store of a restarted process whose heartbeat
+// ticks while Resume runs: just before each session's resume.
+type heartbeatInResume struct {
+	core.AttendanceStore
+	svc   func() *core.AttendanceService
+	clock *coretest.Clock
+}
+
+func (h heartbeatInResume) ResumeAttendance(ctx context.Context, id int64, at time.Time, present []int64) (core.AttendanceSession, error) {
+	if err := h.svc().Heartbeat(ctx, h.clock.Now()); err != nil {
+		return core.AttendanceSession{}, err
+	}
+	return h.AttendanceStore.ResumeAttendance(ctx, id, at, present)
+}
+
+// TestAttendance_HeartbeatDuringResume: the new process's heartbeat
+// ticks between the start of Resume and the resume of its session (as it
+// did under -race in CI); the session was not resumed yet, so it stamps
+// nothing and the downtime is still told: the heartbeat follows a session
+// once it is resumed, not once its place is.
+func TestAttendance_HeartbeatDuringResume(t *testing.T) {
+	t.Parallel()
+	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
+		sess := r.start("stage", "20m")
+		r.voice("alice", "stage", false)
+		r.voice("bob", "stage", false)
+		r.at(10)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+
+		var svc *core.AttendanceService
+		var err error
+		svc, err = core.NewAttendanceService(core.AttendanceServiceDeps{
+			Members: r.db, Drops: r.db, Audit: r.db, Clock: r.clock,
+			Store: heartbeatInResume{AttendanceStore: r.db, svc: func() *core.AttendanceService { return svc }, clock: r.clock},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.svc = svc
+		r.at(25) // bob left while the bot was down
+		if sums, err := r.svc.Resume(r.ctx, r.place, []core.VoiceState{{Member: member("alice"), ChannelID: "stage"}}); err != nil || len(sums) != 0 {
+			t.Fatalf("Resume = %v, %v", sums, err)
+		}
+		r.at(45)
+		sum := r.stop("stage")
+		if diff := cmp.Diff(map[string]string{"alice": "30m0s!", "bob": "10m0s"}, r.minutesOf(sess.ID)); diff != "" {
+			t.Errorf("minutes (-want +got):\n%s", diff)
+		}
+		if sum.Session.Downtime != 15*time.Minute {
+			t.Errorf("downtime = %v, want 15m", sum.Session.Downtime)
 		}
 	})
 }

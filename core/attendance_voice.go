@@ -54,8 +54,8 @@ func (s *AttendanceService) MemberLeft(ctx context.Context, p Place, m Member, a
 	return wrapNil(op, s.store.RecordDeparture(ctx, pid, u.ID, at))
 }
 
-// Heartbeat stamps the open sessions of the places this process follows
-// (started or resumed here) as seen at now; the bot's loop calls it every
+// Heartbeat stamps the open sessions this process follows (opened or
+// resumed here) as seen at now; the bot's loop calls it every
 // AttendanceHeartbeatEvery. A restart's downtime runs from the last stamp.
 func (s *AttendanceService) Heartbeat(ctx context.Context, now time.Time) error {
 	s.mu.Lock()
@@ -75,16 +75,16 @@ func (s *AttendanceService) Heartbeat(ctx context.Context, now time.Time) error 
 // the time since is added to its downtime (credited to nobody), and the
 // members in its channel now (current, from GUILD_CREATE's voice_states)
 // are counted from now. A session that reached its maximum length while
-// the bot was down stops at that length; its summary is returned. From
-// then on the place's sessions get heartbeats. It returns the store's
-// error.
+// the bot was down stops at that length; its summary is returned. Each
+// session gets heartbeats once it is resumed, never before: a heartbeat
+// landing between the start of Resume and its session's resume would
+// hide the downtime. It returns the store's error.
 func (s *AttendanceService) Resume(ctx context.Context, p Place, current []VoiceState) ([]AttendanceSummary, error) {
 	const op = "resume attendance"
-	pid, open, err := s.openSessions(ctx, p)
+	_, open, err := s.openSessions(ctx, p)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
-	s.follow(pid)
 	now := s.clock.Now()
 	users := map[string]int64{}
 	var out []AttendanceSummary
@@ -112,6 +112,7 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 		if err != nil {
 			return out, wrap(op, err)
 		}
+		s.follow(resumed.ID, true)
 		s.log.Info("attendance resumed", "session", sess.ID, "downtime", resumed.Downtime, "present", len(present))
 		if expired {
 			sum, err := s.stop(ctx, resumed, end, StopAtMaxLength)

@@ -92,15 +92,15 @@ func (db *DB) RecordDeparture(ctx context.Context, tenantID, userID int64, at ti
 	return translate("record departure", err)
 }
 
-// TouchAttendance stamps last_seen_at of the tenants' open sessions at at,
-// never moving it back. It returns the database error, if any.
-func (db *DB) TouchAttendance(ctx context.Context, tenantIDs []int64, at time.Time) error {
-	if len(tenantIDs) == 0 {
+// TouchAttendance stamps last_seen_at of the sessions that are open at
+// at, never moving it back. It returns the database error, if any.
+func (db *DB) TouchAttendance(ctx context.Context, sessionIDs []int64, at time.Time) error {
+	if len(sessionIDs) == 0 {
 		return nil
 	}
 	at = dbTime(at)
 	err := db.gorm.WithContext(ctx).Model(&attendanceSessionRow{}).
-		Where("state = ? AND tenant_id IN ? AND last_seen_at < ?", string(core.AttendanceOpen), tenantIDs, at).
+		Where("state = ? AND id IN ? AND last_seen_at < ?", string(core.AttendanceOpen), sessionIDs, at).
 		Update("last_seen_at", at).Error
 	return translate("touch attendance", err)
 }

@@ -211,11 +211,11 @@ func TestDB_AttendanceResume(t *testing.T) {
 		a, b, c := users[0].ID, users[1].ID, users[2].ID
 		mustVoice(t, db, tn.ID, a, "voice-1", true, minute(1))
 		mustVoice(t, db, tn.ID, b, "voice-1", true, minute(2))
-		if err := db.TouchAttendance(t.Context(), []int64{tn.ID}, minute(10)); err != nil {
+		if err := db.TouchAttendance(t.Context(), []int64{s.ID, os.ID + 1000}, minute(10)); err != nil {
 			t.Fatal(err)
 		}
 		mustVoice(t, db, tn.ID, c, "voice-1", true, minute(12)) // after the last heartbeat, then the crash
-		if err := db.TouchAttendance(t.Context(), []int64{tn.ID}, minute(5)); err != nil {
+		if err := db.TouchAttendance(t.Context(), []int64{s.ID}, minute(5)); err != nil {
 			t.Fatal(err) // never moves back
 		}
 		// The bot is down from 10 to 25; a and c are there when it is back.
