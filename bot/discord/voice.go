@@ -79,6 +79,8 @@ type voiceQueue struct {
 	workers sync.WaitGroup
 
 	dropped atomic.Int64 // events dropped: backlog full or closing
+	// obs, when set, counts the drops (Options.Observer).
+	obs Observer
 	// overflowing is set when an event was dropped for a full backlog:
 	// the next ones are dropped at once, without stalling the reader
 	// again, until there is room.
@@ -108,7 +110,7 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 			break
 		}
 		q.overflowing.Store(true)
-		n := q.dropped.Add(1)
+		n := q.drop(dropFull, 1)
 		q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
 		return
 	}
@@ -116,7 +118,7 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 	if q.stopped {
 		q.mu.Unlock()
 		<-q.slots
-		n := q.dropped.Add(1)
+		n := q.drop(dropClosing, 1)
 		q.log.Info("voice event while closing, not recorded", "guild", guild, "event", j.kind, "dropped", n)
 		return
 	}
@@ -127,6 +129,20 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 		go q.work(guild)
 	}
 	q.mu.Unlock()
+}
+
+// Reasons of Observer.CountDiscordVoiceDropped.
+const (
+	dropFull    = "full"
+	dropClosing = "closing"
+)
+
+// drop counts n jobs dropped for reason and returns the total so far.
+func (q *voiceQueue) drop(reason string, n int) int64 {
+	if q.obs != nil {
+		q.obs.CountDiscordVoiceDropped(reason, n)
+	}
+	return q.dropped.Add(int64(n))
 }
 
 // waitSlot waits up to fullWait for room in the backlog and reports
@@ -195,7 +211,7 @@ func (q *voiceQueue) stop() {
 	}
 	q.mu.Unlock()
 	if left > 0 {
-		n := q.dropped.Add(int64(left))
+		n := q.drop(dropClosing, left)
 		q.log.Warn("voice events not recorded at shutdown; the next start resumes from the gateway", "events", left, "dropped", n)
 	}
 }

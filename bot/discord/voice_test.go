@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -442,13 +443,36 @@ func TestVoice_Burst(t *testing.T) {
 	rec.none(t)
 }
 
+// dropCounter is an Observer that counts the drops by reason.
+type dropCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (d *dropCounter) CountDiscordVoiceDropped(reason string, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == nil {
+		d.n = map[string]int{}
+	}
+	d.n[reason] += n
+}
+
+func (d *dropCounter) counts() map[string]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return maps.Clone(d.n)
+}
+
 // TestVoiceQueue_Full checks that a full backlog drops an event, logged
-// and counted, after its short wait, the next at once, and that the
-// events queued before are handled in order; after stop, events are
-// dropped and counted.
+// and counted (and told to the Observer), after its short wait, the next
+// at once, and that the events queued before are handled in order; after
+// stop, events are dropped and counted.
 func TestVoiceQueue_Full(t *testing.T) {
 	t.Parallel()
 	q := newVoiceQueue(slog.New(slog.DiscardHandler))
+	obs := &dropCounter{}
+	q.obs = obs
 	q.slots = make(chan struct{}, 2)
 	q.fullWait = 0
 	release := make(chan struct{})
@@ -478,6 +502,9 @@ func TestVoiceQueue_Full(t *testing.T) {
 	if n := q.dropped.Load(); n != 2 {
 		t.Errorf("dropped %d, want 2", n)
 	}
+	if got := obs.counts(); !maps.Equal(got, map[string]int{"full": 2}) {
+		t.Errorf("Observer counted %v, want full: 2", got)
+	}
 	close(release)
 	ctx := timeout(t, 5*time.Second)
 	for range 2 {
@@ -491,6 +518,9 @@ func TestVoiceQueue_Full(t *testing.T) {
 	q.add("g", job(4)) // after stop: dropped
 	if n := q.dropped.Load(); n != 3 {
 		t.Errorf("dropped %d after stop, want 3", n)
+	}
+	if got := obs.counts(); !maps.Equal(got, map[string]int{"full": 2, "closing": 1}) {
+		t.Errorf("Observer counted %v after stop, want full: 2, closing: 1", got)
 	}
 	mu.Lock()
 	defer mu.Unlock()
