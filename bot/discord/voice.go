@@ -393,21 +393,77 @@ func (v *voice) memberRemove(e *discordgo.GuildMemberRemove) {
 	}})
 }
 
-// channel returns the guild's bot.Request.VoiceChannel: a channel's name
-// from the interaction's resolved data (res may be nil) and the voice
-// states in it as the gateway told them, at the time asked.
-func (v *voice) channel(guild string, res *discordgo.ApplicationCommandInteractionDataResolved) func(string) (string, []core.VoiceState) {
-	return func(id string) (string, []core.VoiceState) {
-		var name string
-		if res != nil {
-			if c := res.Channels[id]; c != nil {
-				name = c.Name
+// channel returns the guild's bot.Request.VoiceChannel: a voice or stage
+// channel of the guild, its name and the voice states in it as the
+// gateway told them, at the time asked. The channel's kind and server are
+// read from the gateway's state, else from Discord, never taken from the
+// interaction: a text channel, another server's or an unknown id is a
+// *bot.NotVoiceChannelError. res (may be nil) names the channel when the
+// state does not.
+func (v *voice) channel(s *discordgo.Session, guild string, res *discordgo.ApplicationCommandInteractionDataResolved) func(context.Context, string) (string, []core.VoiceState, error) {
+	return func(ctx context.Context, id string) (string, []core.VoiceState, error) {
+		c, err := guildChannel(ctx, s, guild, id)
+		if err != nil {
+			return "", nil, err
+		}
+		if c.Type != discordgo.ChannelTypeGuildVoice && c.Type != discordgo.ChannelTypeGuildStageVoice {
+			return "", nil, &bot.NotVoiceChannelError{ChannelID: id}
+		}
+		name := c.Name
+		if res != nil && name == "" {
+			if rc := res.Channels[id]; rc != nil {
+				name = rc.Name
 			}
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		return name, v.inChannelLocked(guild, id)
+		return name, v.inChannelLocked(guild, id), nil
 	}
+}
+
+// guildChannel returns the guild's channel with that id, from the
+// session's state, else read from Discord; an id that is not one, an
+// unknown channel or another server's is a *bot.NotVoiceChannelError.
+func guildChannel(ctx context.Context, s *discordgo.Session, guild, id string) (*discordgo.Channel, error) {
+	if !snowflake.MatchString(id) {
+		return nil, &bot.NotVoiceChannelError{}
+	}
+	if c := stateChannel(s, guild, id); c != nil {
+		return c, nil
+	}
+	c, err := s.Channel(id, discordgo.WithContext(ctx))
+	switch {
+	case restCode(err) == discordgo.ErrCodeUnknownChannel || restStatus(err) == http.StatusNotFound ||
+		restStatus(err) == http.StatusForbidden:
+		return nil, &bot.NotVoiceChannelError{ChannelID: id}
+	case err != nil:
+		return nil, fmt.Errorf("discord: channel %s: %w", id, err)
+	case c == nil || c.GuildID != guild:
+		return nil, &bot.NotVoiceChannelError{ChannelID: id}
+	}
+	return c, nil
+}
+
+// stateChannel returns a copy of the guild's channel as the gateway told
+// it (GUILD_CREATE, CHANNEL_* events), nil when the state has none. The
+// guild's own list is searched: GUILD_CREATE's channels carry no guild_id.
+func stateChannel(s *discordgo.Session, guild, id string) *discordgo.Channel {
+	if s.State == nil {
+		return nil
+	}
+	g, err := s.State.Guild(guild)
+	if err != nil || g == nil {
+		return nil
+	}
+	s.State.RLock()
+	defer s.State.RUnlock()
+	for _, c := range g.Channels {
+		if c != nil && c.ID == id {
+			out := *c
+			return &out
+		}
+	}
+	return nil
 }
 
 // inChannelLocked returns the voice states in the guild's channel as the

@@ -528,3 +528,70 @@ func TestVoiceQueue_Full(t *testing.T) {
 		t.Errorf("ran %v, want [1 2]", ran)
 	}
 }
+
+// TestVoice_AttendanceChannel checks that /attendance start and stop are
+// registered with a channel option Discord's picker limits to voice and
+// stage channels, and that a channel id typed or forged past the picker is
+// refused unless it is a voice or stage channel of the server: the text
+// channel, an unknown channel and what is not an id are refused with
+// their words, a voice channel is looked up.
+func TestVoice_AttendanceChannel(t *testing.T) {
+	t.Parallel()
+	fake := voiceFake(t)
+	rec := newVoiceRecorder()
+	startVoice(t, fake, rec, nil)
+	ctx := timeout(t, 15*time.Second)
+	cmds, err := fake.WaitCommands(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	voiceOnly := []discordgo.ChannelType{discordgo.ChannelTypeGuildVoice, discordgo.ChannelTypeGuildStageVoice}
+	for _, sub := range []string{"start", "stop"} {
+		opt := findOption(cmds, "attendance", sub, "channel")
+		if opt == nil {
+			t.Fatalf("registered /attendance %s has no channel option", sub)
+		}
+		if !slices.Equal(opt.ChannelTypes, voiceOnly) {
+			t.Errorf("/attendance %s channel: channel_types %v, want %v", sub, opt.ChannelTypes, voiceOnly)
+		}
+	}
+
+	for _, c := range []struct {
+		name, channel, want string
+	}{
+		{"TextChannel", discordtest.DefaultChannelID, "<#" + discordtest.DefaultChannelID + "> is not a voice or stage channel"},
+		{"UnknownChannel", "700000000000000099", "<#700000000000000099> is not a voice or stage channel"},
+		{"NotAnID", "lounge", "That channel is not a voice or stage channel"},
+		// A voice channel gets past the check: drop 4242 does not exist.
+		{"VoiceChannel", voiceChan, "There is no drop"},
+	} {
+		it := fake.Command(discordtest.Moderator, "/attendance start channel:"+c.channel+" drop:4242")
+		msg, err := it.WaitReply(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(msg.Content, c.want) || !msg.Ephemeral {
+			t.Errorf("%s: reply %q (ephemeral %v), want an ephemeral %q", c.name, msg.Content, msg.Ephemeral, c.want)
+		}
+	}
+}
+
+// findOption returns the option of a registered command's subcommand.
+func findOption(cmds []*discordgo.ApplicationCommand, group, sub, name string) *discordgo.ApplicationCommandOption {
+	for _, c := range cmds {
+		if c.Name != group {
+			continue
+		}
+		for _, s := range c.Options {
+			if s.Name != sub {
+				continue
+			}
+			for _, o := range s.Options {
+				if o.Name == name {
+					return o
+				}
+			}
+		}
+	}
+	return nil
+}
