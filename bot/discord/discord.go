@@ -407,6 +407,9 @@ func (a *Adapter) register(ctx context.Context) error {
 
 // close closes the gateway and waits for the interactions in flight.
 func (a *Adapter) close() {
+	if a.voice != nil {
+		a.voice.close()
+	}
 	if err := a.session.Close(); err != nil {
 		a.log.Warn("closing the gateway", "err", err)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -231,6 +233,12 @@ type voice struct {
 
 	mu     sync.Mutex
 	guilds map[string]*voiceGuild
+	// blind is set while the gateway is lost (from a disconnection to the
+	// next READY or RESUMED): the voice states of that time are unknown.
+	blind bool
+	// closing is set when the adapter closes the gateway itself: no
+	// outage.
+	closing bool
 }
 
 // voiceGuild is one server as the voice events left it.
@@ -262,6 +270,105 @@ func (v *voice) register(s *discordgo.Session) {
 		}
 	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildMemberRemove) { v.memberRemove(e) })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { v.disconnected() })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Ready) { v.identified() })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { v.resumed() })
+}
+
+// disconnected handles the loss of the gateway (discordgo reconnects by
+// itself): from now until it is back, who comes and goes is unknown, so
+// every member in voice in a server of this shard is told to the sink as
+// leaving now. On reconnecting, Resume counts those still there from then
+// (GUILD_CREATE after a new session, RESUMED after a resumed one): the
+// time in between is credited to nobody, and a member who left meanwhile
+// is not credited with it. The adapter's own closing (close) is no
+// outage; a second disconnection before the gateway is back does nothing
+// more.
+func (v *voice) disconnected() {
+	at := v.now()
+	type leave struct {
+		guild string
+		p     core.Place
+		vs    core.VoiceState
+	}
+	var out []leave
+	v.mu.Lock()
+	if v.blind || v.closing {
+		v.mu.Unlock()
+		return
+	}
+	v.blind = true
+	for _, id := range slices.Sorted(maps.Keys(v.guilds)) {
+		p := v.placeLocked(id)
+		for _, vs := range sortedStates(v.guilds[id].states) {
+			vs.ChannelID, vs.Deafened, vs.At = "", false, at
+			out = append(out, leave{guild: id, p: p, vs: vs})
+		}
+	}
+	v.mu.Unlock()
+	if len(out) > 0 {
+		v.log.Warn("gateway lost: members in voice stop being counted until it is back", "members", len(out))
+	}
+	for _, l := range out {
+		v.queue.add(l.guild, voiceJob{kind: "DISCONNECT", run: func(ctx context.Context) error {
+			return v.sink.Observe(ctx, l.p, l.vs)
+		}})
+	}
+}
+
+// close tells that the adapter closes the gateway: the disconnection that
+// follows is no outage.
+func (v *voice) close() {
+	v.mu.Lock()
+	v.closing = true
+	v.mu.Unlock()
+}
+
+// identified handles a new gateway session (READY): each server's
+// GUILD_CREATE follows and resumes its sessions.
+func (v *voice) identified() {
+	v.mu.Lock()
+	v.blind = false
+	v.mu.Unlock()
+}
+
+// resumed handles a resumed gateway session (RESUMED, after the events
+// missed meanwhile were replayed): no GUILD_CREATE follows, so each
+// server's sessions resume with the voice states as the replay left them.
+func (v *voice) resumed() {
+	type resume struct {
+		guild   string
+		p       core.Place
+		current []core.VoiceState
+	}
+	at := v.now()
+	var out []resume
+	v.mu.Lock()
+	v.blind = false
+	for _, id := range slices.Sorted(maps.Keys(v.guilds)) {
+		current := sortedStates(v.guilds[id].states)
+		for i := range current {
+			current[i].At = at
+		}
+		out = append(out, resume{guild: id, p: v.placeLocked(id), current: current})
+	}
+	v.mu.Unlock()
+	for _, r := range out {
+		v.queue.add(r.guild, voiceJob{kind: "RESUMED", run: func(ctx context.Context) error {
+			sums, err := v.sink.Resume(ctx, r.p, r.current)
+			v.post(ctx, sums)
+			return err
+		}})
+	}
+}
+
+// sortedStates returns the voice states by user id.
+func sortedStates(states map[string]core.VoiceState) []core.VoiceState {
+	out := make([]core.VoiceState, 0, len(states))
+	for _, id := range slices.Sorted(maps.Keys(states)) {
+		out = append(out, states[id])
+	}
+	return out
 }
 
 // guildLocked returns the guild's record, created on first use; v.mu

@@ -595,3 +595,125 @@ func findOption(cmds []*discordgo.ApplicationCommand, group, sub, name string) *
 	}
 	return nil
 }
+
+// movableClock is a clock the test moves.
+type movableClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *movableClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *movableClock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// TestVoice_Reconnect checks a gateway outage within one run, for a
+// session that resumes and for one that Discord invalidates: when the
+// gateway drops, everyone in voice is told to the sink as leaving then;
+// once it is back, Resume gets who is in voice now, so that the outage is
+// credited to nobody and a member who left meanwhile is not credited with
+// it.
+func TestVoice_Reconnect(t *testing.T) {
+	t.Parallel()
+	for _, resume := range []bool{false, true} {
+		t.Run(map[bool]string{false: "InvalidSession", true: "Resumed"}[resume], func(t *testing.T) {
+			t.Parallel()
+			fake := voiceFake(t)
+			for _, id := range []string{vCarol, vDave} {
+				if err := fake.PutVoice(id, discordtest.Voice{ChannelID: voiceChan}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock := &movableClock{now: voiceNow}
+			rec := newVoiceRecorder()
+			r := startOn(t, fake, plainBot(), Options{Voice: rec, VoiceClock: clock.Now}, nil)
+			// Should the test stop during the outage, the bot's held
+			// connection is let in first, so that it can close.
+			t.Cleanup(func() { fake.Reconnect(false) })
+			ctx := timeout(t, 15*time.Second)
+			carol := core.VoiceState{Member: member(vCarol, "Carol"), ChannelID: voiceChan, At: voiceNow}
+			dave := core.VoiceState{Member: member(vDave, "Dave"), ChannelID: voiceChan, At: voiceNow}
+			want := voiceCall{Kind: "resume", Place: guildPlace, States: []core.VoiceState{carol, dave}}
+			if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+				t.Fatalf("start-up Resume (-want +got):\n%s", diff)
+			}
+
+			// The gateway drops ten minutes in: Carol and Dave stop
+			// being counted then.
+			lost := voiceNow.Add(10 * time.Minute)
+			clock.set(lost)
+			fake.DropGateway()
+			for _, who := range []core.Member{member(vCarol, "Carol"), member(vDave, "Dave")} {
+				want := voiceCall{Kind: "observe", Place: guildPlace, State: core.VoiceState{Member: who, At: lost}}
+				if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+					t.Errorf("on losing the gateway (-want +got):\n%s", diff)
+				}
+			}
+
+			// While it is down, Carol leaves and Erin joins.
+			back := voiceNow.Add(40 * time.Minute)
+			if resume {
+				// Discord replays the events on resuming.
+				if err := fake.LeaveVoice(ctx, vCarol); err != nil {
+					t.Fatal(err)
+				}
+				if err := fake.JoinVoice(ctx, vErin, voiceChan); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := fake.PutVoice(vCarol, discordtest.Voice{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := fake.PutVoice(vErin, discordtest.Voice{ChannelID: voiceChan}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock.set(back)
+			fake.Reconnect(resume)
+			if resume {
+				// The replayed events are seen as the bot gets them;
+				// Carol's stretch closed when the gateway dropped.
+				for _, st := range []core.VoiceState{
+					{Member: member(vCarol, "Carol"), At: back},
+					{Member: member(vErin, "Erin"), ChannelID: voiceChan, At: back},
+				} {
+					want := voiceCall{Kind: "observe", Place: guildPlace, State: st}
+					if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+						t.Errorf("replayed event (-want +got):\n%s", diff)
+					}
+				}
+			}
+			want = voiceCall{Kind: "resume", Place: guildPlace, States: []core.VoiceState{
+				{Member: member(vDave, "Dave"), ChannelID: voiceChan, At: back},
+				{Member: member(vErin, "Erin"), ChannelID: voiceChan, At: back},
+			}}
+			if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+				t.Errorf("Resume once the gateway is back (-want +got):\n%s", diff)
+			}
+			conns := fake.Connections()
+			if last := conns[len(conns)-1]; len(conns) != 2 || last.Resumed != resume || !last.Open {
+				t.Errorf("connections %+v, want a second one, open, resumed %v", conns, resume)
+			}
+
+			// Voice is followed on the new connection, and the adapter's
+			// own closing is no outage.
+			if err := fake.JoinVoice(ctx, vCarol, stageChan); err != nil {
+				t.Fatal(err)
+			}
+			if c := rec.next(ctx, t); c.Kind != "observe" || c.State.Member.ExternalID != vCarol || c.State.ChannelID != stageChan {
+				t.Errorf("after reconnecting: %+v, want Carol's join", c)
+			}
+			if err := r.stop(); err != nil {
+				t.Fatal(err)
+			}
+			rec.none(t)
+		})
+	}
+}
