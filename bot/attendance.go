@@ -80,7 +80,7 @@ func (b *Bot) attendanceCommands() []*Command {
 			// lists drop, the required one, first; the console binds
 			// words in this order (/attendance start voice 197001 30m).
 			Options: []Option{
-				{Name: "channel", Type: ChannelOption, Description: "the voice or stage channel to count (or give event)"},
+				{Name: "channel", Type: ChannelOption, ChannelTypes: voiceChannelTypes, Description: "the voice or stage channel to count (or give event)"},
 				{Name: "drop", Type: IntegerOption, Required: true, Description: "the drop's id"},
 				{Name: "min", Type: TextOption, MaxLen: 16, Description: "the minimum: N minutes (30m) or N percent of the session (50%); default " + DefaultAttendanceMinimum},
 				{Name: "event", Type: TextOption, MaxLen: maxScheduledEventRef, Description: "or a scheduled event (its id or name): counts while it is active"},
@@ -89,7 +89,7 @@ func (b *Bot) attendanceCommands() []*Command {
 			// With delivery:mint the stop mints to every eligible member
 			// with a verified wallet, one after another.
 			Timeout: attendanceStopTimeout, Handler: b.attendanceStop,
-			Options: []Option{{Name: "channel", Type: ChannelOption, Description: "the channel counted (needed when several are)"}}},
+			Options: []Option{{Name: "channel", Type: ChannelOption, ChannelTypes: voiceChannelTypes, Description: "the channel counted (needed when several are)"}}},
 		{Name: "attendance list", Description: "A session's members and their minutes", Access: ManageEvents, Handler: b.attendanceList,
 			Options: []Option{session, {Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"}}},
 		{Name: "attendance export", Description: "CSV of a stopped session: member (pseudonymous), minutes, eligible", Access: ManageEvents,
@@ -106,6 +106,9 @@ func (b *Bot) attendanceCommands() []*Command {
 			Options: []Option{{Name: "member", Type: TextOption, Required: true, MaxLen: maxConsoleMember, Description: "the member's name"}}},
 	}
 }
+
+// voiceChannelTypes are the channels attendance counts in.
+var voiceChannelTypes = []ChannelType{VoiceChannelType, StageChannelType}
 
 // rehearsalVoice is who is in which voice channel on the console, as its
 // stand-ins said: the channel's members when a session starts there.
@@ -181,14 +184,18 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 		start.ChannelID, start.ChannelName = ev.ChannelID, ev.ChannelName
 		start.ScheduledEventID, start.EventActive = ev.ID, ev.Status == core.EventActive
 		if req.VoiceChannel != nil {
-			_, current = req.VoiceChannel(ev.ChannelID)
+			if _, current, err = req.VoiceChannel(ctx, ev.ChannelID); err != nil {
+				return Reply{}, err
+			}
 		}
 	case req.Caps.Rehearsal:
 		// The console's channels are named by their id.
 		start.ChannelName = channel
 		current = b.voice.current(req.Place.ExternalID)
 	case req.VoiceChannel != nil:
-		start.ChannelName, current = req.VoiceChannel(channel)
+		if start.ChannelName, current, err = req.VoiceChannel(ctx, channel); err != nil {
+			return Reply{}, err
+		}
 	}
 	sess, err := b.attendance.Start(ctx, start, current)
 	if err != nil {
@@ -262,7 +269,10 @@ func (b *Bot) recheckEvent(ctx context.Context, req *Request, sess core.Attendan
 	}
 	var current []core.VoiceState
 	if req.VoiceChannel != nil {
-		_, current = req.VoiceChannel(sess.ChannelID)
+		if _, current, err = req.VoiceChannel(ctx, sess.ChannelID); err != nil {
+			b.log.Warn("attendance start: the scheduled event's channel not read", "session", sess.ID, "err", err)
+			return sess, nil
+		}
 	}
 	change, err := b.attendance.EventChanged(ctx, req.Place,
 		core.ScheduledEvent{ID: ev.ID, ChannelID: sess.ChannelID, Status: ev.Status}, current)
@@ -539,6 +549,7 @@ func minutes(d time.Duration) string { return plural(int(d/time.Minute), "minute
 // attendanceErrText words the refusals of /attendance.
 func attendanceErrText(req *Request, err error) (string, bool) {
 	var me *core.MinimumError
+	var nv *NotVoiceChannelError
 	switch {
 	case errors.Is(err, ErrNoVoice) || (errors.Is(err, ErrUnknownCommand) && req.Command == "attendance" && !req.Caps.Voice):
 		return req.Place.Platform.Title() + " does not tell bots who is in a video chat, so I can't count attendance here. " +
@@ -550,6 +561,13 @@ func attendanceErrText(req *Request, err error) (string, bool) {
 	case errors.Is(err, core.ErrAttendanceChannel):
 		return "That is not a channel I can count: name the voice or stage channel (up to " +
 			strconv.Itoa(core.MaxAttendanceID) + " characters).", true
+	case errors.As(err, &nv):
+		which := "That channel"
+		if nv.ChannelID != "" {
+			which = ChannelMention(nv.ChannelID)
+		}
+		return which + " is not a voice or stage channel of this server, so there is no one to count there. " +
+			"Pick a voice or stage channel in " + codeSpan("channel:") + ".", true
 	case errors.As(err, &me) && me.Zero:
 		return "A minimum of zero would count everyone who passed by, so it is refused. Give N minutes (" + codeSpan("min:30m") +
 			") or a share of the session (" + codeSpan("min:50%") + ").", true

@@ -186,12 +186,12 @@ func TestAttendance_StartEvent(t *testing.T) {
 					}
 					return ScheduledEvent{}, ErrNoScheduledEvent
 				},
-				VoiceChannel: func(id string) (string, []core.VoiceState) {
+				VoiceChannel: func(_ context.Context, id string) (string, []core.VoiceState, error) {
 					who := map[string]string{"c2": "ada", "c3": "bob"}[id]
 					if who == "" {
-						return "", nil
+						return "", nil, nil
 					}
-					return "", []core.VoiceState{{Member: core.Member{Platform: core.Console, ExternalID: who, Name: who}, ChannelID: id}}
+					return "", []core.VoiceState{{Member: core.Member{Platform: core.Console, ExternalID: who, Name: who}, ChannelID: id}}, nil
 				},
 			}
 			reply, ok := e.b.HandleLine(context.Background(), req, line, "")

@@ -66,12 +66,40 @@ func (t OptionType) String() string {
 	return "text"
 }
 
+// ChannelType is a kind of channel a ChannelOption takes. Adapters map
+// them to their platform's kinds (Discord's channel types).
+type ChannelType int
+
+// The channel types.
+const (
+	// VoiceChannelType is a voice channel.
+	VoiceChannelType ChannelType = iota + 1
+	// StageChannelType is a stage channel (speakers and an audience).
+	StageChannelType
+)
+
+func (t ChannelType) String() string {
+	switch t {
+	case VoiceChannelType:
+		return "voice"
+	case StageChannelType:
+		return "stage"
+	}
+	return "channel type " + strconv.Itoa(int(t))
+}
+
 // Option is one named argument of a command.
 type Option struct {
 	Name        string
 	Description string
 	Type        OptionType
 	Required    bool
+	// ChannelTypes, for a ChannelOption, are the kinds of channel it
+	// takes; none means any. An adapter whose platform offers only those
+	// in its picker (Discord) asks it to; a member can still type or
+	// forge another channel's id, so whatever looks the channel up checks
+	// its kind too.
+	ChannelTypes []ChannelType
 	// Choices, when set, are the only accepted values.
 	Choices []string
 	// Hidden options are not rendered as platform options (Discord) nor
@@ -288,7 +316,10 @@ type Request struct {
 	// gave (from the interaction's resolved data, "" when unknown) and
 	// tells who is in it now: /attendance start counts them from the
 	// start. The console keeps its own (its stand-ins).
-	VoiceChannel func(channelID string) (name string, current []core.VoiceState)
+	// It refuses a channel that is not a voice or stage channel of the
+	// place with a *NotVoiceChannelError, whatever the member typed or
+	// forged; other errors are the platform's.
+	VoiceChannel func(ctx context.Context, channelID string) (name string, current []core.VoiceState, err error)
 	// ScheduledEvent, when the adapter sets it (Discord), looks up one of
 	// the place's scheduled events by its id or its name, for
 	// /attendance start event:. Errors: ErrNoScheduledEvent,
@@ -342,6 +373,19 @@ func (r *Request) Int(name string) (n int64, ok bool, err error) {
 		return 0, true, &OptionError{Option: name, Reason: "must be a whole number"}
 	}
 	return n, true, nil
+}
+
+// NotVoiceChannelError means that a channel given to count attendance
+// in is not a voice or stage channel of the place (a text channel, another
+// server's, none).
+type NotVoiceChannelError struct {
+	// ChannelID is the channel's id, safe to mention; "" when what was
+	// given is not even an id.
+	ChannelID string
+}
+
+func (e *NotVoiceChannelError) Error() string {
+	return fmt.Sprintf("channel %q is not a voice or stage channel", e.ChannelID)
 }
 
 // OptionError says which option of a command was wrong, and why.

@@ -32,6 +32,8 @@ type Metrics struct {
 	tgDropped   *prometheus.CounterVec
 	tgBacklog   prometheus.Gauge
 
+	dcVoiceDropped *prometheus.CounterVec
+
 	domain domainMetrics
 }
 
@@ -80,6 +82,13 @@ func NewMetrics() *Metrics {
 			Name: "poapbot_telegram_inbox_backlog",
 			Help: "Telegram updates stored and not yet handled, as last counted by the replica handling them.",
 		}),
+		dcVoiceDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "poapbot_discord_voice_dropped_total",
+			Help: "Discord voice events not recorded for attendance, by reason (full: too many waiting; closing: at shutdown).",
+		}, []string{"reason"}),
+	}
+	for _, reason := range []string{"full", "closing"} {
+		m.dcVoiceDropped.WithLabelValues(reason)
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -88,6 +97,7 @@ func NewMetrics() *Metrics {
 		m.requests,
 		m.duration,
 		m.tgQueue, m.tgReply, m.tgThrottled, m.tgDropped, m.tgBacklog,
+		m.dcVoiceDropped,
 	)
 	m.reg.MustRegister(m.domain.collectors()...)
 	return m
@@ -133,3 +143,9 @@ func (m *Metrics) CountTelegramDropped(priority string) { m.tgDropped.WithLabelV
 // SetTelegramBacklog reports how many stored Telegram updates wait to be
 // handled.
 func (m *Metrics) SetTelegramBacklog(n int) { m.tgBacklog.Set(float64(n)) }
+
+// CountDiscordVoiceDropped counts n Discord voice events not recorded for
+// attendance; reason is "full" or "closing".
+func (m *Metrics) CountDiscordVoiceDropped(reason string, n int) {
+	m.dcVoiceDropped.WithLabelValues(reason).Add(float64(n))
+}

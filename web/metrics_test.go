@@ -45,3 +45,22 @@ func TestNewMetrics_Independent(t *testing.T) {
 		}
 	}
 }
+
+// TestMetrics_DiscordVoiceDropped checks that the drops of the Discord
+// adapter's voice queue are exposed, both reasons present from the start.
+func TestMetrics_DiscordVoiceDropped(t *testing.T) {
+	s, m := newTestServer(t, fakePinger{}, nil)
+	base := startServer(t, s)
+	_, body := get(t, base+"/metrics")
+	for _, want := range []string{`poapbot_discord_voice_dropped_total{reason="full"} 0`, `poapbot_discord_voice_dropped_total{reason="closing"} 0`} {
+		if !hasLinePrefix(body, want) {
+			t.Errorf("GET /metrics before any drop has no line starting %q", want)
+		}
+	}
+	m.CountDiscordVoiceDropped("full", 1)
+	m.CountDiscordVoiceDropped("full", 2)
+	_, body = get(t, base+"/metrics")
+	if want := `poapbot_discord_voice_dropped_total{reason="full"} 3`; !hasLinePrefix(body, want) {
+		t.Errorf("GET /metrics has no line starting %q", want)
+	}
+}

@@ -37,6 +37,11 @@ var optionTypes = map[bot.OptionType]discordgo.ApplicationCommandOptionType{
 	bot.DateTimeOption:   discordgo.ApplicationCommandOptionString,
 }
 
+var channelTypes = map[bot.ChannelType]discordgo.ChannelType{
+	bot.VoiceChannelType: discordgo.ChannelTypeGuildVoice,
+	bot.StageChannelType: discordgo.ChannelTypeGuildStageVoice,
+}
+
 // entry is one top-level slash command being built.
 type entry struct {
 	cmd    *discordgo.ApplicationCommand
@@ -172,6 +177,17 @@ func renderOption(o bot.Option) (*discordgo.ApplicationCommandOption, error) {
 	if t == discordgo.ApplicationCommandOptionString {
 		// Discord keeps longer text out before it is sent.
 		opt.MaxLength = min(o.Limit(), maxStringOption)
+	}
+	if len(o.ChannelTypes) > 0 && t != discordgo.ApplicationCommandOptionChannel {
+		return nil, fmt.Errorf("channel types are only for channel options")
+	}
+	for _, ct := range o.ChannelTypes {
+		dt, ok := channelTypes[ct]
+		if !ok {
+			return nil, fmt.Errorf("%s has no Discord channel type", ct)
+		}
+		// Discord's picker offers only these.
+		opt.ChannelTypes = append(opt.ChannelTypes, dt)
 	}
 	if len(o.Choices) > maxChoices {
 		return nil, fmt.Errorf("more than %d choices", maxChoices)

@@ -88,6 +88,8 @@ func TestRenderCommands_Errors(t *testing.T) {
 		{"ChoicesOnMember", []*bot.Command{{Name: "x", Options: []bot.Option{{Name: "m", Type: bot.MemberOption, Choices: []string{"a"}}}}}},
 		{"IntegerChoice", []*bot.Command{{Name: "x", Options: []bot.Option{{Name: "n", Type: bot.IntegerOption, Choices: []string{"one"}}}}}},
 		{"TooManyOptions", []*bot.Command{{Name: "x", Options: manyOptions(26)}}},
+		{"ChannelTypesOnText", []*bot.Command{{Name: "x", Options: []bot.Option{{Name: "t", Type: bot.TextOption, ChannelTypes: []bot.ChannelType{bot.VoiceChannelType}}}}}},
+		{"UnknownChannelType", []*bot.Command{{Name: "x", Options: []bot.Option{{Name: "c", Type: bot.ChannelOption, ChannelTypes: []bot.ChannelType{99}}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,6 +116,17 @@ type Options struct {
 	// VoiceClock tells the time of the voice states Voice is told of; nil
 	// is time.Now. It should be Voice's clock (tests move both).
 	VoiceClock func() time.Time
+	// Observer, when set, is told of the voice events dropped, for
+	// metrics; web.Metrics satisfies it.
+	Observer Observer
+}
+
+// Observer is told what the adapter drops, for metrics.
+type Observer interface {
+	// CountDiscordVoiceDropped counts n voice events not handed to
+	// Options.Voice, by reason: "full" (too many waited) or "closing"
+	// (the adapter was stopping).
+	CountDiscordVoiceDropped(reason string, n int)
 }
 
 // commandTable is what the adapter needs of the bot: its commands, the
@@ -221,6 +232,7 @@ func New(opts Options) (*Adapter, error) {
 			now = a.clock
 		}
 		a.voice = newVoice(opts.Voice, opts.Summaries, now, a.log, a.onShard)
+		a.voice.queue.obs = opts.Observer
 	}
 	return a, nil
 }
@@ -395,6 +407,9 @@ func (a *Adapter) register(ctx context.Context) error {
 
 // close closes the gateway and waits for the interactions in flight.
 func (a *Adapter) close() {
+	if a.voice != nil {
+		a.voice.close()
+	}
 	if err := a.session.Close(); err != nil {
 		a.log.Warn("closing the gateway", "err", err)
 	}

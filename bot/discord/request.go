@@ -76,7 +76,7 @@ func (a *Adapter) request(s *discordgo.Session, i *discordgo.Interaction) (*job,
 		cmd := a.bot.Command(req.Command)
 		req.Media = media(cmd, req.Options, data.Resolved)
 		if a.voice != nil && i.GuildID != "" {
-			req.VoiceChannel = a.voice.channel(i.GuildID, data.Resolved)
+			req.VoiceChannel = a.voice.channel(s, i.GuildID, data.Resolved)
 			req.ScheduledEvent = scheduledEvents(s, i.GuildID)
 		}
 		run := func(ctx context.Context) bot.Reply { return a.bot.Handle(ctx, req) }

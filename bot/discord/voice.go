@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +81,8 @@ type voiceQueue struct {
 	workers sync.WaitGroup
 
 	dropped atomic.Int64 // events dropped: backlog full or closing
+	// obs, when set, counts the drops (Options.Observer).
+	obs Observer
 	// overflowing is set when an event was dropped for a full backlog:
 	// the next ones are dropped at once, without stalling the reader
 	// again, until there is room.
@@ -108,7 +112,7 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 			break
 		}
 		q.overflowing.Store(true)
-		n := q.dropped.Add(1)
+		n := q.drop(dropFull, 1)
 		q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
 		return
 	}
@@ -116,7 +120,7 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 	if q.stopped {
 		q.mu.Unlock()
 		<-q.slots
-		n := q.dropped.Add(1)
+		n := q.drop(dropClosing, 1)
 		q.log.Info("voice event while closing, not recorded", "guild", guild, "event", j.kind, "dropped", n)
 		return
 	}
@@ -127,6 +131,20 @@ func (q *voiceQueue) add(guild string, j voiceJob) {
 		go q.work(guild)
 	}
 	q.mu.Unlock()
+}
+
+// Reasons of Observer.CountDiscordVoiceDropped.
+const (
+	dropFull    = "full"
+	dropClosing = "closing"
+)
+
+// drop counts n jobs dropped for reason and returns the total so far.
+func (q *voiceQueue) drop(reason string, n int) int64 {
+	if q.obs != nil {
+		q.obs.CountDiscordVoiceDropped(reason, n)
+	}
+	return q.dropped.Add(int64(n))
 }
 
 // waitSlot waits up to fullWait for room in the backlog and reports
@@ -195,7 +213,7 @@ func (q *voiceQueue) stop() {
 	}
 	q.mu.Unlock()
 	if left > 0 {
-		n := q.dropped.Add(int64(left))
+		n := q.drop(dropClosing, left)
 		q.log.Warn("voice events not recorded at shutdown; the next start resumes from the gateway", "events", left, "dropped", n)
 	}
 }
@@ -215,6 +233,12 @@ type voice struct {
 
 	mu     sync.Mutex
 	guilds map[string]*voiceGuild
+	// blind is set while the gateway is lost (from a disconnection to the
+	// next READY or RESUMED): the voice states of that time are unknown.
+	blind bool
+	// closing is set when the adapter closes the gateway itself: no
+	// outage.
+	closing bool
 }
 
 // voiceGuild is one server as the voice events left it.
@@ -246,6 +270,105 @@ func (v *voice) register(s *discordgo.Session) {
 		}
 	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildMemberRemove) { v.memberRemove(e) })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { v.disconnected() })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Ready) { v.identified() })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { v.resumed() })
+}
+
+// disconnected handles the loss of the gateway (discordgo reconnects by
+// itself): from now until it is back, who comes and goes is unknown, so
+// every member in voice in a server of this shard is told to the sink as
+// leaving now. On reconnecting, Resume counts those still there from then
+// (GUILD_CREATE after a new session, RESUMED after a resumed one): the
+// time in between is credited to nobody, and a member who left meanwhile
+// is not credited with it. The adapter's own closing (close) is no
+// outage; a second disconnection before the gateway is back does nothing
+// more.
+func (v *voice) disconnected() {
+	at := v.now()
+	type leave struct {
+		guild string
+		p     core.Place
+		vs    core.VoiceState
+	}
+	var out []leave
+	v.mu.Lock()
+	if v.blind || v.closing {
+		v.mu.Unlock()
+		return
+	}
+	v.blind = true
+	for _, id := range slices.Sorted(maps.Keys(v.guilds)) {
+		p := v.placeLocked(id)
+		for _, vs := range sortedStates(v.guilds[id].states) {
+			vs.ChannelID, vs.Deafened, vs.At = "", false, at
+			out = append(out, leave{guild: id, p: p, vs: vs})
+		}
+	}
+	v.mu.Unlock()
+	if len(out) > 0 {
+		v.log.Warn("gateway lost: members in voice stop being counted until it is back", "members", len(out))
+	}
+	for _, l := range out {
+		v.queue.add(l.guild, voiceJob{kind: "DISCONNECT", run: func(ctx context.Context) error {
+			return v.sink.Observe(ctx, l.p, l.vs)
+		}})
+	}
+}
+
+// close tells that the adapter closes the gateway: the disconnection that
+// follows is no outage.
+func (v *voice) close() {
+	v.mu.Lock()
+	v.closing = true
+	v.mu.Unlock()
+}
+
+// identified handles a new gateway session (READY): each server's
+// GUILD_CREATE follows and resumes its sessions.
+func (v *voice) identified() {
+	v.mu.Lock()
+	v.blind = false
+	v.mu.Unlock()
+}
+
+// resumed handles a resumed gateway session (RESUMED, after the events
+// missed meanwhile were replayed): no GUILD_CREATE follows, so each
+// server's sessions resume with the voice states as the replay left them.
+func (v *voice) resumed() {
+	type resume struct {
+		guild   string
+		p       core.Place
+		current []core.VoiceState
+	}
+	at := v.now()
+	var out []resume
+	v.mu.Lock()
+	v.blind = false
+	for _, id := range slices.Sorted(maps.Keys(v.guilds)) {
+		current := sortedStates(v.guilds[id].states)
+		for i := range current {
+			current[i].At = at
+		}
+		out = append(out, resume{guild: id, p: v.placeLocked(id), current: current})
+	}
+	v.mu.Unlock()
+	for _, r := range out {
+		v.queue.add(r.guild, voiceJob{kind: "RESUMED", run: func(ctx context.Context) error {
+			sums, err := v.sink.Resume(ctx, r.p, r.current)
+			v.post(ctx, sums)
+			return err
+		}})
+	}
+}
+
+// sortedStates returns the voice states by user id.
+func sortedStates(states map[string]core.VoiceState) []core.VoiceState {
+	out := make([]core.VoiceState, 0, len(states))
+	for _, id := range slices.Sorted(maps.Keys(states)) {
+		out = append(out, states[id])
+	}
+	return out
 }
 
 // guildLocked returns the guild's record, created on first use; v.mu
@@ -377,21 +500,77 @@ func (v *voice) memberRemove(e *discordgo.GuildMemberRemove) {
 	}})
 }
 
-// channel returns the guild's bot.Request.VoiceChannel: a channel's name
-// from the interaction's resolved data (res may be nil) and the voice
-// states in it as the gateway told them, at the time asked.
-func (v *voice) channel(guild string, res *discordgo.ApplicationCommandInteractionDataResolved) func(string) (string, []core.VoiceState) {
-	return func(id string) (string, []core.VoiceState) {
-		var name string
-		if res != nil {
-			if c := res.Channels[id]; c != nil {
-				name = c.Name
+// channel returns the guild's bot.Request.VoiceChannel: a voice or stage
+// channel of the guild, its name and the voice states in it as the
+// gateway told them, at the time asked. The channel's kind and server are
+// read from the gateway's state, else from Discord, never taken from the
+// interaction: a text channel, another server's or an unknown id is a
+// *bot.NotVoiceChannelError. res (may be nil) names the channel when the
+// state does not.
+func (v *voice) channel(s *discordgo.Session, guild string, res *discordgo.ApplicationCommandInteractionDataResolved) func(context.Context, string) (string, []core.VoiceState, error) {
+	return func(ctx context.Context, id string) (string, []core.VoiceState, error) {
+		c, err := guildChannel(ctx, s, guild, id)
+		if err != nil {
+			return "", nil, err
+		}
+		if c.Type != discordgo.ChannelTypeGuildVoice && c.Type != discordgo.ChannelTypeGuildStageVoice {
+			return "", nil, &bot.NotVoiceChannelError{ChannelID: id}
+		}
+		name := c.Name
+		if res != nil && name == "" {
+			if rc := res.Channels[id]; rc != nil {
+				name = rc.Name
 			}
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		return name, v.inChannelLocked(guild, id)
+		return name, v.inChannelLocked(guild, id), nil
 	}
+}
+
+// guildChannel returns the guild's channel with that id, from the
+// session's state, else read from Discord; an id that is not one, an
+// unknown channel or another server's is a *bot.NotVoiceChannelError.
+func guildChannel(ctx context.Context, s *discordgo.Session, guild, id string) (*discordgo.Channel, error) {
+	if !snowflake.MatchString(id) {
+		return nil, &bot.NotVoiceChannelError{}
+	}
+	if c := stateChannel(s, guild, id); c != nil {
+		return c, nil
+	}
+	c, err := s.Channel(id, discordgo.WithContext(ctx))
+	switch {
+	case restCode(err) == discordgo.ErrCodeUnknownChannel || restStatus(err) == http.StatusNotFound ||
+		restStatus(err) == http.StatusForbidden:
+		return nil, &bot.NotVoiceChannelError{ChannelID: id}
+	case err != nil:
+		return nil, fmt.Errorf("discord: channel %s: %w", id, err)
+	case c == nil || c.GuildID != guild:
+		return nil, &bot.NotVoiceChannelError{ChannelID: id}
+	}
+	return c, nil
+}
+
+// stateChannel returns a copy of the guild's channel as the gateway told
+// it (GUILD_CREATE, CHANNEL_* events), nil when the state has none. The
+// guild's own list is searched: GUILD_CREATE's channels carry no guild_id.
+func stateChannel(s *discordgo.Session, guild, id string) *discordgo.Channel {
+	if s.State == nil {
+		return nil
+	}
+	g, err := s.State.Guild(guild)
+	if err != nil || g == nil {
+		return nil
+	}
+	s.State.RLock()
+	defer s.State.RUnlock()
+	for _, c := range g.Channels {
+		if c != nil && c.ID == id {
+			out := *c
+			return &out
+		}
+	}
+	return nil
 }
 
 // inChannelLocked returns the voice states in the guild's channel as the

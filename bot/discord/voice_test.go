@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -442,13 +443,36 @@ func TestVoice_Burst(t *testing.T) {
 	rec.none(t)
 }
 
+// dropCounter is an Observer that counts the drops by reason.
+type dropCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (d *dropCounter) CountDiscordVoiceDropped(reason string, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == nil {
+		d.n = map[string]int{}
+	}
+	d.n[reason] += n
+}
+
+func (d *dropCounter) counts() map[string]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return maps.Clone(d.n)
+}
+
 // TestVoiceQueue_Full checks that a full backlog drops an event, logged
-// and counted, after its short wait, the next at once, and that the
-// events queued before are handled in order; after stop, events are
-// dropped and counted.
+// and counted (and told to the Observer), after its short wait, the next
+// at once, and that the events queued before are handled in order; after
+// stop, events are dropped and counted.
 func TestVoiceQueue_Full(t *testing.T) {
 	t.Parallel()
 	q := newVoiceQueue(slog.New(slog.DiscardHandler))
+	obs := &dropCounter{}
+	q.obs = obs
 	q.slots = make(chan struct{}, 2)
 	q.fullWait = 0
 	release := make(chan struct{})
@@ -478,6 +502,9 @@ func TestVoiceQueue_Full(t *testing.T) {
 	if n := q.dropped.Load(); n != 2 {
 		t.Errorf("dropped %d, want 2", n)
 	}
+	if got := obs.counts(); !maps.Equal(got, map[string]int{"full": 2}) {
+		t.Errorf("Observer counted %v, want full: 2", got)
+	}
 	close(release)
 	ctx := timeout(t, 5*time.Second)
 	for range 2 {
@@ -492,9 +519,201 @@ func TestVoiceQueue_Full(t *testing.T) {
 	if n := q.dropped.Load(); n != 3 {
 		t.Errorf("dropped %d after stop, want 3", n)
 	}
+	if got := obs.counts(); !maps.Equal(got, map[string]int{"full": 2, "closing": 1}) {
+		t.Errorf("Observer counted %v after stop, want full: 2, closing: 1", got)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.Equal(ran, []int{1, 2}) {
 		t.Errorf("ran %v, want [1 2]", ran)
+	}
+}
+
+// TestVoice_AttendanceChannel checks that /attendance start and stop are
+// registered with a channel option Discord's picker limits to voice and
+// stage channels, and that a channel id typed or forged past the picker is
+// refused unless it is a voice or stage channel of the server: the text
+// channel, an unknown channel and what is not an id are refused with
+// their words, a voice channel is looked up.
+func TestVoice_AttendanceChannel(t *testing.T) {
+	t.Parallel()
+	fake := voiceFake(t)
+	rec := newVoiceRecorder()
+	startVoice(t, fake, rec, nil)
+	ctx := timeout(t, 15*time.Second)
+	cmds, err := fake.WaitCommands(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	voiceOnly := []discordgo.ChannelType{discordgo.ChannelTypeGuildVoice, discordgo.ChannelTypeGuildStageVoice}
+	for _, sub := range []string{"start", "stop"} {
+		opt := findOption(cmds, "attendance", sub, "channel")
+		if opt == nil {
+			t.Fatalf("registered /attendance %s has no channel option", sub)
+		}
+		if !slices.Equal(opt.ChannelTypes, voiceOnly) {
+			t.Errorf("/attendance %s channel: channel_types %v, want %v", sub, opt.ChannelTypes, voiceOnly)
+		}
+	}
+
+	for _, c := range []struct {
+		name, channel, want string
+	}{
+		{"TextChannel", discordtest.DefaultChannelID, "<#" + discordtest.DefaultChannelID + "> is not a voice or stage channel"},
+		{"UnknownChannel", "700000000000000099", "<#700000000000000099> is not a voice or stage channel"},
+		{"NotAnID", "lounge", "That channel is not a voice or stage channel"},
+		// A voice channel gets past the check: drop 4242 does not exist.
+		{"VoiceChannel", voiceChan, "There is no drop"},
+	} {
+		it := fake.Command(discordtest.Moderator, "/attendance start channel:"+c.channel+" drop:4242")
+		msg, err := it.WaitReply(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(msg.Content, c.want) || !msg.Ephemeral {
+			t.Errorf("%s: reply %q (ephemeral %v), want an ephemeral %q", c.name, msg.Content, msg.Ephemeral, c.want)
+		}
+	}
+}
+
+// findOption returns the option of a registered command's subcommand.
+func findOption(cmds []*discordgo.ApplicationCommand, group, sub, name string) *discordgo.ApplicationCommandOption {
+	for _, c := range cmds {
+		if c.Name != group {
+			continue
+		}
+		for _, s := range c.Options {
+			if s.Name != sub {
+				continue
+			}
+			for _, o := range s.Options {
+				if o.Name == name {
+					return o
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// movableClock is a clock the test moves.
+type movableClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *movableClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *movableClock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// TestVoice_Reconnect checks a gateway outage within one run, for a
+// session that resumes and for one that Discord invalidates: when the
+// gateway drops, everyone in voice is told to the sink as leaving then;
+// once it is back, Resume gets who is in voice now, so that the outage is
+// credited to nobody and a member who left meanwhile is not credited with
+// it.
+func TestVoice_Reconnect(t *testing.T) {
+	t.Parallel()
+	for _, resume := range []bool{false, true} {
+		t.Run(map[bool]string{false: "InvalidSession", true: "Resumed"}[resume], func(t *testing.T) {
+			t.Parallel()
+			fake := voiceFake(t)
+			for _, id := range []string{vCarol, vDave} {
+				if err := fake.PutVoice(id, discordtest.Voice{ChannelID: voiceChan}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock := &movableClock{now: voiceNow}
+			rec := newVoiceRecorder()
+			r := startOn(t, fake, plainBot(), Options{Voice: rec, VoiceClock: clock.Now}, nil)
+			// Should the test stop during the outage, the bot's held
+			// connection is let in first, so that it can close.
+			t.Cleanup(func() { fake.Reconnect(false) })
+			ctx := timeout(t, 15*time.Second)
+			carol := core.VoiceState{Member: member(vCarol, "Carol"), ChannelID: voiceChan, At: voiceNow}
+			dave := core.VoiceState{Member: member(vDave, "Dave"), ChannelID: voiceChan, At: voiceNow}
+			want := voiceCall{Kind: "resume", Place: guildPlace, States: []core.VoiceState{carol, dave}}
+			if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+				t.Fatalf("start-up Resume (-want +got):\n%s", diff)
+			}
+
+			// The gateway drops ten minutes in: Carol and Dave stop
+			// being counted then.
+			lost := voiceNow.Add(10 * time.Minute)
+			clock.set(lost)
+			fake.DropGateway()
+			for _, who := range []core.Member{member(vCarol, "Carol"), member(vDave, "Dave")} {
+				want := voiceCall{Kind: "observe", Place: guildPlace, State: core.VoiceState{Member: who, At: lost}}
+				if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+					t.Errorf("on losing the gateway (-want +got):\n%s", diff)
+				}
+			}
+
+			// While it is down, Carol leaves and Erin joins.
+			back := voiceNow.Add(40 * time.Minute)
+			if resume {
+				// Discord replays the events on resuming.
+				if err := fake.LeaveVoice(ctx, vCarol); err != nil {
+					t.Fatal(err)
+				}
+				if err := fake.JoinVoice(ctx, vErin, voiceChan); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := fake.PutVoice(vCarol, discordtest.Voice{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := fake.PutVoice(vErin, discordtest.Voice{ChannelID: voiceChan}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock.set(back)
+			fake.Reconnect(resume)
+			if resume {
+				// The replayed events are seen as the bot gets them;
+				// Carol's stretch closed when the gateway dropped.
+				for _, st := range []core.VoiceState{
+					{Member: member(vCarol, "Carol"), At: back},
+					{Member: member(vErin, "Erin"), ChannelID: voiceChan, At: back},
+				} {
+					want := voiceCall{Kind: "observe", Place: guildPlace, State: st}
+					if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+						t.Errorf("replayed event (-want +got):\n%s", diff)
+					}
+				}
+			}
+			want = voiceCall{Kind: "resume", Place: guildPlace, States: []core.VoiceState{
+				{Member: member(vDave, "Dave"), ChannelID: voiceChan, At: back},
+				{Member: member(vErin, "Erin"), ChannelID: voiceChan, At: back},
+			}}
+			if diff := cmp.Diff(want, rec.next(ctx, t)); diff != "" {
+				t.Errorf("Resume once the gateway is back (-want +got):\n%s", diff)
+			}
+			conns := fake.Connections()
+			if last := conns[len(conns)-1]; len(conns) != 2 || last.Resumed != resume || !last.Open {
+				t.Errorf("connections %+v, want a second one, open, resumed %v", conns, resume)
+			}
+
+			// Voice is followed on the new connection, and the adapter's
+			// own closing is no outage.
+			if err := fake.JoinVoice(ctx, vCarol, stageChan); err != nil {
+				t.Fatal(err)
+			}
+			if c := rec.next(ctx, t); c.Kind != "observe" || c.State.Member.ExternalID != vCarol || c.State.ChannelID != stageChan {
+				t.Errorf("after reconnecting: %+v, want Carol's join", c)
+			}
+			if err := r.stop(); err != nil {
+				t.Fatal(err)
+			}
+			rec.none(t)
+		})
 	}
 }

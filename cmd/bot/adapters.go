@@ -33,7 +33,7 @@ func (m *Main) openAdapters() error {
 		dc, err := discord.New(discord.Options{
 			Token: c.DiscordToken, GuildID: c.DiscordGuildID, APIURL: c.DiscordAPIURL,
 			ShardID: c.DiscordShardID, ShardCount: c.DiscordShardCount, Logger: m.Logger,
-			Voice: voice, Summaries: m.postSummaries, VoiceClock: m.now,
+			Voice: voice, Summaries: m.postSummaries, VoiceClock: m.now, Observer: m.Metrics,
 		})
 		if err != nil {
 			return err

@@ -29,6 +29,11 @@ type Connection struct {
 	Open bool
 	// CloseCode is the close code the client sent, 0 if it sent none.
 	CloseCode int
+	// Resumed is true for a connection that resumed a session (op 6)
+	// rather than identifying.
+	Resumed bool
+	// SessionID is the gateway session's id, as READY gave it.
+	SessionID string
 	At        time.Time
 }
 
@@ -94,6 +99,9 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
+	if !s.held() {
+		return
+	}
 	c := &conn{ws: ws}
 	if err := s.handshake(c); err != nil {
 		return
@@ -112,13 +120,24 @@ func (s *Server) handshake(c *conn) error {
 	var p struct {
 		Op int `json:"op"`
 		D  struct {
-			Token   string           `json:"token"`
-			Intents discordgo.Intent `json:"intents"`
-			Shard   *[2]int          `json:"shard"`
+			Token     string           `json:"token"`
+			Intents   discordgo.Intent `json:"intents"`
+			Shard     *[2]int          `json:"shard"`
+			SessionID string           `json:"session_id"`
 		} `json:"d"`
 	}
 	if err := c.ws.ReadJSON(&p); err != nil {
 		return err
+	}
+	if p.Op == 6 {
+		resumed, err := s.resume(c, p.D.Token, p.D.SessionID)
+		if resumed || err != nil {
+			return err
+		}
+		// Invalid Session: the client identifies again.
+		if err := c.ws.ReadJSON(&p); err != nil {
+			return err
+		}
 	}
 	_ = c.ws.SetReadDeadline(time.Time{})
 	if p.Op != 2 {
@@ -131,8 +150,16 @@ func (s *Server) handshake(c *conn) error {
 	if p.D.Shard != nil {
 		shard = *p.D.Shard
 	}
-	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, At: s.now()}
-	if err := c.send(0, "READY", s.ready(shard)); err != nil {
+	session := "session-" + s.newID()
+	c.info = Connection{Token: p.D.Token, Intents: p.D.Intents, Shard: shard, Open: true, SessionID: session, At: s.now()}
+	s.mu.Lock()
+	if s.sessions == nil {
+		s.sessions = map[string]Connection{}
+	}
+	s.sessions[session] = c.info
+	s.endOutageLocked() // a new session: the events of the outage are not replayed
+	s.mu.Unlock()
+	if err := c.send(0, "READY", s.ready(shard, session)); err != nil {
 		return err
 	}
 	if s.onShard(s.opts.GuildID, shard) {
@@ -155,14 +182,14 @@ func (c *conn) refuse(code int, reason string) error {
 	return errors.New(reason)
 }
 
-func (s *Server) ready(shard [2]int) map[string]any {
+func (s *Server) ready(shard [2]int, session string) map[string]any {
 	var guilds []map[string]any
 	if s.onShard(s.opts.GuildID, shard) {
 		guilds = append(guilds, map[string]any{"id": s.opts.GuildID, "unavailable": true})
 	}
 	return map[string]any{
 		"v":           10,
-		"session_id":  "session-" + s.newID(),
+		"session_id":  session,
 		"user":        map[string]any{"id": s.opts.AppID, "username": "poapbot", "bot": true},
 		"application": map[string]any{"id": s.opts.AppID, "flags": 0},
 		"guilds":      guilds,
@@ -260,8 +287,12 @@ func (s *Server) WaitClosed(ctx context.Context) error {
 }
 
 // Dispatch sends any gateway event (GUILD_MEMBER_ADD, ...) with its data
-// to the connection of the test guild's shard.
+// to the connection of the test guild's shard. During an outage
+// (DropGateway) it keeps the event for a resumed session and returns.
 func (s *Server) Dispatch(ctx context.Context, event string, data any) error {
+	if s.missed(event, data) {
+		return nil
+	}
 	c, err := s.connFor(ctx, s.opts.GuildID)
 	if err != nil {
 		return err

@@ -35,7 +35,10 @@
 // attachment option resolves to by name, served at a signed attachment URL
 // on the fake's origin (ex, is and hm query parameters, as Discord's CDN
 // links carry; 404 when the signature is wrong or the file was removed,
-// RemoveFile). Voice (voice.go): AddVoiceChannel (voice or stage),
+// RemoveFile). Outages (reconnect.go): DropGateway drops the gateway
+// connection as a network failure would, and Reconnect lets the bot back,
+// resuming its session (the events of the outage replayed, then RESUMED)
+// or not (Invalid Session, then READY and GUILD_CREATE). Voice (voice.go): AddVoiceChannel (voice or stage),
 // SetVoice, JoinVoice and LeaveVoice (VOICE_STATE_UPDATE), PutVoice (the
 // voice_states of GUILD_CREATE), AddBot, scheduled events
 // (AddScheduledEvent, SetScheduledEventStatus, DeleteScheduledEvent: their
@@ -149,6 +152,8 @@ type Server struct {
 	limits       roleLimits                   // knobs of role changes
 	files        fileState                    // files members attach
 	voice        voiceWorld                   // voice and stage channels, voice states, scheduled events
+	sessions     map[string]Connection        // gateway sessions by id, for Resume
+	outage       *outage                      // set from DropGateway until the bot is back
 }
 
 // NewServer starts a fake Discord on loopback and closes it when the test
@@ -222,6 +227,9 @@ func (s *Server) Close() {
 	}
 	s.closed = true
 	conns := append([]*conn(nil), s.conns...)
+	if s.outage != nil {
+		s.outage.release() // a held connection ends
+	}
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.close()

@@ -223,7 +223,8 @@ func (s *Server) VoiceStates() []discordgo.VoiceState {
 }
 
 // guildCreateVoiceLocked returns GUILD_CREATE's channels (the text channel
-// DefaultChannelID and the voice and stage channels), voice_states,
+// DefaultChannelID and the voice and stage channels, without guild_id as
+// Discord sends them there), voice_states,
 // guild_scheduled_events and members: as Discord sends a large guild's,
 // or any guild's without the presences intent, the bot and the members in
 // voice; s.mu must be held.
@@ -234,8 +235,9 @@ func (s *Server) guildCreateVoiceLocked() (channels, states, events, members []a
 			members = append(members, memberCopy(m))
 		}
 	}
-	channels = []any{map[string]any{"id": DefaultChannelID, "type": 0, "name": "general", "guild_id": s.opts.GuildID}}
+	channels = []any{map[string]any{"id": DefaultChannelID, "type": 0, "name": "general"}}
 	for _, c := range s.voice.channels {
+		c.GuildID = "" // GUILD_CREATE's channels have no guild_id
 		channels = append(channels, c)
 	}
 	states = []any{}
