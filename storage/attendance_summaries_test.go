@@ -15,7 +15,9 @@ func closeSession(t *testing.T, db *DB, id int64, at int, reason core.StopReason
 	t.Helper()
 	_, _, err := db.CloseAttendanceSession(t.Context(), id, minute(at), reason,
 		func(core.AttendanceSession) time.Duration { return 30 * time.Minute },
-		func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult { return results })
+		func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult {
+			return results
+		})
 	if err != nil {
 		t.Fatalf("CloseAttendanceSession(%d) = %v", id, err)
 	}
