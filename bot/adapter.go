@@ -66,8 +66,14 @@ type Adapter interface {
 }
 
 // PostEditor keeps published posts (Reply.Post) up to date, for
-// Bot.PostUpdates and Bot.Notices.
+// Bot.PostUpdates and Bot.Notices, and publishes the posts the bot makes
+// by itself.
 type PostEditor interface {
+	// Publish sends p, outside any command, to ref's channel in ref's
+	// place (p.Channel is ignored), and returns where it is, Message
+	// set. The caller records it with Bot.Posted; p's command buttons
+	// must be sealed (Bot.SealPost).
+	Publish(ctx context.Context, ref PostRef, p Post) (PostRef, error)
 	// EditPost brings the post to p.
 	EditPost(ctx context.Context, ref PostRef, p Post) error
 	// Notify posts a notice in the channel of the post.

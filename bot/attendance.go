@@ -21,10 +21,10 @@ const ConsoleVoiceChannel = "voice"
 // gives none.
 const DefaultAttendanceMinimum = "10m"
 
-// attendanceStopTimeout bounds /attendance stop, which mints to the
-// eligible members of a delivery:mint drop; those not minted in time
-// claim with the button.
-const attendanceStopTimeout = 5 * time.Minute
+// AttendanceStopTimeout bounds the stop of a session, /attendance stop's
+// or one that stopped by itself, which mints to the eligible members of a
+// delivery:mint drop; those not minted in time claim with the button.
+const AttendanceStopTimeout = 5 * time.Minute
 
 // attendancePageSize is how many members a page of /attendance list shows.
 const attendancePageSize = 20
@@ -88,7 +88,7 @@ func (b *Bot) attendanceCommands() []*Command {
 		{Name: "attendance stop", Description: "Stop counting and post the summary with a Claim button", Access: ManageEvents, AnswerInGroup: true,
 			// With delivery:mint the stop mints to every eligible member
 			// with a verified wallet, one after another.
-			Timeout: attendanceStopTimeout, Handler: b.attendanceStop,
+			Timeout: AttendanceStopTimeout, Handler: b.attendanceStop,
 			Options: []Option{{Name: "channel", Type: ChannelOption, ChannelTypes: voiceChannelTypes, Description: "the channel counted (needed when several are)"}}},
 		{Name: "attendance list", Description: "A session's members and their minutes", Access: ManageEvents, Handler: b.attendanceList,
 			Options: []Option{session, {Name: "page", Type: IntegerOption, Hidden: true, Description: "page number"}}},
@@ -207,8 +207,10 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 		// existed: read it again.
 		var stopped *core.AttendanceSummary
 		if sess, stopped = b.recheckEvent(ctx, req, sess); stopped != nil {
+			// The reply posts the summary: it is owed no more.
+			b.summaryTold(ctx, stopped.Session.ID)
 			minted := b.MintAttendees(ctx, *stopped)
-			post, err := b.AttendancePost(ctx, *stopped)
+			post, err := b.AttendancePost(ctx, *stopped, minted)
 			if err != nil {
 				return Reply{}, err
 			}
@@ -298,8 +300,9 @@ func (b *Bot) attendanceStop(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	b.summaryTold(ctx, sum.Session.ID)
 	minted := b.MintAttendees(ctx, sum)
-	post, err := b.AttendancePost(ctx, sum)
+	post, err := b.AttendancePost(ctx, sum, minted)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -336,21 +339,6 @@ func (b *Bot) MintAttendees(ctx context.Context, sum core.AttendanceSummary) str
 		text += ": they claim with the button."
 	}
 	return text
-}
-
-// AttendancePost is the summary of a stopped session as a claim message
-// for its drop, in the channel the session was started in: the summary,
-// then the count of links left and a Claim button, as /distribute posts
-// (its count follows the claims).
-func (b *Bot) AttendancePost(ctx context.Context, sum core.AttendanceSummary) (Post, error) {
-	place := sum.Place
-	place.ID = 0
-	dist, err := b.drops.DropInfo(ctx, place, sum.Session.EventID)
-	if err != nil {
-		return Post{}, err
-	}
-	intro := SummaryText(sum) + "\n" + defaultIntro(dist.Drop)
-	return claimPost(sum.Session.SummaryChannelID, intro, dist.Drop, dist.Stock), nil
 }
 
 // SummaryText words a stopped session: how many attended, how many met

@@ -111,7 +111,7 @@ func (c *Console) runLine(ctx context.Context, b *bot.Bot, line string) bool {
 		return true
 	}
 	req := &bot.Request{
-		Place: core.Place{Platform: core.Console, ExternalID: "console", Name: "console"},
+		Place: Place(),
 		Chat:  bot.Chat{Private: true, Channel: "console"},
 		Caps:  capabilities,
 		Caller: bot.Caller{

@@ -14,24 +14,47 @@ import (
 // and where a post without a channel goes.
 const place = "console"
 
+// Place is the console's one place, where its commands run.
+func Place() core.Place { return core.Place{Platform: core.Console, ExternalID: place, Name: place} }
+
 // publish prints a reply's post (/distribute's claim message) as the
 // channel would show it, its command buttons with the line to type, and
 // reports it with Bot.Posted so that its count of links left is kept up to
 // date (EditPost prints each change). The post is printed whole, in one
 // write.
 func (c *Console) publish(ctx context.Context, b *bot.Bot, p bot.Post) {
-	ref := bot.PostRef{Platform: core.Console, Place: place, Channel: place, Message: "post-" + rand.Text()}
+	ref := bot.PostRef{Platform: core.Console, Place: place, Channel: place}
 	if ch := strings.TrimSpace(p.Channel); ch != "" {
 		ref.Channel = ch
 	}
-	var s strings.Builder
-	fmt.Fprintf(&s, "--- posted %s ---\n%s\n", channelWords(ref.Channel), bot.PlainText(p.Text))
-	writeButtons(&s, p.Buttons)
+	ref, s := c.renderPost(ref, p)
 	if err := b.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
 		s.WriteString("  (Its count of links left will not follow the claims: it could not be recorded.)\n")
 	}
 	s.WriteString("---\n")
 	c.printf("%s", s.String())
+}
+
+// Publish prints a post the bot makes by itself (a session's summary) as
+// publish does, and returns where it is; the caller records it.
+func (c *Console) Publish(_ context.Context, ref bot.PostRef, p bot.Post) (bot.PostRef, error) {
+	if strings.TrimSpace(ref.Channel) == "" {
+		ref.Channel = place
+	}
+	ref, s := c.renderPost(ref, p)
+	s.WriteString("---\n")
+	c.printf("%s", s.String())
+	return ref, nil
+}
+
+// renderPost names the post's message in ref and writes the post as the
+// channel would show it, its command buttons with the line to type.
+func (c *Console) renderPost(ref bot.PostRef, p bot.Post) (bot.PostRef, *strings.Builder) {
+	ref.Message = "post-" + rand.Text()
+	var s strings.Builder
+	fmt.Fprintf(&s, "--- posted %s ---\n%s\n", channelWords(ref.Channel), bot.PlainText(p.Text))
+	writeButtons(&s, p.Buttons)
+	return ref, &s
 }
 
 // EditPost prints the change of a post published from the console, one

@@ -39,24 +39,50 @@ func (a *Adapter) publish(ctx context.Context, s *discordgo.Session, i *discordg
 	if channel == "" {
 		channel = i.ChannelID
 	}
-	m := a.renderPost(p)
-	send := &discordgo.MessageSend{Content: m.content, Embeds: m.embeds, Components: m.components, AllowedMentions: noMentions()}
-	var msg *discordgo.Message
+	var ref bot.PostRef
 	err := a.call(ctx, i, "publish post", func(o ...discordgo.RequestOption) (err error) {
-		msg, err = s.ChannelMessageSendComplex(channel, send, o...)
+		ref, err = a.sendPost(s, bot.PostRef{Platform: core.Discord, Place: i.GuildID, Channel: channel}, p, o...)
 		return err
 	})
 	if err != nil {
 		return postFailure(err, channel)
 	}
-	ref := bot.PostRef{Platform: core.Discord, Place: i.GuildID, Channel: msg.ChannelID, Message: msg.ID}
-	if ref.Channel == "" {
-		ref.Channel = channel
-	}
 	if err := a.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
 		a.log.Warn("published post not recorded; it will not be updated", "channel", ref.Channel, "message", ref.Message, "subject", p.Subject, "err", err)
 	}
 	return ""
+}
+
+// Publish sends the post to ref's channel outside any interaction (a
+// session's summary the bot posts by itself) and returns where it is. It
+// returns Discord's error.
+// See https://discord.com/developers/docs/resources/message#create-message.
+func (a *Adapter) Publish(ctx context.Context, ref bot.PostRef, p bot.Post) (bot.PostRef, error) {
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	ref.Channel = channelID(ref.Channel)
+	out, err := a.sendPost(a.session, ref, p, discordgo.WithContext(ctx))
+	if err != nil {
+		return bot.PostRef{}, fmt.Errorf("discord: publish post in %s: %w", ref.Channel, err)
+	}
+	return out, nil
+}
+
+// sendPost sends the post, rendered, to ref's channel, and returns ref
+// with the message's ids: the one way a post goes out, for a command's
+// reply (publish) and for the bot's own (Publish).
+func (a *Adapter) sendPost(s *discordgo.Session, ref bot.PostRef, p bot.Post, o ...discordgo.RequestOption) (bot.PostRef, error) {
+	m := a.renderPost(p)
+	send := &discordgo.MessageSend{Content: m.content, Embeds: m.embeds, Components: m.components, AllowedMentions: noMentions()}
+	msg, err := s.ChannelMessageSendComplex(ref.Channel, send, o...)
+	if err != nil {
+		return bot.PostRef{}, err
+	}
+	ref.Message = msg.ID
+	if msg.ChannelID != "" {
+		ref.Channel = msg.ChannelID
+	}
+	return ref, nil
 }
 
 // EditPost replaces a published post's text, image and buttons with p's

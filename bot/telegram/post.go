@@ -50,23 +50,45 @@ func (a *Adapter) publish(ctx context.Context, o origin, p bot.Post) error {
 		chatID = id
 	}
 	ref := bot.PostRef{Platform: core.Telegram, Place: strconv.FormatInt(o.chat.ID, 10), Channel: strconv.FormatInt(chatID, 10)}
-	params, method, err := a.postParams(ref, p)
+	ref, err := a.sendPost(ctx, ref, p)
 	if err != nil {
 		return err
 	}
+	if err := a.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
+		a.log.Warn("published post not recorded; it will not be updated", "chat_id", chatID, "message_id", ref.Message, "subject", p.Subject, "err", err)
+	}
+	return nil
+}
+
+// Publish sends the post to ref's chat outside any update (a summary the
+// bot posts by itself), in its turn under the flood limits as a notice,
+// and returns where it is. It returns errBadChat for a channel that is
+// not a chat id, or the Bot API's error.
+func (a *Adapter) Publish(ctx context.Context, ref bot.PostRef, p bot.Post) (bot.PostRef, error) {
+	ctx, cancel := context.WithTimeout(withPriority(ctx, prioNotice), a.opts.QueueWait+editTimeout)
+	defer cancel()
+	ref.Channel = strings.TrimSpace(ref.Channel)
+	return a.sendPost(ctx, ref, p)
+}
+
+// sendPost sends the post, rendered, to ref's chat and returns ref with
+// the message's id: the one way a post goes out, for a command's reply
+// (publish) and for the bot's own (Publish).
+func (a *Adapter) sendPost(ctx context.Context, ref bot.PostRef, p bot.Post) (bot.PostRef, error) {
+	params, method, err := a.postParams(ref, p)
+	if err != nil {
+		return bot.PostRef{}, err
+	}
 	resp, err := a.makeRequest(ctx, method, params)
 	if err != nil {
-		return fmt.Errorf("telegram: publish post: %w", err)
+		return bot.PostRef{}, fmt.Errorf("telegram: publish post: %w", err)
 	}
 	var m tgbotapi.Message
 	if err := json.Unmarshal(resp.Result, &m); err != nil {
-		return fmt.Errorf("telegram: publish post: %w", err)
+		return bot.PostRef{}, fmt.Errorf("telegram: publish post: %w", err)
 	}
 	ref.Message = strconv.Itoa(m.MessageID)
-	if err := a.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
-		a.log.Warn("published post not recorded; it will not be updated", "chat_id", chatID, "message_id", m.MessageID, "subject", p.Subject, "err", err)
-	}
-	return nil
+	return ref, nil
 }
 
 // EditPost replaces a published post's text (editMessageText) or, for a

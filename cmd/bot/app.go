@@ -120,11 +120,14 @@ type Main struct {
 	moments    *core.MomentService
 	attendance *core.AttendanceService
 	console    *console.Console
+	// summaries are the summaries of sessions that stopped by themselves,
+	// waiting for tellSummaries.
+	summaries *summaryQueue
 }
 
 // NewMain returns a Main with the default configuration.
 func NewMain() *Main {
-	return &Main{Logger: slog.New(slog.DiscardHandler), started: make(chan struct{})}
+	return &Main{Logger: slog.New(slog.DiscardHandler), started: make(chan struct{}), summaries: newSummaryQueue()}
 }
 
 // Started is closed once Run has opened everything and serves.
@@ -153,6 +156,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Logger.Info("bot started", "version", version, "http", m.Web.Addr(), "metrics", metricsAddr,
 		"database", m.DB.Dialect(), "sandbox", m.Sandbox)
 
+	m.resumeConsole(ctx)
 	err := m.runAdapters(ctx)
 	cancel()
 	waitCtx, waitCancel := context.WithTimeout(context.Background(), shutdownGrace)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,10 @@ type voiceSeen struct {
 	handled int
 	resumed int
 	changed chan struct{}
+	// loseStops, when set, drops the summaries of the sessions that
+	// scheduled events stop, as a process that died right after the stop
+	// would.
+	loseStops atomic.Bool
 }
 
 func newVoiceSeen() *voiceSeen { return &voiceSeen{changed: make(chan struct{})} }
@@ -67,7 +72,11 @@ func (v *voiceSeen) Resume(ctx context.Context, p core.Place, current []core.Voi
 
 func (v *voiceSeen) EventChanged(ctx context.Context, p core.Place, ev core.ScheduledEvent, current []core.VoiceState) (core.EventChange, error) {
 	defer v.done(false)
-	return v.VoiceSink.EventChanged(ctx, p, ev, current)
+	change, err := v.VoiceSink.EventChanged(ctx, p, ev, current)
+	if v.loseStops.Load() {
+		change.Stopped = nil
+	}
+	return change, err
 }
 
 func (v *voiceSeen) MemberLeft(ctx context.Context, p core.Place, m core.Member, at time.Time) error {
@@ -216,6 +225,16 @@ func (r *voiceRig) posted(wants ...string) discordtest.ChannelMessage {
 	return msg
 }
 
+// claimButton returns the custom id of the post's Claim button.
+func (r *voiceRig) claimButton(post discordtest.ChannelMessage) string {
+	r.t.Helper()
+	b, ok := post.Button("Claim")
+	if !ok {
+		r.t.Fatalf("the summary has no Claim button: %+v", post)
+	}
+	return b.CustomID
+}
+
 // voiceUser is a member of the test guild.
 func (r *voiceRig) member(id, name string) discordtest.User {
 	r.srv.AddMember(id, name)
@@ -336,10 +355,11 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 
 			r.clock.Add(2 * time.Hour) // 20:10, past the session's hour
 			r.start()
-			r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
+			post := r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
 				"The bot was down for 50 minutes of it", "It reached its maximum length.",
 				"Minted straight to the verified wallets of 1 member.", "Not minted to 1 eligible without a verified wallet",
-				fmt.Sprintf("claim with `/claim %d`", drop))
+				"Press Claim to get your POAP.")
+			claim := r.claimButton(post)
 			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 1 {
 				t.Errorf("%d mints at the first start, want 1", n)
 			}
@@ -353,18 +373,13 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
 				t.Errorf("%d mints at the second start, want none", n)
 			}
-			summaries := 0
-			for _, m := range r.srv.ChannelMessages(discordtest.DefaultChannelID) {
-				if strings.Contains(m.Content, "Attendance of") {
-					summaries++
-				}
-			}
-			if summaries != 1 {
+			if summaries := r.summaries(); summaries != 1 {
 				t.Errorf("%d summaries in the channel, want 1", summaries)
 			}
 			r.says(ada, claimLine, "was minted to")
-			// bob, eligible, has no wallet yet: the claim asks for one.
-			r.says(bob, claimLine, "is minted straight to your wallet. Link one first")
+			// bob, eligible, has no wallet yet: the summary's Claim button
+			// asks for one.
+			discordReply(ctx, t, r.srv.Press(bob, claim), containing("is minted straight to your wallet. Link one first"))
 		})
 	}
 }
@@ -428,16 +443,19 @@ func TestAttendance_DiscordScheduledEvent(t *testing.T) {
 			r.says(mod, "/attendance list session:"+sess[1], "(open)", "ada: 35 minutes ✓", "cy: 25 minutes")
 
 			r.voice(status(call.ID, discordgo.GuildScheduledEventStatusCompleted))
-			// A summary the bot posts by itself says how to claim (Main
-			// posts notices: no button).
+			// The summary the bot posts by itself is a claim message, as
+			// /attendance stop's: its Claim button works, and its count
+			// follows the claims.
 			post := r.posted("**Attendance of Community call**", "2 members attended, 1 met the minimum of 30 minutes", "It lasted 35 minutes",
-				"Its scheduled event ended.", fmt.Sprintf("claim with `/claim %d`", drop))
+				"Its scheduled event ended.", "Press Claim to get your POAP.", "**50** of 55 links left")
 			if post.ChannelID != discordtest.DefaultChannelID {
 				t.Errorf("the summary is in channel %s, want %s where the command ran", post.ChannelID, discordtest.DefaultChannelID)
 			}
+			claim := r.claimButton(post)
 			r.says(mod, "/attendance list session:"+sess[1], "(closed)", "ada: 35 minutes ✓", "cy: 25 minutes")
-			r.says(ada, claimLine, "/mint/")
-			r.says(cy, claimLine, "You were not counted in the attendance of Community call: 25 of 30 minutes")
+			discordReply(ctx, t, r.srv.Press(ada, claim), containing("/mint/"))
+			discordReply(ctx, t, r.srv.Press(cy, claim), containing("You were not counted in the attendance of Community call: 25 of 30 minutes"))
+			r.posted("**Attendance of Community call**", "**49** of 55 links left")
 
 			// The second event starts, bob attends, and the event is
 			// deleted: its session stops.
@@ -446,6 +464,69 @@ func TestAttendance_DiscordScheduledEvent(t *testing.T) {
 			r.voice(func() error { return r.srv.DeleteScheduledEvent(ctx, talk.ID) })
 			r.posted("**Attendance of Lobby**", "1 member attended, 1 met the minimum of 5 minutes", "It lasted 10 minutes",
 				"Its scheduled event was cancelled.")
+		})
+	}
+}
+
+// summaries counts the summaries posted in the test channel.
+func (r *voiceRig) summaries() int {
+	n := 0
+	for _, m := range r.srv.ChannelMessages(discordtest.DefaultChannelID) {
+		if strings.Contains(m.Content, "Attendance of") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAttendance_DiscordSummaryOwed: the process that stopped a session
+// (its scheduled event completed) dies before telling its summary. The
+// next start, a minute later, tells it as a claim message whose button
+// works; the start after that tells nothing more.
+func TestAttendance_DiscordSummaryOwed(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada := r.member("410000000000000001", "ada")
+			addDiscordDrop(ctx, t, r.srv)
+			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := func(s discordgo.GuildScheduledEventStatus) func() error {
+				return func() error { return r.srv.SetScheduledEventStatus(ctx, call.ID, s) }
+			}
+			r.voice(r.join(ada, callChannel))
+			r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:10m", call.ID, drop), "starts counting when the event starts")
+			r.voice(status(discordgo.GuildScheduledEventStatusActive))
+			r.clock.Add(20 * time.Minute) // 18:20
+			r.seen.loseStops.Store(true)
+			r.voice(status(discordgo.GuildScheduledEventStatusCompleted))
+			r.says(mod, "/attendance list", "(closed)", "ada: 20 minutes ✓")
+			r.stop()
+			if n := r.summaries(); n != 0 {
+				t.Fatalf("%d summaries posted by the process that lost them, want none", n)
+			}
+
+			r.clock.Add(time.Minute) // 18:21
+			r.start()
+			post := r.posted("**Attendance of Community call**", "1 member attended, 1 met the minimum of 10 minutes",
+				"It lasted 20 minutes", "Its scheduled event ended.", "Press Claim to get your POAP.")
+			discordReply(ctx, t, r.srv.Press(ada, r.claimButton(post)), containing("/mint/"))
+			r.stop()
+
+			r.clock.Add(time.Minute) // 18:22
+			r.start()
+			if owed, err := r.s.m.attendance.OwedSummaries(ctx); err != nil || len(owed) != 0 {
+				t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
+			}
+			r.stop()
+			if n := r.summaries(); n != 1 {
+				t.Errorf("%d summaries in the channel, want 1", n)
+			}
 		})
 	}
 }

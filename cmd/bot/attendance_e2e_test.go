@@ -18,7 +18,7 @@ import (
 // a Claim button; the member who stayed claims, the one who left early is
 // refused with their minutes, a member who never joined too. Then a
 // session left open past ATTENDANCE_MAX_LENGTH stops by itself in the
-// background, its summary told in the channel.
+// background, its summary posted in the channel with a Claim button.
 func TestAttendance_Console(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
@@ -45,8 +45,8 @@ func TestAttendance_Console(t *testing.T) {
 			step(fmt.Sprintf("/as console\n/attendance start stage %d 50%%", drop), "Counting who attends stage", "stops by itself after 2 hours")
 			step("/attendance join ada stage", "ada is in voice channel stage")
 			clock.Add(3 * time.Hour)
-			step("", "[notice here] Attendance of stage (session 2): 1 member attended, 1 met the minimum of 50% of the session. It lasted 120 minutes.",
-				fmt.Sprintf("claim with /claim %d", drop))
+			step("", "--- posted here ---\nAttendance of stage (session 2): 1 member attended, 1 met the minimum of 50% of the session. "+
+				"It lasted 120 minutes. It reached its maximum length.", fmt.Sprintf("[Claim] type: /claim %d", drop))
 		})
 	}
 }
@@ -69,6 +69,45 @@ func TestAttendance_ConsoleMint(t *testing.T) {
 			step("/attendance stop", "2 members attended, 2 met the minimum", "Minted straight to the verified wallets of 1 member.",
 				"Not minted to 1 eligible without a verified wallet: they claim with the button.", "--- posted here ---")
 			step(fmt.Sprintf("/as ada\n/claim %d", drop), "You have it already", "was minted to "+sandbox.DemoWallet2)
+		})
+	}
+}
+
+// TestAttendance_ConsoleRestart rehearses a session across a restart of
+// the console, which keeps no voice state: the next start resumes the
+// session with nobody present, so the 15 minutes the console was down are
+// credited to nobody (ada, who was in, gets her 20 minutes before and the
+// 10 after she joins again), and the summary says how long that was.
+func TestAttendance_ConsoleRestart(t *testing.T) {
+	for name, dbURL := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			clock := coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))
+			start := func() *session {
+				return startMainTuned(t, map[string]string{"DATABASE_URL": dbURL}, true, func(m *Main) { m.Clock = clock })
+			}
+			s := start()
+			step := consoleStep(t, s)
+			drop := sandbox.DemoLinksDropID
+			step(fmt.Sprintf("/drop add %d %s delivery:link", drop, sandbox.DemoEditCode), "is set up here")
+			step(fmt.Sprintf("/attendance start voice %d 25m", drop), "Counting who attends voice")
+			step("/attendance join ada\n/attendance join bob", "bob is in voice channel")
+			clock.Add(20 * time.Minute) // 18:20
+			s.stop()
+			if err := s.wait(); err != nil {
+				t.Fatal(err)
+			}
+			s.m.Close()
+
+			clock.Add(15 * time.Minute) // 18:35
+			s = start()
+			step = consoleStep(t, s)
+			step("/attendance list", "2 members", "ada: 20 minutes", "bob: 20 minutes")
+			step("/attendance join ada", "ada is in voice channel")
+			clock.Add(10 * time.Minute) // 18:45
+			step("/attendance stop", "--- posted here ---", "2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
+				"The bot was down for 15 minutes of it, credited to nobody.")
+			step(fmt.Sprintf("/as ada\n/claim %d", drop), "Here is your mint link")
+			step(fmt.Sprintf("/as bob\n/claim %d", drop), "20 of 25 minutes")
 		})
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/poapbot/poapbot/bot"
@@ -65,6 +64,9 @@ func (m *Main) background(ctx context.Context) {
 	if attendanceEvery <= 0 {
 		attendanceEvery = core.AttendanceHeartbeatEvery
 	}
+	telling := make(chan struct{})
+	go func() { m.tellSummaries(ctx); close(telling) }()
+	defer func() { <-telling }()
 	attending := make(chan struct{})
 	go func() { every(ctx, attendanceEvery, m.attendanceTurn); m.lastHeartbeat(); close(attending) }()
 	defer func() { <-attending }()
@@ -83,9 +85,10 @@ func (m *Main) background(ctx context.Context) {
 
 // attendanceTurn stamps the open attendance sessions this process follows
 // (so that a restart's downtime is not credited), and stops those that
-// reached their maximum length, telling each one's summary in the channel
-// it was started in. Each stop is handed out once across replicas (the
-// store's conditional close), so a summary is told once.
+// reached their maximum length, handing each one's summary to
+// tellSummaries, which also looks again for summaries still owed. Each
+// stop is handed out once across replicas (the store's conditional
+// close), and each summary told once (core.AttendanceService.ClaimSummary).
 func (m *Main) attendanceTurn(ctx context.Context) {
 	if err := m.attendance.Heartbeat(ctx, m.now()); err != nil && ctx.Err() == nil {
 		m.Logger.Warn("attendance heartbeat failed", "err", err)
@@ -95,6 +98,7 @@ func (m *Main) attendanceTurn(ctx context.Context) {
 		m.Logger.Warn("stopping expired attendance failed", "err", err)
 	}
 	m.postSummaries(ctx, stopped)
+	m.summaries.lookAgain()
 }
 
 // lastHeartbeat stamps the open sessions this process follows once more
@@ -114,41 +118,6 @@ func (m *Main) now() time.Time {
 		return m.Clock.Now()
 	}
 	return time.Now()
-}
-
-// postSummaries tells the summaries of sessions that stopped by
-// themselves (maximum length, their scheduled event's end, a restart past
-// their length) in the channel each was started in, after minting a
-// delivery:mint drop to the eligible members; the others claim with
-// /claim. The background loop and the Discord adapter (Resume,
-// scheduled events) call it.
-func (m *Main) postSummaries(ctx context.Context, sums []core.AttendanceSummary) {
-	for _, sum := range sums {
-		nt := m.adapters.Editor(sum.Place.Platform)
-		if nt == nil || sum.Session.SummaryChannelID == "" {
-			m.Logger.Warn("attendance summary not posted: no channel", "session", sum.Session.ID, "platform", sum.Place.Platform)
-			continue
-		}
-		ref := bot.PostRef{Platform: sum.Place.Platform, Place: sum.Place.ExternalID, Channel: sum.Session.SummaryChannelID}
-		text := bot.SummaryText(sum) + stopText(sum.Session.StopReason) + m.Bot.MintAttendees(ctx, sum) +
-			fmt.Sprintf(" Members who met the minimum claim with `/claim %d`.", sum.Session.EventID)
-		if err := nt.Notify(ctx, ref, text); err != nil && ctx.Err() == nil {
-			m.Logger.Warn("posting an attendance summary failed", "session", sum.Session.ID, "err", err)
-		}
-	}
-}
-
-// stopText says why a session stopped by itself.
-func stopText(r core.StopReason) string {
-	switch r {
-	case core.StopEventCompleted:
-		return " Its scheduled event ended."
-	case core.StopEventCanceled:
-		return " Its scheduled event was cancelled."
-	case core.StopAtMaxLength:
-		return " It reached its maximum length."
-	}
-	return ""
 }
 
 // resumeInterval is how often posts of Moments that a stop interrupted are

@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/poapbot/poapbot/core"
+)
+
+// closeSession closes the session at minute at for reason, with results.
+func closeSession(t *testing.T, db *DB, id int64, at int, reason core.StopReason, results ...core.AttendanceResult) {
+	t.Helper()
+	_, _, err := db.CloseAttendanceSession(t.Context(), id, minute(at), reason,
+		func(core.AttendanceSession) time.Duration { return 30 * time.Minute },
+		func(core.AttendanceSession, []core.AttendanceInterval, map[int64]bool) []core.AttendanceResult {
+			return results
+		})
+	if err != nil {
+		t.Fatalf("CloseAttendanceSession(%d) = %v", id, err)
+	}
+}
+
+// owed lists the ids of the summaries owed.
+func owed(t *testing.T, db *DB, from, to, now int) []int64 {
+	t.Helper()
+	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(from), minute(to), minute(now), 10)
+	if err != nil {
+		t.Fatalf("OwedAttendanceSummaries = %v", err)
+	}
+	ids := []int64{}
+	for _, s := range sessions {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+func TestDB_AttendanceSummaries(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, db *DB) {
+		ctx := t.Context()
+		tn := mustTenant(t, db, "attendance-summaries")
+		d := mustAddDrop(t, db, tn.ID, 7101, importedLinks(7101, 1))
+		us := mustUsers(t, db, "summaries", 3)
+		byLength := mustSession(t, db, newSession(d, "voice-1"))
+		closeSession(t, db, byLength.ID, 60, core.StopAtMaxLength,
+			core.AttendanceResult{UserID: us[0].ID, Seconds: 3600, Eligible: true},
+			core.AttendanceResult{UserID: us[1].ID, Seconds: 600},
+			core.AttendanceResult{UserID: us[2].ID, Seconds: 0})
+		byModerator := mustSession(t, db, newSession(d, "voice-2"))
+		closeSession(t, db, byModerator.ID, 20, core.StopByModerator)
+		mustSession(t, db, newSession(d, "voice-3")) // open
+		byEvent := mustSession(t, db, newSession(d, "voice-4"))
+		closeSession(t, db, byEvent.ID, 10, core.StopEventCompleted)
+
+		// A moderator's stop posts its own summary; an open session owes
+		// none yet.
+		if got, want := owed(t, db, 0, 100, 100), []int64{byLength.ID, byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed = %v, want %v (stopped by themselves)", got, want)
+		}
+		if got, want := owed(t, db, 0, 30, 100), []int64{byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed of the stops up to 30 min = %v, want %v", got, want)
+		}
+		if attended, eligible, err := db.AttendanceCounts(ctx, byLength.ID); err != nil || attended != 2 || eligible != 1 {
+			t.Errorf("AttendanceCounts = %d, %d, %v; want 2 attended, 1 eligible", attended, eligible, err)
+		}
+		if attended, eligible, err := db.AttendanceCounts(ctx, byEvent.ID); err != nil || attended != 0 || eligible != 0 {
+			t.Errorf("AttendanceCounts of a session without results = %d, %d, %v; want 0, 0", attended, eligible, err)
+		}
+
+		claim := func(id int64, now, until int) bool {
+			t.Helper()
+			ok, err := db.ClaimAttendanceSummary(ctx, id, minute(now), minute(until))
+			if err != nil {
+				t.Fatalf("ClaimAttendanceSummary = %v", err)
+			}
+			return ok
+		}
+		if !claim(byLength.ID, 100, 110) {
+			t.Fatal("the first claim was refused")
+		}
+		if claim(byLength.ID, 105, 115) {
+			t.Error("a claim within the lease was taken")
+		}
+		if got, want := owed(t, db, 0, 100, 105), []int64{byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed within the lease = %v, want %v", got, want)
+		}
+		if got, want := owed(t, db, 0, 100, 110), []int64{byLength.ID, byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed once the lease ran out = %v, want %v", got, want)
+		}
+		if !claim(byLength.ID, 110, 120) {
+			t.Error("a claim after the lease ran out was refused")
+		}
+		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID); err != nil {
+			t.Fatal(err)
+		}
+		if !claim(byLength.ID, 111, 121) {
+			t.Error("a claim after a release was refused")
+		}
+		if err := db.MarkAttendanceSummary(ctx, byLength.ID, minute(112)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.MarkAttendanceSummary(ctx, byLength.ID, minute(113)); err != nil {
+			t.Errorf("marking twice = %v", err)
+		}
+		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID); err != nil {
+			t.Errorf("releasing a summary told = %v", err)
+		}
+		if claim(byLength.ID, 200, 210) {
+			t.Error("a summary told was claimed")
+		}
+		if got, want := owed(t, db, 0, 300, 300), []int64{byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed after the summary was told = %v, want %v", got, want)
+		}
+		var posted time.Time
+		if err := db.sql.QueryRowContext(ctx, "SELECT summary_posted_at FROM attendance_sessions WHERE id = $1", byLength.ID).Scan(&posted); err != nil {
+			t.Fatal(err)
+		}
+		if !posted.Equal(minute(112)) {
+			t.Errorf("summary_posted_at = %v, want the first mark, %v", posted, minute(112))
+		}
+
+		// Replicas racing for a summary: one takes it.
+		var took atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				ok, err := db.ClaimAttendanceSummary(ctx, byEvent.ID, minute(300), minute(310))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					took.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if n := took.Load(); n != 1 {
+			t.Errorf("%d racing claims took the summary, want 1", n)
+		}
+	})
+}
