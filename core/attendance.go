@@ -34,6 +34,11 @@ type AttendanceService struct {
 	// here): only they get heartbeats, so that a restart's downtime stays
 	// visible until Resume has closed its stretches.
 	live map[int64]bool
+	// users caches user ids by member (MaxAttendanceUsers at most), so
+	// that a voice event does not write its member again.
+	users userCache
+	// opened hints which places have open sessions (mayBeOpen).
+	opened map[int64]bool
 }
 
 // AttendanceServiceDeps are the dependencies of an AttendanceService.
@@ -68,6 +73,7 @@ func NewAttendanceService(d AttendanceServiceDeps) (*AttendanceService, error) {
 	s := &AttendanceService{
 		base: newBase(d.Clock, d.Logger, nil), members: d.Members, drops: d.Drops, store: d.Store, audit: d.Audit,
 		max: d.MaxLength, places: map[Place]int64{}, live: map[int64]bool{},
+		users: userCache{max: MaxAttendanceUsers, ids: map[userKey]int64{}}, opened: map[int64]bool{},
 	}
 	if s.max <= 0 {
 		s.max = DefaultAttendanceMaxLength

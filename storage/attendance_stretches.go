@@ -31,13 +31,18 @@ func closeStretches(tx *gorm.DB, sessionIDs []int64, userID int64, at time.Time)
 
 // RecordVoice applies the member's voice state at at to the tenant's open
 // sessions, in one transaction (see core.AttendanceStore). It returns
-// core.ErrConflict when the user does not exist, or the database error.
+// core.ErrNotFound when the tenant has no open session (nothing is
+// written), core.ErrConflict when the user does not exist, or the
+// database error.
 func (db *DB) RecordVoice(ctx context.Context, tenantID, userID int64, channelID string, counting bool, at time.Time) error {
 	at = dbTime(at)
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		open, err := openSessionIDs(tx, tenantID)
 		if err != nil {
 			return err
+		}
+		if len(open) == 0 {
+			return gorm.ErrRecordNotFound
 		}
 		var others []int64
 		var here int64
