@@ -152,15 +152,3 @@ func (s *AttendanceService) following(sessionID int64) bool {
 	defer s.mu.Unlock()
 	return s.live[sessionID]
 }
-
-// auditBy appends an audit entry; a failure is logged, the act having
-// happened.
-func (s *AttendanceService) auditBy(ctx context.Context, placeID, userID int64, action, detail string) {
-	e := AuditEntry{PlaceID: &placeID, Action: action, Detail: detail, CreatedAt: s.clock.Now()}
-	if userID != 0 {
-		e.UserID = &userID
-	}
-	if err := s.audit.Audit(ctx, e); err != nil {
-		s.log.Warn("audit failed", "action", action, "err", err)
-	}
-}

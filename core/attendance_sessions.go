@@ -145,7 +145,7 @@ func (s *AttendanceService) Start(ctx context.Context, req AttendanceStart, curr
 			return sess, wrap(op, err)
 		}
 	}
-	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStarted, fmt.Sprintf("session %d, event %d, channel %s, minimum %s, %s",
+	s.appendAudit(ctx, s.audit, pid, mod.ID, AuditAttendanceStarted, fmt.Sprintf("session %d, event %d, channel %s, minimum %s, %s",
 		sess.ID, d.EventID, sess.ChannelID, sess.Minimum, sess.State))
 	return sess, nil
 }
@@ -264,7 +264,7 @@ func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place,
 	if err != nil {
 		s.log.Warn("attendance stop: moderator not stored", "err", err)
 	}
-	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStopped, fmt.Sprintf("session %d, %d attended, %d eligible",
+	s.appendAudit(ctx, s.audit, pid, mod.ID, AuditAttendanceStopped, fmt.Sprintf("session %d, %d attended, %d eligible",
 		sum.Session.ID, sum.Attended, sum.Eligible))
 	return sum, nil
 }

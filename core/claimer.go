@@ -81,15 +81,22 @@ func (s dropBase) upsertPlace(ctx context.Context, p Place, m Member) (Place, Us
 // record appends an entry to the audit log. A failure is logged, not
 // returned: the step it records has happened already.
 func (s dropBase) record(ctx context.Context, placeID, userID int64, action, detail string) {
-	e := AuditEntry{Action: action, Detail: detail, CreatedAt: s.clock.Now()}
+	s.appendAudit(ctx, s.audit, placeID, userID, action, detail)
+}
+
+// appendAudit appends an entry to audit, of the place and the user (zero:
+// none), stamped with the clock of b. A failure is logged, not returned:
+// the step it records has happened already.
+func (b base) appendAudit(ctx context.Context, audit AuditLog, placeID, userID int64, action, detail string) {
+	e := AuditEntry{Action: action, Detail: detail, CreatedAt: b.clock.Now()}
 	if placeID != 0 {
 		e.PlaceID = &placeID
 	}
 	if userID != 0 {
 		e.UserID = &userID
 	}
-	if err := s.audit.Audit(ctx, e); err != nil {
-		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
+	if err := audit.Audit(ctx, e); err != nil {
+		b.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
 	}
 }
 

@@ -25,8 +25,15 @@ func closeStretches(tx *gorm.DB, sessionIDs []int64, userID int64, at time.Time)
 	if len(sessionIDs) == 0 {
 		return nil
 	}
+	return closeOpenStretches(tx, at, "user_id = ? AND session_id IN ?", userID, sessionIDs)
+}
+
+// closeOpenStretches closes at at the open stretches that where (a
+// condition on attendance_intervals, with args) selects; one that began
+// after at closes at its start, so that no stretch ends before it begins.
+func closeOpenStretches(tx *gorm.DB, at time.Time, where string, args ...any) error {
 	return tx.Exec(`UPDATE attendance_intervals SET left_at = CASE WHEN joined_at > ? THEN joined_at ELSE ? END
-		WHERE user_id = ? AND left_at IS NULL AND session_id IN ?`, at, at, userID, sessionIDs).Error
+		WHERE left_at IS NULL AND `+where, append([]any{at, at}, args...)...).Error
 }
 
 // RecordVoice applies the member's voice state at at to the tenant's open
@@ -137,9 +144,7 @@ func (db *DB) ResumeAttendance(ctx context.Context, id int64, at time.Time, pres
 		if row.LastSeenAt != nil {
 			last = dbTime(*row.LastSeenAt)
 		}
-		err = tx.Exec(`UPDATE attendance_intervals SET left_at = CASE WHEN joined_at > ? THEN joined_at ELSE ? END
-			WHERE session_id = ? AND left_at IS NULL`, last, last, id).Error
-		if err != nil {
+		if err := closeOpenStretches(tx, last, "session_id = ?", id); err != nil {
 			return err
 		}
 		if at.After(last) {
