@@ -22,6 +22,10 @@ type claimer interface {
 	// claim gives the member the drop, once DropService has checked that
 	// it is open to them (window, codeword, role).
 	claim(ctx context.Context, d Drop, user User) (ClaimResult, error)
+	// held reports whether the member holds the drop already: a claim
+	// would give them again what they have (the same link, the same mint,
+	// the same place in a queue).
+	held(ctx context.Context, d Drop, user User) (bool, error)
 	// check vets a drop of eventID about to be set to the method by
 	// /drop add or /drop edit, with the website claim named (website
 	// only): nil, or the error for the moderator.
