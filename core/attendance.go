@@ -136,13 +136,16 @@ func (s *AttendanceService) placeID(ctx context.Context, p Place) (int64, error)
 
 // follow marks the session as followed by this process, for Heartbeat;
 // on false, as no longer followed (it stopped).
-func (s *AttendanceService) follow(sessionID int64, on bool) {
+func (s *AttendanceService) follow(sessionID int64, on bool) { s.mark(s.live, sessionID, on) }
+
+// mark sets id in the set (live, opened) when on, else takes it out.
+func (s *AttendanceService) mark(set map[int64]bool, id int64, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if on {
-		s.live[sessionID] = true
+		set[id] = true
 	} else {
-		delete(s.live, sessionID)
+		delete(set, id)
 	}
 }
 

@@ -98,6 +98,17 @@ func (s *AttendanceService) recordVoice(ctx context.Context, pid int64, m Member
 // store, and a hint left true by a session stopped elsewhere is cleared by
 // the first voice event the store answers ErrNotFound.
 
+// openPlace returns the place's id and whether it may have open sessions
+// (mayBeOpen).
+func (s *AttendanceService) openPlace(ctx context.Context, p Place) (int64, bool, error) {
+	pid, err := s.placeID(ctx, p)
+	if err != nil {
+		return 0, false, err
+	}
+	open, err := s.mayBeOpen(ctx, pid)
+	return pid, open, err
+}
+
 // mayBeOpen reports whether the place may have open sessions: true from
 // the hint, else from the store (and the hint set when it has).
 func (s *AttendanceService) mayBeOpen(ctx context.Context, pid int64) (bool, error) {
@@ -117,12 +128,4 @@ func (s *AttendanceService) mayBeOpen(ctx context.Context, pid int64) (bool, err
 
 // hintOpen sets the hint of the place: true when a session is known open
 // in it, false when the place may have none.
-func (s *AttendanceService) hintOpen(pid int64, open bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if open {
-		s.opened[pid] = true
-	} else {
-		delete(s.opened, pid)
-	}
-}
+func (s *AttendanceService) hintOpen(pid int64, open bool) { s.mark(s.opened, pid, open) }

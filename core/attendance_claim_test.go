@@ -84,16 +84,8 @@ func TestAttendance_ClaimOnlyCounted(t *testing.T) {
 func TestAttendance_ClaimMintedBefore(t *testing.T) {
 	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
 		issuer := newDropIssuer()
-		issuer.addEvent(9002, "654321", 3, 0)
-		links, err := issuer.MintLinks(r.ctx, 9002, "654321")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _, err := r.db.AddDrop(r.ctx, core.Drop{PlaceID: r.drop.PlaceID, EventID: 9002, Name: "Mint call", EditCode: "654321", Method: core.ClaimMint}, links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.drop = d
+		links := r.mintDrop(issuer, 3)
+		d := r.drop
 		const addr = "0x00000000000000000000000000000000000000e1"
 		u, err := r.db.UpsertUser(r.ctx, core.User{Platform: core.Discord, ExternalID: "early", Name: "Early"})
 		if err != nil {

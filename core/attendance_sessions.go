@@ -288,12 +288,8 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 		if now.Before(sess.deadline()) {
 			continue
 		}
-		sum, ok, err := s.expire(ctx, sess, !s.following(sess.ID))
-		if err != nil {
+		if out, err = s.expire(ctx, out, sess, !s.following(sess.ID)); err != nil {
 			return out, wrap(op, err)
-		}
-		if ok {
-			out = append(out, sum)
 		}
 	}
 	return out, nil

@@ -18,11 +18,8 @@ func (s *AttendanceService) Observe(ctx context.Context, p Place, v VoiceState) 
 	if v.Bot {
 		return nil
 	}
-	pid, err := s.placeID(ctx, p)
-	if err != nil {
-		return wrap(op, err)
-	}
-	if open, err := s.mayBeOpen(ctx, pid); err != nil || !open {
+	pid, open, err := s.openPlace(ctx, p)
+	if err != nil || !open {
 		return wrapNil(op, err)
 	}
 	at := v.At
@@ -42,11 +39,8 @@ func (s *AttendanceService) Observe(ctx context.Context, p Place, v VoiceState) 
 // the open sessions they attended. It returns the store's error.
 func (s *AttendanceService) MemberLeft(ctx context.Context, p Place, m Member, at time.Time) error {
 	const op = "member left"
-	pid, err := s.placeID(ctx, p)
-	if err != nil {
-		return wrap(op, err)
-	}
-	if open, err := s.mayBeOpen(ctx, pid); err != nil || !open {
+	pid, open, err := s.openPlace(ctx, p)
+	if err != nil || !open {
 		return wrapNil(op, err)
 	}
 	u, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
@@ -97,12 +91,8 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 	var out []AttendanceSummary
 	for _, sess := range openOnly(live) {
 		if !now.Before(sess.deadline()) {
-			sum, ok, err := s.expire(ctx, sess, true)
-			if err != nil {
+			if out, err = s.expire(ctx, out, sess, true); err != nil {
 				return out, wrap(op, err)
-			}
-			if ok {
-				out = append(out, sum)
 			}
 			continue
 		}
@@ -131,25 +121,29 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 	return out, nil
 }
 
-// expire stops the open session at its maximum length; when resume is
-// true (nobody in this process followed it), its stretches first close at
-// its last heartbeat, the time since being downtime. ok is false when
-// another stop came first.
-func (s *AttendanceService) expire(ctx context.Context, sess AttendanceSession, resume bool) (_ AttendanceSummary, ok bool, err error) {
+// expire stops the open session at its maximum length and appends its
+// summary to out; when resume is true (nobody in this process followed
+// it), its stretches first close at its last heartbeat, the time since
+// being downtime. A session another stop came first for adds nothing.
+func (s *AttendanceService) expire(ctx context.Context, out []AttendanceSummary, sess AttendanceSession, resume bool) ([]AttendanceSummary, error) {
 	end := sess.deadline()
 	if resume {
+		var err error
 		if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
-			return AttendanceSummary{}, false, nil
+			return out, nil
 		} else if err != nil {
-			return AttendanceSummary{}, false, err
+			return out, err
 		}
 		s.log.Info("attendance resumed", "session", sess.ID, "downtime", sess.Downtime, "present", 0)
 	}
 	sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
 	if errors.Is(err, ErrNotFound) {
-		return AttendanceSummary{}, false, nil
+		return out, nil
 	}
-	return sum, err == nil, err
+	if err != nil {
+		return out, err
+	}
+	return append(out, sum), nil
 }
 
 // deadline is when the session reaches its maximum length; zero while it
