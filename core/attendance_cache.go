@@ -77,9 +77,11 @@ func (s *AttendanceService) dropUser(m Member) {
 // (forgotten meanwhile), once more with the id upserted anew.
 // ErrNotFound when the place has no open session.
 func (s *AttendanceService) recordVoice(ctx context.Context, pid int64, m Member, channelID string, counting bool, at time.Time) error {
-	for {
-		id, cached, err := s.userID(ctx, m)
-		if err != nil {
+	var err error
+	for range 2 {
+		var id int64
+		var cached bool
+		if id, cached, err = s.userID(ctx, m); err != nil {
 			return err
 		}
 		err = s.store.RecordVoice(ctx, pid, id, channelID, counting, at)
@@ -88,15 +90,8 @@ func (s *AttendanceService) recordVoice(ctx context.Context, pid int64, m Member
 		}
 		s.dropUser(m)
 	}
+	return err
 }
-
-// Whether a place has open sessions: the service keeps a hint per place,
-// true when it last knew of one (opened or resumed here, or read from the
-// store), so that a voice event there goes straight to the store, whose
-// transaction reads the sessions anyway. The hint is never trusted when
-// false: a session opened by another replica is found by reading the
-// store, and a hint left true by a session stopped elsewhere is cleared by
-// the first voice event the store answers ErrNotFound.
 
 // openPlace returns the place's id and whether it may have open sessions
 // (mayBeOpen).
@@ -110,7 +105,14 @@ func (s *AttendanceService) openPlace(ctx context.Context, p Place) (int64, bool
 }
 
 // mayBeOpen reports whether the place may have open sessions: true from
-// the hint, else from the store (and the hint set when it has).
+// the hint, else from the store (and the hint set when it has). The hint
+// of a place is true when the service last knew of an open session there
+// (opened or resumed here, or read from the store), so that a voice event
+// goes straight to the store, whose transaction reads the sessions anyway.
+// It is never trusted when false: a session opened by another replica is
+// found by reading the store, and a hint left true by a session stopped
+// elsewhere is cleared by the first voice event the store answers
+// ErrNotFound.
 func (s *AttendanceService) mayBeOpen(ctx context.Context, pid int64) (bool, error) {
 	s.mu.Lock()
 	hint := s.opened[pid]

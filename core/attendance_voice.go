@@ -12,7 +12,8 @@ import (
 // Reconnects and moves are merged at the stop; bots never count; a stage
 // channel is a channel like any other (its audience counts). A member seen
 // before costs one transaction; a place with no open session costs one
-// read and stores nothing of the member. It returns the store's error.
+// read and stores nothing of the member (after one transaction, when the
+// session stopped in another process). It returns the store's error.
 func (s *AttendanceService) Observe(ctx context.Context, p Place, v VoiceState) error {
 	const op = "observe voice"
 	if v.Bot {
