@@ -34,6 +34,11 @@ type AttendanceService struct {
 	// here): only they get heartbeats, so that a restart's downtime stays
 	// visible until Resume has closed its stretches.
 	live map[int64]bool
+	// users caches user ids by member (MaxAttendanceUsers at most), so
+	// that a voice event does not write its member again.
+	users userCache
+	// opened hints which places have open sessions (mayBeOpen).
+	opened map[int64]bool
 }
 
 // AttendanceServiceDeps are the dependencies of an AttendanceService.
@@ -68,6 +73,7 @@ func NewAttendanceService(d AttendanceServiceDeps) (*AttendanceService, error) {
 	s := &AttendanceService{
 		base: newBase(d.Clock, d.Logger, nil), members: d.Members, drops: d.Drops, store: d.Store, audit: d.Audit,
 		max: d.MaxLength, places: map[Place]int64{}, live: map[int64]bool{},
+		users: userCache{max: MaxAttendanceUsers, ids: map[userKey]int64{}}, opened: map[int64]bool{},
 	}
 	if s.max <= 0 {
 		s.max = DefaultAttendanceMaxLength
@@ -130,13 +136,16 @@ func (s *AttendanceService) placeID(ctx context.Context, p Place) (int64, error)
 
 // follow marks the session as followed by this process, for Heartbeat;
 // on false, as no longer followed (it stopped).
-func (s *AttendanceService) follow(sessionID int64, on bool) {
+func (s *AttendanceService) follow(sessionID int64, on bool) { s.mark(s.live, sessionID, on) }
+
+// mark sets id in the set (live, opened) when on, else takes it out.
+func (s *AttendanceService) mark(set map[int64]bool, id int64, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if on {
-		s.live[sessionID] = true
+		set[id] = true
 	} else {
-		delete(s.live, sessionID)
+		delete(set, id)
 	}
 }
 
@@ -145,16 +154,4 @@ func (s *AttendanceService) following(sessionID int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.live[sessionID]
-}
-
-// auditBy appends an audit entry; a failure is logged, the act having
-// happened.
-func (s *AttendanceService) auditBy(ctx context.Context, placeID, userID int64, action, detail string) {
-	e := AuditEntry{PlaceID: &placeID, Action: action, Detail: detail, CreatedAt: s.clock.Now()}
-	if userID != 0 {
-		e.UserID = &userID
-	}
-	if err := s.audit.Audit(ctx, e); err != nil {
-		s.log.Warn("audit failed", "action", action, "err", err)
-	}
 }

@@ -38,8 +38,9 @@ func TestAttendance_ClaimOnlyCounted(t *testing.T) {
 			return ae
 		}
 
-		if res, err := claim("early"); err != nil || res.Outcome != core.ResultLink {
-			t.Fatalf("Claim before any session = %+v, %v; want a link", res, err)
+		early, err := claim("early")
+		if err != nil || early.Outcome != core.ResultLink {
+			t.Fatalf("Claim before any session = %+v, %v; want a link", early, err)
 		}
 		r.start("voice", "30m")
 		r.voice("ada", "voice", false)
@@ -67,8 +68,59 @@ func TestAttendance_ClaimOnlyCounted(t *testing.T) {
 		if dan := refused("dan", core.ErrAttendanceLeftServer); !dan.Standing.LeftServer {
 			t.Errorf("dan's standing = %+v, want LeftServer", dan.Standing)
 		}
-		// "early" claimed before the session: claiming again is refused
-		// like anyone not counted, whatever they got before.
-		refused("early", core.ErrNotAttended)
+		// "early" claimed before the session: claiming again gives the
+		// same link, as to anyone who claims twice.
+		if res, err := claim("early"); err != nil || !res.Again || res.URL != early.URL {
+			t.Errorf("Claim(early, claimed before the session) = %+v, %v; want the same link again (%s)", res, err, early.URL)
+		}
+	})
+}
+
+// TestAttendance_ClaimMintedBefore: a member minted the drop before its
+// first attendance session claims again during the session and after
+// its stop, not counted in it, and is told they have it already (the
+// same mint), not refused; nothing more is minted. A member who claimed
+// nothing is refused as ever.
+func TestAttendance_ClaimMintedBefore(t *testing.T) {
+	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
+		issuer := newDropIssuer()
+		links := r.mintDrop(issuer, 3)
+		d := r.drop
+		const addr = "0x00000000000000000000000000000000000000e1"
+		u, err := r.db.UpsertUser(r.ctx, core.User{Platform: core.Discord, ExternalID: "early", Name: "Early"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := attT0
+		if _, err := r.db.AddWallet(r.ctx, core.Wallet{UserID: u.ID, Kind: core.KindAddress, Value: addr, Address: addr, VerifiedAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+		drops := wiring{store: r.db, issuer: issuer, mintURL: "https://mint.test", clock: r.clock}.build(t).drops
+		claim := func(id string) (core.ClaimResult, error) {
+			return drops.Claim(r.ctx, member(id), r.place, core.ClaimOptions{EventID: d.EventID})
+		}
+		if res, err := claim("early"); err != nil || res.Outcome != core.ResultMinted || res.Again {
+			t.Fatalf("Claim before any session = %+v, %v; want minted", res, err)
+		}
+		r.start("voice", "30m")
+		r.voice("ada", "voice", false)
+		if res, err := claim("early"); err != nil || res.Outcome != core.ResultMinted || !res.Again || res.Wallet != addr {
+			t.Errorf("Claim(early) while counting = %+v, %v; want minted to %s before", res, err, addr)
+		}
+		r.at(40)
+		r.stop("voice")
+		if res, err := claim("early"); err != nil || res.Outcome != core.ResultMinted || !res.Again || res.Wallet != addr {
+			t.Errorf("Claim(early) after the stop = %+v, %v; want minted to %s before", res, err, addr)
+		}
+		if _, err := claim("cy"); !errors.Is(err, core.ErrNotAttended) {
+			t.Errorf("Claim(cy, never joined, claimed nothing) = %v, want %v", err, core.ErrNotAttended)
+		}
+		total := 0
+		for _, l := range links {
+			total += issuer.mints(l.QRHash)
+		}
+		if total != 1 {
+			t.Errorf("mints = %d, want 1", total)
+		}
 	})
 }

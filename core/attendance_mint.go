@@ -110,14 +110,9 @@ func (s *DropService) verifiedMember(ctx context.Context, id int64) (User, bool,
 	if err != nil {
 		return User{}, false, fmt.Errorf("user %d: %w", id, err)
 	}
-	wallets, err := s.members.Wallets(ctx, id)
-	if err != nil {
-		return User{}, false, err
+	w, err := primaryOf(ctx, s.members, id)
+	if errors.Is(err, ErrNotLinked) {
+		return user, false, nil
 	}
-	for _, w := range wallets {
-		if w.Primary {
-			return user, w.Verified(), nil
-		}
-	}
-	return user, len(wallets) > 0 && wallets[0].Verified(), nil
+	return user, err == nil && w.Verified(), err
 }

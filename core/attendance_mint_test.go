@@ -13,16 +13,7 @@ import (
 func TestAttendance_MintAttendees(t *testing.T) {
 	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
 		issuer := newDropIssuer()
-		issuer.addEvent(9002, "654321", 5, 0)
-		links, err := issuer.MintLinks(r.ctx, 9002, "654321")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _, err := r.db.AddDrop(r.ctx, core.Drop{PlaceID: r.drop.PlaceID, EventID: 9002, Name: "Mint call", EditCode: "654321", Method: core.ClaimMint}, links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.drop = d
+		links := r.mintDrop(issuer, 5)
 		wallets := map[string]string{"ada": "0x00000000000000000000000000000000000000a1", "bob": "0x00000000000000000000000000000000000000b2",
 			"cy": "0x00000000000000000000000000000000000000c3"}
 		for who, w := range wallets {

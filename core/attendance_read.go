@@ -191,7 +191,7 @@ func (s *AttendanceService) Export(ctx context.Context, moderator Member, p Plac
 	if err != nil {
 		s.log.Warn("attendance export: moderator not stored", "err", err)
 	}
-	s.auditBy(ctx, sess.PlaceID, mod.ID, AuditAttendanceExported, fmt.Sprintf("session %d, %d rows", sess.ID, len(rows)))
+	s.appendAudit(ctx, s.audit, sess.PlaceID, mod.ID, AuditAttendanceExported, fmt.Sprintf("session %d, %d rows", sess.ID, len(rows)))
 	return sess, rows, nil
 }
 

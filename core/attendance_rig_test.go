@@ -81,6 +81,23 @@ func (r *attendanceRig) service(max time.Duration) *core.AttendanceService {
 	return svc
 }
 
+// mintDrop adds the drop of event 9002 (claim method mint) with n links
+// of issuer's to the rig's server and makes it the rig's drop.
+func (r *attendanceRig) mintDrop(issuer *dropIssuer, n int) []core.ImportedMintLink {
+	r.t.Helper()
+	issuer.addEvent(9002, "654321", n, 0)
+	links, err := issuer.MintLinks(r.ctx, 9002, "654321")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	d, _, err := r.db.AddDrop(r.ctx, core.Drop{PlaceID: r.drop.PlaceID, EventID: 9002, Name: "Mint call", EditCode: "654321", Method: core.ClaimMint}, links)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.drop = d
+	return links
+}
+
 // at moves the clock to attT0 plus the minutes.
 func (r *attendanceRig) at(minutes int) {
 	r.t.Helper()

@@ -140,11 +140,12 @@ func (s *AttendanceService) Start(ctx context.Context, req AttendanceStart, curr
 	}
 	if sess.State == AttendanceOpen {
 		s.follow(sess.ID, true)
+		s.hintOpen(pid, true)
 		if err := s.present(ctx, sess, current); err != nil {
 			return sess, wrap(op, err)
 		}
 	}
-	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStarted, fmt.Sprintf("session %d, event %d, channel %s, minimum %s, %s",
+	s.appendAudit(ctx, s.audit, pid, mod.ID, AuditAttendanceStarted, fmt.Sprintf("session %d, event %d, channel %s, minimum %s, %s",
 		sess.ID, d.EventID, sess.ChannelID, sess.Minimum, sess.State))
 	return sess, nil
 }
@@ -168,11 +169,11 @@ func (s *AttendanceService) present(ctx context.Context, sess AttendanceSession,
 		if !v.counting() || v.ChannelID != sess.ChannelID {
 			continue
 		}
-		u, err := s.members.UpsertUser(ctx, v.Member.user())
-		if err != nil {
-			return err
+		err := s.recordVoice(ctx, sess.PlaceID, v.Member, v.ChannelID, true, *sess.StartedAt)
+		if errors.Is(err, ErrNotFound) {
+			return nil // stopped meanwhile
 		}
-		if err := s.store.RecordVoice(ctx, sess.PlaceID, u.ID, v.ChannelID, true, *sess.StartedAt); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -187,11 +188,7 @@ func (s *AttendanceService) present(ctx context.Context, sess AttendanceSession,
 // (it keeps waiting); the store's error.
 func (s *AttendanceService) EventChanged(ctx context.Context, p Place, ev ScheduledEvent, current []VoiceState) (EventChange, error) {
 	const op = "scheduled event"
-	pid, err := s.placeID(ctx, p)
-	if err != nil {
-		return EventChange{}, wrap(op, err)
-	}
-	live, err := s.store.LiveAttendanceSessions(ctx, pid)
+	_, live, err := s.liveSessions(ctx, p)
 	if err != nil {
 		return EventChange{}, wrap(op, err)
 	}
@@ -230,6 +227,7 @@ func (s *AttendanceService) openWaiting(ctx context.Context, sess AttendanceSess
 		return EventChange{}, wrap(op, err)
 	}
 	s.follow(opened.ID, true)
+	s.hintOpen(opened.PlaceID, true)
 	if err := s.present(ctx, opened, current); err != nil {
 		return EventChange{}, wrap(op, err)
 	}
@@ -242,11 +240,7 @@ func (s *AttendanceService) openWaiting(ctx context.Context, sess AttendanceSess
 // ErrAttendanceAmbiguous, the store's error.
 func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place, channelID string) (AttendanceSummary, error) {
 	const op = "stop attendance"
-	pid, err := s.placeID(ctx, p)
-	if err != nil {
-		return AttendanceSummary{}, wrap(op, err)
-	}
-	live, err := s.store.LiveAttendanceSessions(ctx, pid)
+	pid, live, err := s.liveSessions(ctx, p)
 	if err != nil {
 		return AttendanceSummary{}, wrap(op, err)
 	}
@@ -270,7 +264,7 @@ func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place,
 	if err != nil {
 		s.log.Warn("attendance stop: moderator not stored", "err", err)
 	}
-	s.auditBy(ctx, pid, mod.ID, AuditAttendanceStopped, fmt.Sprintf("session %d, %d attended, %d eligible",
+	s.appendAudit(ctx, s.audit, pid, mod.ID, AuditAttendanceStopped, fmt.Sprintf("session %d, %d attended, %d eligible",
 		sum.Session.ID, sum.Attended, sum.Eligible))
 	return sum, nil
 }
@@ -290,26 +284,13 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 	}
 	now := s.clock.Now()
 	var out []AttendanceSummary
-	for _, sess := range live {
-		if sess.State != AttendanceOpen || now.Before(sess.StartedAt.Add(sess.MaxLength)) {
+	for _, sess := range openOnly(live) {
+		if now.Before(sess.deadline()) {
 			continue
 		}
-		end := sess.StartedAt.Add(sess.MaxLength)
-		if !s.following(sess.ID) {
-			if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
-				continue // stopped meanwhile
-			} else if err != nil {
-				return out, wrap(op, err)
-			}
-		}
-		sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
-		if errors.Is(err, ErrNotFound) {
-			continue // stopped meanwhile
-		}
-		if err != nil {
+		if out, err = s.expire(ctx, out, sess, !s.following(sess.ID)); err != nil {
 			return out, wrap(op, err)
 		}
-		out = append(out, sum)
 	}
 	return out, nil
 }
@@ -317,16 +298,15 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 // stop closes the session at at and tallies it. ErrNotFound when another
 // stop came first.
 func (s *AttendanceService) stop(ctx context.Context, sess AttendanceSession, at time.Time, reason StopReason) (AttendanceSummary, error) {
-	if sess.StartedAt != nil {
-		if limit := sess.StartedAt.Add(sess.MaxLength); at.After(limit) {
-			at = limit
-		}
+	if sess.StartedAt != nil && at.After(sess.deadline()) {
+		at = sess.deadline()
 	}
 	closed, results, err := s.store.CloseAttendanceSession(ctx, sess.ID, at, reason, requiredFor(at), tallyAt(at))
 	if err != nil {
 		return AttendanceSummary{}, err
 	}
 	s.follow(closed.ID, false)
+	s.hintOpen(closed.PlaceID, false) // read again: others may be open
 	sum := AttendanceSummary{Session: closed}
 	if place, err := s.store.AttendancePlace(ctx, closed.PlaceID); err == nil {
 		sum.Place = place

@@ -143,6 +143,8 @@ type AttendanceStore interface {
 	// open sessions: the stretch in each session of another channel
 	// (every one when counting is false) is closed, and when counting, one
 	// opens in the session of channelID unless one is open already.
+	// ErrNotFound when the place has no open session (nothing changes),
+	// ErrConflict when the user does not exist.
 	RecordVoice(ctx context.Context, placeID, userID int64, channelID string, counting bool, at time.Time) error
 	// RecordDeparture notes that the member left the server at at: their
 	// stretches in the place's open sessions close, and in each session

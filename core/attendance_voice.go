@@ -10,26 +10,29 @@ import (
 // channel and not deafened, a stretch of attendance opens (unless one is
 // open); leaving voice, moving to another channel or deafening closes it.
 // Reconnects and moves are merged at the stop; bots never count; a stage
-// channel is a channel like any other (its audience counts). A place with
-// no open session costs one read. It returns the store's error.
+// channel is a channel like any other (its audience counts). A member seen
+// before costs one transaction; a place with no open session costs one
+// read and stores nothing of the member (after one transaction, when the
+// session stopped in another process). It returns the store's error.
 func (s *AttendanceService) Observe(ctx context.Context, p Place, v VoiceState) error {
 	const op = "observe voice"
 	if v.Bot {
 		return nil
 	}
-	pid, open, err := s.openSessions(ctx, p)
-	if err != nil || len(open) == 0 {
+	pid, open, err := s.openPlace(ctx, p)
+	if err != nil || !open {
 		return wrapNil(op, err)
-	}
-	u, err := s.members.UpsertUser(ctx, v.Member.user())
-	if err != nil {
-		return wrap(op, err)
 	}
 	at := v.At
 	if at.IsZero() {
 		at = s.clock.Now()
 	}
-	return wrapNil(op, s.store.RecordVoice(ctx, pid, u.ID, v.ChannelID, v.counting(), at))
+	err = s.recordVoice(ctx, pid, v.Member, v.ChannelID, v.counting(), at)
+	if errors.Is(err, ErrNotFound) {
+		s.hintOpen(pid, false) // stopped meanwhile, here or elsewhere
+		return nil
+	}
+	return wrapNil(op, err)
 }
 
 // MemberLeft records that a member left the place's server at at (zero:
@@ -37,8 +40,8 @@ func (s *AttendanceService) Observe(ctx context.Context, p Place, v VoiceState) 
 // the open sessions they attended. It returns the store's error.
 func (s *AttendanceService) MemberLeft(ctx context.Context, p Place, m Member, at time.Time) error {
 	const op = "member left"
-	pid, open, err := s.openSessions(ctx, p)
-	if err != nil || len(open) == 0 {
+	pid, open, err := s.openPlace(ctx, p)
+	if err != nil || !open {
 		return wrapNil(op, err)
 	}
 	u, err := s.members.FindUser(ctx, m.Platform, m.ExternalID)
@@ -81,31 +84,31 @@ func (s *AttendanceService) Heartbeat(ctx context.Context, now time.Time) error 
 // hide the downtime. It returns the store's error.
 func (s *AttendanceService) Resume(ctx context.Context, p Place, current []VoiceState) ([]AttendanceSummary, error) {
 	const op = "resume attendance"
-	_, open, err := s.openSessions(ctx, p)
+	pid, live, err := s.liveSessions(ctx, p)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
 	now := s.clock.Now()
-	users := map[string]int64{}
 	var out []AttendanceSummary
-	for _, sess := range open {
-		end := sess.StartedAt.Add(sess.MaxLength)
-		expired := !now.Before(end)
-		if !expired {
-			end = now
+	for _, sess := range openOnly(live) {
+		if !now.Before(sess.deadline()) {
+			if out, err = s.expire(ctx, out, sess, true); err != nil {
+				return out, wrap(op, err)
+			}
+			continue
 		}
 		var present []int64
 		for _, v := range current {
-			if expired || !v.counting() || v.ChannelID != sess.ChannelID {
+			if !v.counting() || v.ChannelID != sess.ChannelID {
 				continue
 			}
-			id, err := s.userID(ctx, users, v.Member)
+			id, _, err := s.userID(ctx, v.Member)
 			if err != nil {
 				return out, wrap(op, err)
 			}
 			present = append(present, id)
 		}
-		resumed, err := s.store.ResumeAttendance(ctx, sess.ID, end, present)
+		resumed, err := s.store.ResumeAttendance(ctx, sess.ID, now, present)
 		if errors.Is(err, ErrNotFound) {
 			continue // stopped meanwhile
 		}
@@ -113,51 +116,71 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 			return out, wrap(op, err)
 		}
 		s.follow(resumed.ID, true)
+		s.hintOpen(pid, true)
 		s.log.Info("attendance resumed", "session", sess.ID, "downtime", resumed.Downtime, "present", len(present))
-		if expired {
-			sum, err := s.stop(ctx, resumed, end, StopAtMaxLength)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return out, wrap(op, err)
-			}
-			if err == nil {
-				out = append(out, sum)
-			}
-		}
 	}
 	return out, nil
 }
 
-// openSessions returns the place's id and its open sessions.
-func (s *AttendanceService) openSessions(ctx context.Context, p Place) (int64, []AttendanceSession, error) {
+// expire stops the open session at its maximum length and appends its
+// summary to out; when resume is true (nobody in this process followed
+// it), its stretches first close at its last heartbeat, the time since
+// being downtime. A session another stop came first for adds nothing.
+func (s *AttendanceService) expire(ctx context.Context, out []AttendanceSummary, sess AttendanceSession, resume bool) ([]AttendanceSummary, error) {
+	end := sess.deadline()
+	if resume {
+		var err error
+		if sess, err = s.store.ResumeAttendance(ctx, sess.ID, end, nil); errors.Is(err, ErrNotFound) {
+			return out, nil
+		} else if err != nil {
+			return out, err
+		}
+		s.log.Info("attendance resumed", "session", sess.ID, "downtime", sess.Downtime, "present", 0)
+	}
+	sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
+	if errors.Is(err, ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	return append(out, sum), nil
+}
+
+// deadline is when the session reaches its maximum length; zero while it
+// waits.
+func (sess AttendanceSession) deadline() time.Time {
+	if sess.StartedAt == nil {
+		return time.Time{}
+	}
+	return sess.StartedAt.Add(sess.MaxLength)
+}
+
+// liveSessions returns the place's id and its waiting and open sessions.
+func (s *AttendanceService) liveSessions(ctx context.Context, p Place) (int64, []AttendanceSession, error) {
 	pid, err := s.placeID(ctx, p)
 	if err != nil {
 		return 0, nil, err
 	}
 	live, err := s.store.LiveAttendanceSessions(ctx, pid)
-	if err != nil {
-		return 0, nil, err
-	}
+	return pid, live, err
+}
+
+// openSessionsOf returns the open sessions of the place pid.
+func (s *AttendanceService) openSessionsOf(ctx context.Context, pid int64) ([]AttendanceSession, error) {
+	live, err := s.store.LiveAttendanceSessions(ctx, pid)
+	return openOnly(live), err
+}
+
+// openOnly keeps the open sessions of live, in place.
+func openOnly(live []AttendanceSession) []AttendanceSession {
 	open := live[:0]
 	for _, sess := range live {
 		if sess.State == AttendanceOpen {
 			open = append(open, sess)
 		}
 	}
-	return pid, open, nil
-}
-
-// userID returns the member's user id, upserting them once per call
-// (seen caches it).
-func (s *AttendanceService) userID(ctx context.Context, seen map[string]int64, m Member) (int64, error) {
-	if id, ok := seen[m.ExternalID]; ok {
-		return id, nil
-	}
-	u, err := s.members.UpsertUser(ctx, m.user())
-	if err != nil {
-		return 0, err
-	}
-	seen[m.ExternalID] = u.ID
-	return u.ID, nil
+	return open
 }
 
 // wrapNil is wrap, nil for a nil error.

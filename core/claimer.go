@@ -22,6 +22,10 @@ type claimer interface {
 	// claim gives the member the drop, once DropService has checked that
 	// it is open to them (window, codeword, role).
 	claim(ctx context.Context, d Drop, user User) (ClaimResult, error)
+	// held reports whether the member holds the drop already: a claim
+	// would give them again what they have (the same link, the same mint,
+	// the same place in a queue).
+	held(ctx context.Context, d Drop, user User) (bool, error)
 	// check vets a drop of eventID about to be set to the method by
 	// /drop add or /drop edit, with the website claim named (website
 	// only): nil, or the error for the moderator.
@@ -81,15 +85,22 @@ func (s dropBase) upsertPlace(ctx context.Context, p Place, m Member) (Place, Us
 // record appends an entry to the audit log. A failure is logged, not
 // returned: the step it records has happened already.
 func (s dropBase) record(ctx context.Context, placeID, userID int64, action, detail string) {
-	e := AuditEntry{Action: action, Detail: detail, CreatedAt: s.clock.Now()}
+	s.appendAudit(ctx, s.audit, placeID, userID, action, detail)
+}
+
+// appendAudit appends an entry to audit, of the place and the user (zero:
+// none), stamped with the clock of b. A failure is logged, not returned:
+// the step it records has happened already.
+func (b base) appendAudit(ctx context.Context, audit AuditLog, placeID, userID int64, action, detail string) {
+	e := AuditEntry{Action: action, Detail: detail, CreatedAt: b.clock.Now()}
 	if placeID != 0 {
 		e.PlaceID = &placeID
 	}
 	if userID != 0 {
 		e.UserID = &userID
 	}
-	if err := s.audit.Audit(ctx, e); err != nil {
-		s.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
+	if err := audit.Audit(ctx, e); err != nil {
+		b.log.Error("audit entry lost", "action", action, "detail", detail, "err", err)
 	}
 }
 

@@ -34,7 +34,9 @@ type ClaimOptions struct {
 // ErrMissingRole, ErrNoMintLinksLeft, ErrWalletClaimed, ErrWalletHoldsDrop,
 // ErrMintLinkUsed, ErrNotLinked (a mint-only drop and no wallet),
 // ErrNotAttended, ErrAttendanceLeftServer or ErrAttendancePending (inside
-// an *AttendanceError: the drop has attendance sessions), and
+// an *AttendanceError: the drop has attendance sessions, and the member
+// holds nothing of it yet; one who claimed before its first session gets
+// what they have), and
 // ErrIssuerUnavailable (nothing was minted: try again). A *ChoiceError when
 // EventID is zero and not exactly one drop is open. The issuer's
 // ErrInvalidWallet, ErrIssuerUnavailable or ErrIssuerRejected.
@@ -52,12 +54,12 @@ func (s *DropService) Claim(ctx context.Context, m Member, p Place, opts ClaimOp
 	if err := s.mayClaim(d, opts); err != nil {
 		return ClaimResult{}, err
 	}
-	if err := s.attended(ctx, d, user); err != nil {
-		return ClaimResult{}, err
-	}
 	method, err := s.method(d.Method)
 	if err != nil {
 		return ClaimResult{}, dropError(d, err)
+	}
+	if err := s.attended(ctx, d, user, method); err != nil {
+		return ClaimResult{}, err
 	}
 	res, err := method.claim(ctx, d, user)
 	if err != nil {
@@ -120,17 +122,25 @@ func window(d Drop, now time.Time) error {
 }
 
 // attended checks that a drop with attendance sessions is claimed by a
-// member counted in one: a *DropError wrapping an *AttendanceError when
-// not (not counted, left the server, or counting still running), the
-// store's error when it could not tell.
-func (s *DropService) attended(ctx context.Context, d Drop, user User) error {
+// member counted in one, or by one who holds the drop already through
+// method (claimed before its first session): they get what they have, as
+// on any claim again. A *DropError wrapping an *AttendanceError when not
+// (not counted, left the server, or counting still running), the store's
+// error when it could not tell.
+func (s *DropService) attended(ctx context.Context, d Drop, user User, method claimer) error {
 	st, err := s.attendance.Attended(ctx, d.ID, user.ID)
 	if err != nil {
 		return wrap("claim", err)
 	}
-	switch st.Kind {
-	case AttendanceNoSession, AttendanceCounted:
+	if st.Kind == AttendanceNoSession || st.Kind == AttendanceCounted {
 		return nil
+	}
+	if held, err := method.held(ctx, d, user); err != nil {
+		return wrap("claim", err)
+	} else if held {
+		return nil
+	}
+	switch st.Kind {
 	case AttendancePending:
 		return dropError(d, &AttendanceError{Standing: st, Err: ErrAttendancePending})
 	}

@@ -242,6 +242,9 @@ type MintLinkStore interface {
 	// link of the drop went to that wallet. ErrNoMintLinksLeft when none is
 	// available. No link is ever given to two users.
 	ClaimMintLink(ctx context.Context, dropID, userID int64, wallet string, at time.Time) (link MintLink, again bool, err error)
+	// MemberMintLink returns the link of the drop the user holds, whatever
+	// its state, or ErrNotFound.
+	MemberMintLink(ctx context.Context, dropID, userID int64) (MintLink, error)
 	// BeginMint records, before the request is sent, that the link is
 	// being minted to wallet (state minting), as a new attempt (Attempt
 	// one more) held by the caller until at plus MintLease. ErrConflict

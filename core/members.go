@@ -28,17 +28,25 @@ type Roster interface {
 // primaryWallet returns the value of the user's primary wallet, or
 // ErrNotLinked, or the store's error.
 func primaryWallet(ctx context.Context, members MemberStore, userID int64) (string, error) {
+	w, err := primaryOf(ctx, members, userID)
+	return w.Value, err
+}
+
+// primaryOf returns the user's primary wallet (the one a claim mints to:
+// the one marked primary, else the first), or ErrNotLinked, or the
+// store's error.
+func primaryOf(ctx context.Context, members MemberStore, userID int64) (Wallet, error) {
 	wallets, err := members.Wallets(ctx, userID)
 	if err != nil {
-		return "", err
+		return Wallet{}, err
 	}
 	for _, w := range wallets {
 		if w.Primary {
-			return w.Value, nil
+			return w, nil
 		}
 	}
 	if len(wallets) > 0 {
-		return wallets[0].Value, nil
+		return wallets[0], nil
 	}
-	return "", ErrNotLinked
+	return Wallet{}, ErrNotLinked
 }

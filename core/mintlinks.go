@@ -91,6 +91,16 @@ func (s *MintLinkService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	return s.claimMintLink(ctx, d, user)
 }
 
+// held reports whether the member holds one of the drop's links, in any
+// state.
+func (s *MintLinkService) held(ctx context.Context, d Drop, user User) (bool, error) {
+	_, err := s.mintLinks.MemberMintLink(ctx, d.ID, user.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // check has nothing to vet: every drop has mint links.
 func (s *MintLinkService) check(context.Context, int64, string) error { return nil }
 

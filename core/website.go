@@ -311,6 +311,16 @@ func (s *WebsiteService) claim(ctx context.Context, d Drop, user User) (ClaimRes
 	return res, nil
 }
 
+// held reports whether the member has a claim of the drop minted or
+// queued; a refused one is not held (a claim queues it again).
+func (s *WebsiteService) held(ctx context.Context, d Drop, user User) (bool, error) {
+	c, err := s.store.MemberWebsiteClaim(ctx, d.ID, user.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && c.State != WebsiteRefused, err
+}
+
 // queueWebsite queues the member's mint, or returns their claim of the drop
 // (again true). A new or refused claim is queued only when the website is
 // open for it, as far as its status says (a status that cannot be read

@@ -28,9 +28,7 @@ func (db *DB) CloseAttendanceSession(ctx context.Context, id int64, at time.Time
 		if row.StartedAt != nil && at.Before(*row.StartedAt) {
 			at = dbTime(*row.StartedAt)
 		}
-		err = tx.Exec(`UPDATE attendance_intervals SET left_at = CASE WHEN joined_at > ? THEN joined_at ELSE ? END
-			WHERE session_id = ? AND left_at IS NULL`, at, at, id).Error
-		if err != nil {
+		if err := closeOpenStretches(tx, at, "session_id = ?", id); err != nil {
 			return err
 		}
 		set := map[string]any{"state": string(core.AttendanceClosed), "stopped_at": at, "stop_reason": string(reason)}

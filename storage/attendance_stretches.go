@@ -25,19 +25,31 @@ func closeStretches(tx *gorm.DB, sessionIDs []int64, userID int64, at time.Time)
 	if len(sessionIDs) == 0 {
 		return nil
 	}
+	return closeOpenStretches(tx, at, "user_id = ? AND session_id IN ?", userID, sessionIDs)
+}
+
+// closeOpenStretches closes at at the open stretches that where (a
+// condition on attendance_intervals, with args) selects; one that began
+// after at closes at its start, so that no stretch ends before it begins.
+func closeOpenStretches(tx *gorm.DB, at time.Time, where string, args ...any) error {
 	return tx.Exec(`UPDATE attendance_intervals SET left_at = CASE WHEN joined_at > ? THEN joined_at ELSE ? END
-		WHERE user_id = ? AND left_at IS NULL AND session_id IN ?`, at, at, userID, sessionIDs).Error
+		WHERE left_at IS NULL AND `+where, append([]any{at, at}, args...)...).Error
 }
 
 // RecordVoice applies the member's voice state at at to the tenant's open
 // sessions, in one transaction (see core.AttendanceStore). It returns
-// core.ErrConflict when the user does not exist, or the database error.
+// core.ErrNotFound when the tenant has no open session (nothing is
+// written), core.ErrConflict when the user does not exist, or the
+// database error.
 func (db *DB) RecordVoice(ctx context.Context, tenantID, userID int64, channelID string, counting bool, at time.Time) error {
 	at = dbTime(at)
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		open, err := openSessionIDs(tx, tenantID)
 		if err != nil {
 			return err
+		}
+		if len(open) == 0 {
+			return gorm.ErrRecordNotFound
 		}
 		var others []int64
 		var here int64
@@ -132,9 +144,7 @@ func (db *DB) ResumeAttendance(ctx context.Context, id int64, at time.Time, pres
 		if row.LastSeenAt != nil {
 			last = dbTime(*row.LastSeenAt)
 		}
-		err = tx.Exec(`UPDATE attendance_intervals SET left_at = CASE WHEN joined_at > ? THEN joined_at ELSE ? END
-			WHERE session_id = ? AND left_at IS NULL`, last, last, id).Error
-		if err != nil {
+		if err := closeOpenStretches(tx, last, "session_id = ?", id); err != nil {
 			return err
 		}
 		if at.After(last) {

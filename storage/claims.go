@@ -204,6 +204,19 @@ func (db *DB) refused(ctx context.Context, dropID, userID int64, wallet string, 
 }
 
 // memberMintLink returns the user's link of the drop, or a zero row.
+// MemberMintLink returns the user's link of the drop, whatever its state,
+// or core.ErrNotFound, or the database error.
+func (db *DB) MemberMintLink(ctx context.Context, dropID, userID int64) (core.MintLink, error) {
+	row, err := db.memberMintLink(ctx, dropID, userID)
+	if err == nil && row.ID == 0 {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return core.MintLink{}, translate("member's link", err)
+	}
+	return row.mintLink(), nil
+}
+
 func (db *DB) memberMintLink(ctx context.Context, dropID, userID int64) (mintLinkRow, error) {
 	query := memberLinkSQLite
 	if db.dialect == DialectPostgres {

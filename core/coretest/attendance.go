@@ -39,7 +39,7 @@ func (NoAttendance) OpenWaitingSession(context.Context, int64, time.Time) (core.
 
 // RecordVoice records nothing: no session is open.
 func (NoAttendance) RecordVoice(context.Context, int64, int64, string, bool, time.Time) error {
-	return nil
+	return core.ErrNotFound
 }
 
 // RecordDeparture records nothing: no session is open.

@@ -93,6 +93,18 @@ func (s *MemStore) ClaimMintLink(_ context.Context, dropID, userID int64, wallet
 	return *l, false, nil
 }
 
+// MemberMintLink returns the user's link of the drop, or core.ErrNotFound.
+func (s *MemStore) MemberMintLink(_ context.Context, dropID, userID int64) (core.MintLink, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.IndexFunc(s.links, func(l core.MintLink) bool {
+		return l.DropID == dropID && l.UserID != nil && *l.UserID == userID
+	}); i >= 0 {
+		return s.links[i], nil
+	}
+	return core.MintLink{}, core.ErrNotFound
+}
+
 // BeginMint sets the user's handed-out link minting to wallet, as a new
 // attempt held until at plus core.MintLease.
 func (s *MemStore) BeginMint(_ context.Context, linkID int64, wallet string, at time.Time) (core.MintLink, error) {

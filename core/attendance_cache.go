@@ -1,0 +1,133 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// MaxAttendanceUsers is how many user ids the attendance service keeps in
+// memory (by platform and platform id), so that a voice event of a member
+// seen before writes nothing but their stretch; past it, an arbitrary one
+// is forgotten for each one added.
+const MaxAttendanceUsers = 50_000
+
+// userKey names a member across platforms.
+type userKey struct {
+	platform   Platform
+	externalID string
+}
+
+// userCache is a bounded map of user ids by member, safe for concurrent
+// use. A user id never changes while the user exists; one forgotten
+// meanwhile (ForgetUser) is dropped by the caller when the store says the
+// user does not exist.
+type userCache struct {
+	max int
+	ids map[userKey]int64
+}
+
+// get returns the member's user id, if kept.
+func (c *userCache) get(k userKey) (int64, bool) {
+	id, ok := c.ids[k]
+	return id, ok
+}
+
+// put keeps the member's user id, forgetting an arbitrary other one when
+// full.
+func (c *userCache) put(k userKey, id int64) {
+	if _, ok := c.ids[k]; !ok && len(c.ids) >= c.max {
+		for other := range c.ids {
+			delete(c.ids, other)
+			break
+		}
+	}
+	c.ids[k] = id
+}
+
+// userID returns the member's user id: the one kept (cached true), or
+// upserted and kept.
+func (s *AttendanceService) userID(ctx context.Context, m Member) (id int64, cached bool, err error) {
+	k := userKey{m.Platform, m.ExternalID}
+	s.mu.Lock()
+	id, ok := s.users.get(k)
+	s.mu.Unlock()
+	if ok {
+		return id, true, nil
+	}
+	u, err := s.members.UpsertUser(ctx, m.user())
+	if err != nil {
+		return 0, false, err
+	}
+	s.mu.Lock()
+	s.users.put(k, u.ID)
+	s.mu.Unlock()
+	return u.ID, false, nil
+}
+
+// dropUser forgets the member's user id: the store no longer has the user.
+func (s *AttendanceService) dropUser(m Member) {
+	s.mu.Lock()
+	delete(s.users.ids, userKey{m.Platform, m.ExternalID})
+	s.mu.Unlock()
+}
+
+// recordVoice records the member's voice state through the store, with
+// their cached user id; when the store says that user no longer exists
+// (forgotten meanwhile), once more with the id upserted anew.
+// ErrNotFound when the place has no open session.
+func (s *AttendanceService) recordVoice(ctx context.Context, pid int64, m Member, channelID string, counting bool, at time.Time) error {
+	var err error
+	for range 2 {
+		var id int64
+		var cached bool
+		if id, cached, err = s.userID(ctx, m); err != nil {
+			return err
+		}
+		err = s.store.RecordVoice(ctx, pid, id, channelID, counting, at)
+		if !cached || !errors.Is(err, ErrConflict) {
+			return err
+		}
+		s.dropUser(m)
+	}
+	return err
+}
+
+// openPlace returns the place's id and whether it may have open sessions
+// (mayBeOpen).
+func (s *AttendanceService) openPlace(ctx context.Context, p Place) (int64, bool, error) {
+	pid, err := s.placeID(ctx, p)
+	if err != nil {
+		return 0, false, err
+	}
+	open, err := s.mayBeOpen(ctx, pid)
+	return pid, open, err
+}
+
+// mayBeOpen reports whether the place may have open sessions: true from
+// the hint, else from the store (and the hint set when it has). The hint
+// of a place is true when the service last knew of an open session there
+// (opened or resumed here, or read from the store), so that a voice event
+// goes straight to the store, whose transaction reads the sessions anyway.
+// It is never trusted when false: a session opened by another replica is
+// found by reading the store, and a hint left true by a session stopped
+// elsewhere is cleared by the first voice event the store answers
+// ErrNotFound.
+func (s *AttendanceService) mayBeOpen(ctx context.Context, pid int64) (bool, error) {
+	s.mu.Lock()
+	hint := s.opened[pid]
+	s.mu.Unlock()
+	if hint {
+		return true, nil
+	}
+	open, err := s.openSessionsOf(ctx, pid)
+	if err != nil || len(open) == 0 {
+		return false, err
+	}
+	s.hintOpen(pid, true)
+	return true, nil
+}
+
+// hintOpen sets the hint of the place: true when a session is known open
+// in it, false when the place may have none.
+func (s *AttendanceService) hintOpen(pid int64, open bool) { s.mark(s.opened, pid, open) }
