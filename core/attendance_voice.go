@@ -122,6 +122,36 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 	return out, nil
 }
 
+// Suspend stops following the place's open sessions at at, when the bot
+// loses its view of the place's voice (the Discord gateway dropped while
+// the process runs): each one's stretches close at its last heartbeat,
+// the time to at is added to its downtime, and heartbeats stop, so that
+// Resume, once the view is back, adds the time from at as downtime too
+// and counts who is there from then. A member who left meanwhile is
+// credited with none of it, and the summary tells it. It returns the
+// store's error.
+func (s *AttendanceService) Suspend(ctx context.Context, p Place, at time.Time) error {
+	const op = "suspend attendance"
+	_, live, err := s.liveSessions(ctx, p)
+	if err != nil {
+		return wrap(op, err)
+	}
+	for _, sess := range openOnly(live) {
+		// Heartbeats stop first: one after the suspension would move the
+		// last heartbeat past at.
+		s.follow(sess.ID, false)
+		suspended, err := s.store.ResumeAttendance(ctx, sess.ID, at, nil)
+		if errors.Is(err, ErrNotFound) {
+			continue // stopped meanwhile
+		}
+		if err != nil {
+			return wrap(op, err)
+		}
+		s.log.Info("attendance suspended", "session", sess.ID, "downtime", suspended.Downtime)
+	}
+	return nil
+}
+
 // expire stops the open session at its maximum length and appends its
 // summary to out; when resume is true (nobody in this process followed
 // it), its stretches first close at its last heartbeat, the time since

@@ -40,6 +40,9 @@ type VoiceSink interface {
 	EventChanged(ctx context.Context, p core.Place, ev core.ScheduledEvent, current []core.VoiceState) (core.EventChange, error)
 	// MemberLeft records that a member left the server.
 	MemberLeft(ctx context.Context, p core.Place, m core.Member, at time.Time) error
+	// Suspend stops counting the server's sessions at at, when the
+	// gateway is lost; Resume takes them up once it is back.
+	Suspend(ctx context.Context, p core.Place, at time.Time) error
 }
 
 // Bounds of the handling of voice events.
@@ -277,21 +280,19 @@ func (v *voice) register(s *discordgo.Session) {
 
 // disconnected handles the loss of the gateway (discordgo reconnects by
 // itself): from now until it is back, who comes and goes is unknown, so
-// every member in voice in a server of this shard is told to the sink as
-// leaving now. On reconnecting, Resume counts those still there from then
-// (GUILD_CREATE after a new session, RESUMED after a resumed one): the
-// time in between is credited to nobody, and a member who left meanwhile
-// is not credited with it. The adapter's own closing (close) is no
-// outage; a second disconnection before the gateway is back does nothing
-// more.
+// each server of this shard has its sessions suspended now (Suspend: the
+// time until Resume is downtime, credited to nobody and told in the
+// summary). On reconnecting, Resume counts those still there from then
+// (GUILD_CREATE after a new session, RESUMED after a resumed one). The
+// adapter's own closing (close) is no outage; a second disconnection
+// before the gateway is back does nothing more.
 func (v *voice) disconnected() {
 	at := v.now()
-	type leave struct {
+	type suspend struct {
 		guild string
 		p     core.Place
-		vs    core.VoiceState
 	}
-	var out []leave
+	var out []suspend
 	v.mu.Lock()
 	if v.blind || v.closing {
 		v.mu.Unlock()
@@ -299,19 +300,13 @@ func (v *voice) disconnected() {
 	}
 	v.blind = true
 	for _, id := range slices.Sorted(maps.Keys(v.guilds)) {
-		p := v.placeLocked(id)
-		for _, vs := range sortedStates(v.guilds[id].states) {
-			vs.ChannelID, vs.Deafened, vs.At = "", false, at
-			out = append(out, leave{guild: id, p: p, vs: vs})
-		}
+		out = append(out, suspend{guild: id, p: v.placeLocked(id)})
 	}
 	v.mu.Unlock()
-	if len(out) > 0 {
-		v.log.Warn("gateway lost: members in voice stop being counted until it is back", "members", len(out))
-	}
-	for _, l := range out {
-		v.queue.add(l.guild, voiceJob{kind: "DISCONNECT", run: func(ctx context.Context) error {
-			return v.sink.Observe(ctx, l.p, l.vs)
+	v.log.Warn("gateway lost: attendance is suspended until it is back", "servers", len(out))
+	for _, sp := range out {
+		v.queue.add(sp.guild, voiceJob{kind: "DISCONNECT", run: func(ctx context.Context) error {
+			return v.sink.Suspend(ctx, sp.p, at)
 		}})
 	}
 }

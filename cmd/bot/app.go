@@ -96,6 +96,9 @@ type Main struct {
 	// WrapVoice, when set, wraps the attendance service as the Discord
 	// adapter's voice sink: tests see each voice event handled.
 	WrapVoice func(discord.VoiceSink) discord.VoiceSink
+	// AttendanceTurned, when set, is called after each attendance turn
+	// (heartbeat, expired sessions): tests wait for one.
+	AttendanceTurned func()
 
 	// Set by Run.
 	DB  *storage.DB

@@ -84,6 +84,11 @@ func (v *voiceSeen) MemberLeft(ctx context.Context, p core.Place, m core.Member,
 	return v.VoiceSink.MemberLeft(ctx, p, m, at)
 }
 
+func (v *voiceSeen) Suspend(ctx context.Context, p core.Place, at time.Time) error {
+	defer v.done(false)
+	return v.VoiceSink.Suspend(ctx, p, at)
+}
+
 // wait waits until n events in all (resumes: n resumes, when resumes is
 // true) were handled.
 func (v *voiceSeen) wait(ctx context.Context, t testing.TB, n int, resumes bool) {
@@ -107,6 +112,13 @@ func (v *voiceSeen) wait(ctx context.Context, t testing.TB, n int, resumes bool)
 	}
 }
 
+// resumedCount returns how many resumes were handled.
+func (v *voiceSeen) resumedCount() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.resumed
+}
+
 // count returns how many events were handled.
 func (v *voiceSeen) count() int {
 	v.mu.Lock()
@@ -125,6 +137,33 @@ type voiceRig struct {
 	db    string
 	env   map[string]string // more of Main's environment
 	s     *session
+	// turn gets a value after each of Main's attendance turns, when
+	// there is room.
+	turn chan struct{}
+}
+
+// turned tells that Main ended an attendance turn (Main.AttendanceTurned).
+func (r *voiceRig) turned() {
+	select {
+	case r.turn <- struct{}{}:
+	default:
+	}
+}
+
+// turns waits for n attendance turns of Main to end from now.
+func (r *voiceRig) turns(n int) {
+	r.t.Helper()
+	select {
+	case <-r.turn: // a turn that may have begun before
+	default:
+	}
+	for range n {
+		select {
+		case <-r.turn:
+		case <-r.ctx.Done():
+			r.t.Fatalf("no attendance turn of Main: %v", r.ctx.Err())
+		}
+	}
 }
 
 // newVoiceRig starts a Main on a Discord fake with the call and lobby
@@ -135,7 +174,8 @@ func newVoiceRig(t *testing.T, databaseURL string, env map[string]string) *voice
 	srv := discordtest.NewServer(t, discordtest.Options{})
 	srv.AddVoiceChannel(callChannel, "Community call", false)
 	srv.AddVoiceChannel(lobbyChannel, "Lobby", false)
-	r := &voiceRig{t: t, ctx: ctx, srv: srv, db: databaseURL, env: env, clock: coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))}
+	r := &voiceRig{t: t, ctx: ctx, srv: srv, db: databaseURL, env: env, clock: coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC)),
+		turn: make(chan struct{}, 1)}
 	r.start()
 	return r
 }
@@ -150,7 +190,9 @@ func (r *voiceRig) start() {
 		"DISCORD_API_URL": r.srv.URL(), "DISCORD_GUILD_ID": r.srv.GuildID(),
 	}
 	maps.Copy(env, r.env)
-	r.s = startMainTuned(r.t, env, false, func(m *Main) { m.Clock, m.AttendanceInterval, m.WrapVoice = r.clock, 20*time.Millisecond, r.seen.wrap })
+	r.s = startMainTuned(r.t, env, false, func(m *Main) {
+		m.Clock, m.AttendanceInterval, m.WrapVoice, m.AttendanceTurned = r.clock, 20*time.Millisecond, r.seen.wrap, r.turned
+	})
 	r.seen.wait(r.ctx, r.t, 1, true)
 }
 
@@ -327,6 +369,48 @@ func TestAttendance_DiscordRestart(t *testing.T) {
 				"The bot was down for 15 minutes of it, credited to nobody.")
 			r.says(ada, claimLine, "/mint/")
 			r.says(bob, claimLine, "10 of 25 minutes")
+		})
+	}
+}
+
+// TestAttendance_DiscordOutage loses the gateway in the middle of a
+// session while the process runs (its heartbeats go on): for the 15
+// minutes until Discord lets the bot back, nobody is credited (bob, who
+// left meanwhile, keeps his 10 minutes; ada, who stayed, gets 10 + 20),
+// and the summary tells the outage as the bot's downtime.
+func TestAttendance_DiscordOutage(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
+			mod := discordtest.Moderator
+			drop := sandbox.DemoLinksDropID
+			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+			addDiscordDrop(ctx, t, r.srv)
+			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
+			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+			r.clock.Add(10 * time.Minute) // 18:10
+
+			// The gateway drops; the adapter suspends the server's
+			// sessions then, and Main's heartbeats go on meanwhile.
+			handled := r.seen.count()
+			r.srv.DropGateway()
+			t.Cleanup(func() { r.srv.Reconnect(false) })
+			r.seen.wait(ctx, t, handled+1, false)
+			if err := r.srv.PutVoice(bob.ID, discordtest.Voice{}); err != nil {
+				t.Fatal(err)
+			}
+			r.clock.Add(15 * time.Minute) // 18:25
+			r.turns(2)                    // a heartbeat now would hide the outage
+			resumed := r.seen.resumedCount()
+			r.srv.Reconnect(false)
+			r.seen.wait(ctx, t, resumed+1, true)
+			r.clock.Add(20 * time.Minute) // 18:45
+
+			r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
+			r.says(mod, "/attendance stop", "Stopped.")
+			r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
+				"The bot was down for 15 minutes of it, credited to nobody.")
 		})
 	}
 }

@@ -98,6 +98,9 @@ func (m *Main) attendanceTurn(ctx context.Context) {
 		m.Logger.Warn("stopping expired attendance failed", "err", err)
 	}
 	m.postSummaries(ctx, stopped)
+	if m.AttendanceTurned != nil {
+		m.AttendanceTurned()
+	}
 	m.summaries.lookAgain()
 }
 
