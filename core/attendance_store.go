@@ -123,6 +123,7 @@ type AttendanceDrops interface {
 // AttendanceStore is what the attendance service needs from stored state.
 // Every method is one atomic step; lookups return ErrNotFound.
 type AttendanceStore interface {
+	AttendanceSummaryStore
 	// CreateAttendanceSession stores a new session (open, or waiting on
 	// its scheduled event). ErrConflict when an open session counts the
 	// channel (for an open one) or a session follows the scheduled event.

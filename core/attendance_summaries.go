@@ -8,7 +8,7 @@ import (
 
 // AttendanceSummaryStore keeps which summaries of sessions that stopped
 // by themselves are owed, so that each is told once across replicas and
-// restarts. An AttendanceStore without it (a test's) owes none.
+// restarts; it is part of AttendanceStore.
 type AttendanceSummaryStore interface {
 	// OwedAttendanceSummaries lists the closed sessions, stopped between
 	// from and to and not by a moderator, whose summary is not out and
@@ -46,31 +46,21 @@ const (
 	summaryBatch = 50
 )
 
-// summaries returns the store's AttendanceSummaryStore, or nil.
-func (s *AttendanceService) summaries() AttendanceSummaryStore {
-	ss, _ := s.store.(AttendanceSummaryStore)
-	return ss
-}
-
 // OwedSummaries returns the summaries still owed of sessions that stopped
 // by themselves: the process that stopped one died before telling it, or
 // could not tell it. Each is rebuilt from the stored session and results;
 // ClaimSummary decides who tells it. It returns the store's error.
 func (s *AttendanceService) OwedSummaries(ctx context.Context) ([]AttendanceSummary, error) {
 	const op = "owed attendance summaries"
-	ss := s.summaries()
-	if ss == nil {
-		return nil, nil
-	}
 	now := s.clock.Now()
-	sessions, err := ss.OwedAttendanceSummaries(ctx, now.Add(-summaryRetention), now.Add(-summaryGrace), now, summaryBatch)
+	sessions, err := s.store.OwedAttendanceSummaries(ctx, now.Add(-summaryRetention), now.Add(-summaryGrace), now, summaryBatch)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
 	out := make([]AttendanceSummary, 0, len(sessions))
 	for _, sess := range sessions {
 		sum := AttendanceSummary{Session: sess}
-		if sum.Attended, sum.Eligible, err = ss.AttendanceCounts(ctx, sess.ID); err != nil {
+		if sum.Attended, sum.Eligible, err = s.store.AttendanceCounts(ctx, sess.ID); err != nil {
 			return out, wrap(op, err)
 		}
 		if sum.Place, err = s.store.AttendancePlace(ctx, sess.PlaceID); err != nil {
@@ -87,15 +77,11 @@ func (s *AttendanceService) OwedSummaries(ctx context.Context) ([]AttendanceSumm
 
 // ClaimSummary takes on telling the stopped session's summary for
 // AttendanceSummaryLease: true for the one process that took it; false
-// when it is out already or another process holds it. With a store that
-// keeps no summaries, it is always true. It returns the store's error.
+// when it is out already or another process holds it. It returns the
+// store's error.
 func (s *AttendanceService) ClaimSummary(ctx context.Context, sessionID int64) (bool, error) {
-	ss := s.summaries()
-	if ss == nil {
-		return true, nil
-	}
 	now := s.clock.Now()
-	ok, err := ss.ClaimAttendanceSummary(ctx, sessionID, now, now.Add(AttendanceSummaryLease))
+	ok, err := s.store.ClaimAttendanceSummary(ctx, sessionID, now, now.Add(AttendanceSummaryLease))
 	if err != nil {
 		return false, wrap("claim attendance summary", err)
 	}
@@ -106,11 +92,7 @@ func (s *AttendanceService) ClaimSummary(ctx context.Context, sessionID int64) (
 // told as a notice), or that the stop posts its own (a moderator's): it
 // is owed no more. It returns the store's error.
 func (s *AttendanceService) SummaryTold(ctx context.Context, sessionID int64) error {
-	ss := s.summaries()
-	if ss == nil {
-		return nil
-	}
-	return wrapNil("attendance summary told", ss.MarkAttendanceSummary(ctx, sessionID, s.clock.Now()))
+	return wrapNil("attendance summary told", s.store.MarkAttendanceSummary(ctx, sessionID, s.clock.Now()))
 }
 
 // ReleaseSummary gives up the hold of ClaimSummary on a summary that
@@ -118,11 +100,7 @@ func (s *AttendanceService) SummaryTold(ctx context.Context, sessionID int64) er
 // turn) need not wait for the lease to run out. It returns the store's
 // error.
 func (s *AttendanceService) ReleaseSummary(ctx context.Context, sessionID int64) error {
-	ss := s.summaries()
-	if ss == nil {
-		return nil
-	}
-	err := ss.ReleaseAttendanceSummary(ctx, sessionID)
+	err := s.store.ReleaseAttendanceSummary(ctx, sessionID)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

@@ -83,4 +83,25 @@ func (NoAttendance) AttendancePlace(context.Context, int64) (core.Place, error) 
 	return core.Place{}, core.ErrNotFound
 }
 
+// OwedAttendanceSummaries finds none: no session stopped.
+func (NoAttendance) OwedAttendanceSummaries(context.Context, time.Time, time.Time, time.Time, int) ([]core.AttendanceSession, error) {
+	return nil, nil
+}
+
+// ClaimAttendanceSummary finds none to take.
+func (NoAttendance) ClaimAttendanceSummary(context.Context, int64, time.Time, time.Time) (bool, error) {
+	return false, nil
+}
+
+// MarkAttendanceSummary marks none.
+func (NoAttendance) MarkAttendanceSummary(context.Context, int64, time.Time) error { return nil }
+
+// ReleaseAttendanceSummary finds none.
+func (NoAttendance) ReleaseAttendanceSummary(context.Context, int64) error { return nil }
+
+// AttendanceCounts finds none.
+func (NoAttendance) AttendanceCounts(context.Context, int64) (int, int, error) {
+	return 0, 0, core.ErrNotFound
+}
+
 var _ core.AttendanceStore = NoAttendance{}
