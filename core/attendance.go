@@ -30,11 +30,11 @@ type AttendanceService struct {
 	// places caches place ids by platform and external id: they never
 	// change, and a voice event should not write its place again.
 	places map[Place]int64
-	// live are the sessions this process follows (opened or resumed
+	// followed are the sessions this process follows (opened or resumed
 	// here): only they get heartbeats, so that a restart's downtime stays
 	// visible until Resume has closed its stretches.
-	live map[int64]bool
-	// users caches user ids by member (MaxAttendanceUsers at most), so
+	followed map[int64]bool
+	// users caches user ids and names by member (MaxAttendanceUsers at most), so
 	// that a voice event does not write its member again.
 	users userCache
 	// opened hints which places have open sessions (mayBeOpen).
@@ -72,8 +72,8 @@ func NewAttendanceService(d AttendanceServiceDeps) (*AttendanceService, error) {
 	}
 	s := &AttendanceService{
 		base: newBase(d.Clock, d.Logger, nil), members: d.Members, drops: d.Drops, store: d.Store, audit: d.Audit,
-		max: d.MaxLength, places: map[Place]int64{}, live: map[int64]bool{},
-		users: userCache{max: MaxAttendanceUsers, ids: map[userKey]int64{}}, opened: map[int64]bool{},
+		max: d.MaxLength, places: map[Place]int64{}, followed: map[int64]bool{},
+		users: userCache{max: MaxAttendanceUsers, ids: map[userKey]cachedUser{}}, opened: map[int64]bool{},
 	}
 	if s.max <= 0 {
 		s.max = DefaultAttendanceMaxLength
@@ -136,9 +136,9 @@ func (s *AttendanceService) placeID(ctx context.Context, p Place) (int64, error)
 
 // follow marks the session as followed by this process, for Heartbeat;
 // on false, as no longer followed (it stopped).
-func (s *AttendanceService) follow(sessionID int64, on bool) { s.mark(s.live, sessionID, on) }
+func (s *AttendanceService) follow(sessionID int64, on bool) { s.mark(s.followed, sessionID, on) }
 
-// mark sets id in the set (live, opened) when on, else takes it out.
+// mark sets id in the set (followed, opened) when on, else takes it out.
 func (s *AttendanceService) mark(set map[int64]bool, id int64, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -153,5 +153,5 @@ func (s *AttendanceService) mark(set map[int64]bool, id int64, on bool) {
 func (s *AttendanceService) following(sessionID int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.live[sessionID]
+	return s.followed[sessionID]
 }

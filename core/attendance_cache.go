@@ -18,31 +18,37 @@ type userKey struct {
 	externalID string
 }
 
-// userCache is a bounded map of user ids by member, safe for concurrent
-// use. A user id never changes while the user exists; one forgotten
-// meanwhile (ForgetUser) is dropped by the caller when the store says the
-// user does not exist.
+// userCache is a bounded map of user ids (and the names stored with
+// them) by member; the service's mutex guards it. A user id never changes
+// while the user exists; one forgotten meanwhile (ForgetUser) is dropped
+// by the caller when the store says the user does not exist.
 type userCache struct {
 	max int
-	ids map[userKey]int64
+	ids map[userKey]cachedUser
 }
 
-// get returns the member's user id, if kept.
-func (c *userCache) get(k userKey) (int64, bool) {
-	id, ok := c.ids[k]
-	return id, ok
+// cachedUser is a member's user id and the name stored with it.
+type cachedUser struct {
+	id   int64
+	name string
 }
 
-// put keeps the member's user id, forgetting an arbitrary other one when
-// full.
-func (c *userCache) put(k userKey, id int64) {
+// get returns the member's user id and stored name, if kept.
+func (c *userCache) get(k userKey) (cachedUser, bool) {
+	u, ok := c.ids[k]
+	return u, ok
+}
+
+// put keeps the member's user id and name, forgetting an arbitrary other
+// one when full.
+func (c *userCache) put(k userKey, u cachedUser) {
 	if _, ok := c.ids[k]; !ok && len(c.ids) >= c.max {
 		for other := range c.ids {
 			delete(c.ids, other)
 			break
 		}
 	}
-	c.ids[k] = id
+	c.ids[k] = u
 }
 
 // userID returns the member's user id: the one kept (cached true), or
@@ -50,17 +56,18 @@ func (c *userCache) put(k userKey, id int64) {
 func (s *AttendanceService) userID(ctx context.Context, m Member) (id int64, cached bool, err error) {
 	k := userKey{m.Platform, m.ExternalID}
 	s.mu.Lock()
-	id, ok := s.users.get(k)
+	c, ok := s.users.get(k)
 	s.mu.Unlock()
-	if ok {
-		return id, true, nil
+	if ok && (m.Name == "" || m.Name == c.name) {
+		return c.id, true, nil
 	}
+	// Unknown, or renamed: /attendance list shows the name stored.
 	u, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
 		return 0, false, err
 	}
 	s.mu.Lock()
-	s.users.put(k, u.ID)
+	s.users.put(k, cachedUser{id: u.ID, name: m.Name})
 	s.mu.Unlock()
 	return u.ID, false, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -115,6 +116,77 @@ func TestAttendance_ForgottenMemberRejoins(t *testing.T) {
 		r.stop("")
 		if got, want := r.minutesOf(sess.ID), map[string]string{"alice": "20m0s!"}; !cmp.Equal(got, want) {
 			t.Errorf("minutes = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestAttendance_ResumeForgottenMember: a member forgotten (/forget)
+// while the bot could not see voice is still in the channel when it can
+// again; Resume counts them anew (their stretches before went with them)
+// instead of failing on the id it kept.
+func TestAttendance_ResumeForgottenMember(t *testing.T) {
+	t.Parallel()
+	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
+		sess := r.start("stage", "10m")
+		r.voice("alice", "stage", false)
+		r.at(10)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.svc.Suspend(r.ctx, r.place, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.db.ForgetUser(r.ctx, core.Discord, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		r.at(20)
+		if _, err := r.svc.Resume(r.ctx, r.place, []core.VoiceState{{Member: member("alice"), ChannelID: "stage"}}); err != nil {
+			t.Fatalf("Resume = %v", err)
+		}
+		r.at(35)
+		sum := r.stop("")
+		if got, want := r.minutesOf(sess.ID), map[string]string{"alice": "15m0s!"}; !cmp.Equal(got, want) {
+			t.Errorf("minutes = %v, want %v", got, want)
+		}
+		if sum.Session.Downtime != 10*time.Minute {
+			t.Errorf("downtime = %v, want 10m", sum.Session.Downtime)
+		}
+	})
+}
+
+// TestAttendance_SuspendLate: the gateway drops at minute 10 but the
+// suspension is handled at minute 11, after a heartbeat stamped minute
+// 11 (the adapter's queue was long); the view was lost at 10, so alice
+// is credited up to 10 and the downtime runs from 10 to the resume at 25.
+func TestAttendance_SuspendLate(t *testing.T) {
+	t.Parallel()
+	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
+		sess := r.start("stage", "10m")
+		r.voice("alice", "stage", false)
+		r.voice("bob", "stage", false)
+		lost := attT0.Add(10 * time.Minute)
+		r.at(11)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.svc.Suspend(r.ctx, r.place, lost); err != nil {
+			t.Fatal(err)
+		}
+		r.at(20)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil { // suspended: stamps nothing
+			t.Fatal(err)
+		}
+		r.at(25) // bob left meanwhile
+		if _, err := r.svc.Resume(r.ctx, r.place, []core.VoiceState{{Member: member("alice"), ChannelID: "stage"}}); err != nil {
+			t.Fatalf("Resume = %v", err)
+		}
+		r.at(45)
+		sum := r.stop("")
+		if got, want := r.minutesOf(sess.ID), map[string]string{"alice": "30m0s!", "bob": "10m0s!"}; !cmp.Equal(got, want) {
+			t.Errorf("minutes = %v, want %v", got, want)
+		}
+		if sum.Session.Downtime != 15*time.Minute {
+			t.Errorf("downtime = %v, want 15m", sum.Session.Downtime)
 		}
 	})
 }

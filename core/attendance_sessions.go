@@ -272,10 +272,11 @@ func (s *AttendanceService) Stop(ctx context.Context, moderator Member, p Place,
 // StopExpired stops the open sessions (of every place) that reached their
 // maximum length, at that length, and returns their summaries for the
 // channels they were started in. The loop that calls Heartbeat calls it.
-// A session this process does not follow (never resumed since a restart:
-// the bot left the server, say) is first closed at its last
-// heartbeat, so that the time nobody watched is downtime, not
-// attendance.
+// A session this process does not follow is left to the process that
+// does while that one's heartbeats are recent (another shard's, another
+// replica's); one nobody follows (never resumed since a restart: the bot
+// left the server, say) is first closed at its last heartbeat, so that
+// the time nobody watched is downtime, not attendance.
 func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummary, error) {
 	const op = "stop expired attendance"
 	live, err := s.store.LiveAttendanceSessions(ctx, 0)
@@ -288,12 +289,21 @@ func (s *AttendanceService) StopExpired(ctx context.Context) ([]AttendanceSummar
 		if now.Before(sess.deadline()) {
 			continue
 		}
-		if out, err = s.expire(ctx, out, sess, !s.following(sess.ID)); err != nil {
+		followed := s.following(sess.ID)
+		if !followed && sess.LastSeenAt != nil && now.Sub(*sess.LastSeenAt) < followedElsewhere {
+			continue // its process stops it at its next turn
+		}
+		if out, err = s.expire(ctx, out, sess, !followed); err != nil {
 			return out, wrap(op, err)
 		}
 	}
 	return out, nil
 }
+
+// followedElsewhere is how recent the last heartbeat of a session this
+// process does not follow must be for StopExpired to leave it to the
+// process that follows it: two of that process's turns.
+const followedElsewhere = 2 * AttendanceHeartbeatEvery
 
 // stop closes the session at at and tallies it. ErrNotFound when another
 // stop came first.

@@ -160,6 +160,12 @@ type AttendanceStore interface {
 	// becomes at, and stretches open at at for the members present (unless
 	// they have one open). ErrNotFound when the session is not open.
 	ResumeAttendance(ctx context.Context, id int64, at time.Time, present []int64) (AttendanceSession, error)
+	// SuspendAttendance stops counting the open session at at (the bot
+	// lost its view of voice): its open stretches close at the earlier of
+	// the last heartbeat and at, the time from the heartbeat to at is
+	// added to the downtime, and the heartbeat becomes at, even if a
+	// later one came meanwhile. ErrNotFound when the session is not open.
+	SuspendAttendance(ctx context.Context, id int64, at time.Time) (AttendanceSession, error)
 	// CloseAttendanceSession closes the waiting or open session at at for
 	// reason, with required as its minimum in time; its open stretches
 	// close at at, and tally (when the session was open) gives the

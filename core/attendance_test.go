@@ -299,6 +299,33 @@ func TestAttendance_MaxLength(t *testing.T) {
 	})
 }
 
+// TestAttendance_ExpiredFollowedElsewhere: a session that another
+// process follows (another shard's) reaches its maximum; this process's
+// StopExpired leaves it while that one's heartbeats are recent, so that
+// it stops with no downtime at that one's turn.
+func TestAttendance_ExpiredFollowedElsewhere(t *testing.T) {
+	t.Parallel()
+	eachAttendanceDB(t, time.Hour, func(t *testing.T, r *attendanceRig) {
+		sess := r.start("stage", "45m", core.VoiceState{Member: member("alice"), ChannelID: "stage"})
+		other := r.service(time.Hour)
+		r.at(60)
+		if err := r.svc.Heartbeat(r.ctx, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		r.clock.Add(10 * time.Second)
+		if sums, err := other.StopExpired(r.ctx); err != nil || len(sums) != 0 {
+			t.Fatalf("StopExpired of a process that does not follow it = %+v, %v; want none", sums, err)
+		}
+		sums, err := r.svc.StopExpired(r.ctx)
+		if err != nil || len(sums) != 1 || sums[0].Session.Downtime != 0 {
+			t.Fatalf("StopExpired of its process = %+v, %v; want it stopped with no downtime", sums, err)
+		}
+		if diff := cmp.Diff(map[string]string{"alice": "1h0m0s!"}, r.minutesOf(sess.ID)); diff != "" {
+			t.Errorf("minutes (-want +got):\n%s", diff)
+		}
+	})
+}
+
 // TestAttendance_ExpiredWhileDown: the bot goes down and comes back after
 // the session's maximum without following the place again (it left the
 // server): the session stops at its maximum, and the time after the last

@@ -62,8 +62,8 @@ func (s *AttendanceService) MemberLeft(ctx context.Context, p Place, m Member, a
 // AttendanceHeartbeatEvery. A restart's downtime runs from the last stamp.
 func (s *AttendanceService) Heartbeat(ctx context.Context, now time.Time) error {
 	s.mu.Lock()
-	ids := make([]int64, 0, len(s.live))
-	for id := range s.live {
+	ids := make([]int64, 0, len(s.followed))
+	for id := range s.followed {
 		ids = append(ids, id)
 	}
 	s.mu.Unlock()
@@ -97,18 +97,22 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 			}
 			continue
 		}
-		var present []int64
-		for _, v := range current {
-			if !v.counting() || v.ChannelID != sess.ChannelID {
-				continue
-			}
-			id, _, err := s.userID(ctx, v.Member)
-			if err != nil {
-				return out, wrap(op, err)
-			}
-			present = append(present, id)
+		present, err := s.presentIn(ctx, sess, current)
+		if err != nil {
+			return out, wrap(op, err)
 		}
 		resumed, err := s.store.ResumeAttendance(ctx, sess.ID, now, present)
+		if errors.Is(err, ErrConflict) {
+			// A member present was forgotten (/forget) since their id
+			// was kept: once more with the ids upserted anew.
+			for _, v := range current {
+				s.dropUser(v.Member)
+			}
+			if present, err = s.presentIn(ctx, sess, current); err != nil {
+				return out, wrap(op, err)
+			}
+			resumed, err = s.store.ResumeAttendance(ctx, sess.ID, now, present)
+		}
 		if errors.Is(err, ErrNotFound) {
 			continue // stopped meanwhile
 		}
@@ -122,14 +126,33 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 	return out, nil
 }
 
-// Suspend stops following the place's open sessions at at, when the bot
-// loses its view of the place's voice (the Discord gateway dropped while
-// the process runs): each one's stretches close at its last heartbeat,
-// the time to at is added to its downtime, and heartbeats stop, so that
-// Resume, once the view is back, adds the time from at as downtime too
-// and counts who is there from then. A member who left meanwhile is
-// credited with none of it, and the summary tells it. It returns the
-// store's error.
+// presentIn returns the user ids of the members of current who count in
+// the session's channel.
+func (s *AttendanceService) presentIn(ctx context.Context, sess AttendanceSession, current []VoiceState) ([]int64, error) {
+	var present []int64
+	for _, v := range current {
+		if !v.counting() || v.ChannelID != sess.ChannelID {
+			continue
+		}
+		id, _, err := s.userID(ctx, v.Member)
+		if err != nil {
+			return nil, err
+		}
+		present = append(present, id)
+	}
+	return present, nil
+}
+
+// Suspend stops counting the place's open sessions at at, when the bot
+// loses its view of the place's voice (the Discord gateway dropped, or the
+// server became unavailable, while the process runs): heartbeats stop,
+// each one's stretches close at at (at its last heartbeat, when that was
+// earlier), and the time from its last heartbeat to at is added to its
+// downtime; a heartbeat that came after at is undone, since the view was
+// lost then. Resume, once the view is back, adds the time from at as
+// downtime too and counts who is there from then. A member who left
+// meanwhile is credited with none of it, and the summary tells it. It
+// returns the store's error.
 func (s *AttendanceService) Suspend(ctx context.Context, p Place, at time.Time) error {
 	const op = "suspend attendance"
 	_, live, err := s.liveSessions(ctx, p)
@@ -137,10 +160,8 @@ func (s *AttendanceService) Suspend(ctx context.Context, p Place, at time.Time) 
 		return wrap(op, err)
 	}
 	for _, sess := range openOnly(live) {
-		// Heartbeats stop first: one after the suspension would move the
-		// last heartbeat past at.
 		s.follow(sess.ID, false)
-		suspended, err := s.store.ResumeAttendance(ctx, sess.ID, at, nil)
+		suspended, err := s.store.SuspendAttendance(ctx, sess.ID, at)
 		if errors.Is(err, ErrNotFound) {
 			continue // stopped meanwhile
 		}
@@ -165,7 +186,7 @@ func (s *AttendanceService) expire(ctx context.Context, out []AttendanceSummary,
 		} else if err != nil {
 			return out, err
 		}
-		s.log.Info("attendance resumed", "session", sess.ID, "downtime", sess.Downtime, "present", 0)
+		s.log.Info("attendance expired while nobody followed it: closed at its last heartbeat", "session", sess.ID, "downtime", sess.Downtime)
 	}
 	sum, err := s.stop(ctx, sess, end, StopAtMaxLength)
 	if errors.Is(err, ErrNotFound) {

@@ -6,6 +6,10 @@ import (
 	"fmt"
 )
 
+// held reports false: whether the member's entry was claimed is read by
+// the claim itself, which a drop's other checks come before.
+func (s *DeliveryService) held(context.Context, Drop, User) (bool, error) { return false, nil }
+
 // claim mints the drop to the member's address on its delivery's
 // list through the delivery claim. The entry is held while the claim is
 // sent (two presses send one claim), and marked sent before the request
@@ -16,10 +20,6 @@ import (
 // ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
 // ErrIssuerUnavailable (nothing was sent: claim again); ErrNoDelivery when
 // the drop has no delivery created.
-// held reports false: whether the member's entry was claimed is read by
-// the claim itself, which a drop's other checks come before.
-func (s *DeliveryService) held(context.Context, Drop, User) (bool, error) { return false, nil }
-
 func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {

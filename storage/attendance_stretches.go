@@ -164,6 +164,45 @@ func (db *DB) ResumeAttendance(ctx context.Context, id int64, at time.Time, pres
 	return row.session(), nil
 }
 
+// SuspendAttendance stops counting the open session at at, in one
+// transaction (see core.AttendanceStore): its open stretches close at the
+// earlier of its last heartbeat and at, the time from its last heartbeat
+// to at is added to the downtime, and the heartbeat becomes at, even when
+// a later one came meanwhile. It returns core.ErrNotFound when the
+// session is not open, or the database error.
+func (db *DB) SuspendAttendance(ctx context.Context, id int64, at time.Time) (core.AttendanceSession, error) {
+	const op = "suspend attendance"
+	at = dbTime(at)
+	var row attendanceSessionRow
+	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if row, err = lockSession(tx, id, []string{string(core.AttendanceOpen)}); err != nil {
+			return err
+		}
+		last := at
+		if row.LastSeenAt != nil {
+			last = dbTime(*row.LastSeenAt)
+		}
+		end := at
+		if last.Before(at) {
+			end = last
+		}
+		if err := closeOpenStretches(tx, end, "session_id = ?", id); err != nil {
+			return err
+		}
+		if at.After(last) {
+			row.DowntimeSeconds += int64(at.Sub(last) / time.Second)
+		}
+		row.LastSeenAt = &at
+		return tx.Model(&attendanceSessionRow{}).Where("id = ?", id).
+			Updates(map[string]any{"downtime_seconds": row.DowntimeSeconds, "last_seen_at": at}).Error
+	})
+	if err != nil {
+		return core.AttendanceSession{}, translate(op, err)
+	}
+	return row.session(), nil
+}
+
 // openStretches opens a stretch at at in the session for each user who
 // has none open.
 func openStretches(tx *gorm.DB, sessionID int64, users []int64, at time.Time) error {

@@ -203,7 +203,6 @@ func (db *DB) refused(ctx context.Context, dropID, userID int64, wallet string, 
 	return mintLinkRow{}, false, err
 }
 
-// memberMintLink returns the user's link of the drop, or a zero row.
 // MemberMintLink returns the user's link of the drop, whatever its state,
 // or core.ErrNotFound, or the database error.
 func (db *DB) MemberMintLink(ctx context.Context, dropID, userID int64) (core.MintLink, error) {
@@ -217,6 +216,7 @@ func (db *DB) MemberMintLink(ctx context.Context, dropID, userID int64) (core.Mi
 	return row.mintLink(), nil
 }
 
+// memberMintLink returns the user's link of the drop, or a zero row.
 func (db *DB) memberMintLink(ctx context.Context, dropID, userID int64) (mintLinkRow, error) {
 	query := memberLinkSQLite
 	if db.dialect == DialectPostgres {

@@ -63,6 +63,13 @@ const (
 type voiceJob struct {
 	kind string // for the logs
 	run  func(ctx context.Context) error
+	// control marks a job that changes what is counted rather than a
+	// member's voice state (the gateway lost or back, a server's
+	// GUILD_CREATE, a scheduled event's change): never dropped for a full
+	// backlog, since losing one would credit an outage, leave sessions
+	// uncounted or never opened; it takes no slot (they are few: one per
+	// server and connection, or per event change).
+	control bool
 }
 
 // voiceQueue hands the voice events of each server to the sink one after
@@ -103,26 +110,16 @@ func (q *voiceQueue) start(ctx context.Context) {
 	q.ctx = context.WithoutCancel(ctx)
 }
 
-// add queues a job of the guild. When the backlog is full it waits up to
-// voiceFullWait for room, then drops the job, logged and counted; while
-// it stays full, the next jobs are dropped without waiting.
+// add queues a job of the guild, once it has its slot in the backlog
+// (take; a control job needs none).
 func (q *voiceQueue) add(guild string, j voiceJob) {
-	select {
-	case q.slots <- struct{}{}:
-		q.overflowing.Store(false)
-	default:
-		if !q.overflowing.Load() && q.waitSlot() {
-			break
-		}
-		q.overflowing.Store(true)
-		n := q.drop(dropFull, 1)
-		q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
+	if !j.control && !q.take(guild, j) {
 		return
 	}
 	q.mu.Lock()
 	if q.stopped {
 		q.mu.Unlock()
-		<-q.slots
+		q.release(j)
 		n := q.drop(dropClosing, 1)
 		q.log.Info("voice event while closing, not recorded", "guild", guild, "event", j.kind, "dropped", n)
 		return
@@ -148,6 +145,33 @@ func (q *voiceQueue) drop(reason string, n int) int64 {
 		q.obs.CountDiscordVoiceDropped(reason, n)
 	}
 	return q.dropped.Add(int64(n))
+}
+
+// take takes a slot in the backlog for the job. When the backlog is full
+// it waits up to fullWait for room, then drops the job, logged and
+// counted, and reports false; while it stays full, the next jobs are
+// dropped without waiting.
+func (q *voiceQueue) take(guild string, j voiceJob) bool {
+	select {
+	case q.slots <- struct{}{}:
+		q.overflowing.Store(false)
+		return true
+	default:
+	}
+	if !q.overflowing.Load() && q.waitSlot() {
+		return true
+	}
+	q.overflowing.Store(true)
+	n := q.drop(dropFull, 1)
+	q.log.Error("too many voice events waiting; one dropped, attendance may miss it", "guild", guild, "event", j.kind, "dropped", n)
+	return false
+}
+
+// release gives back the job's slot, if it took one.
+func (q *voiceQueue) release(j voiceJob) {
+	if !j.control {
+		<-q.slots
+	}
 }
 
 // waitSlot waits up to fullWait for room in the backlog and reports
@@ -180,7 +204,7 @@ func (q *voiceQueue) work(guild string) {
 		ctx := q.ctx
 		q.mu.Unlock()
 		q.handle(ctx, guild, j)
-		<-q.slots
+		q.release(j)
 	}
 }
 
@@ -209,8 +233,8 @@ func (q *voiceQueue) stop() {
 	left := 0
 	for g, jobs := range q.queues {
 		left += len(jobs)
-		for range jobs {
-			<-q.slots
+		for _, j := range jobs {
+			q.release(j)
 		}
 		delete(q.queues, g)
 	}
@@ -305,7 +329,7 @@ func (v *voice) disconnected() {
 	v.mu.Unlock()
 	v.log.Warn("gateway lost: attendance is suspended until it is back", "servers", len(out))
 	for _, sp := range out {
-		v.queue.add(sp.guild, voiceJob{kind: "DISCONNECT", run: func(ctx context.Context) error {
+		v.queue.add(sp.guild, voiceJob{kind: "DISCONNECT", control: true, run: func(ctx context.Context) error {
 			return v.sink.Suspend(ctx, sp.p, at)
 		}})
 	}
@@ -349,7 +373,7 @@ func (v *voice) resumed() {
 	}
 	v.mu.Unlock()
 	for _, r := range out {
-		v.queue.add(r.guild, voiceJob{kind: "RESUMED", run: func(ctx context.Context) error {
+		v.queue.add(r.guild, voiceJob{kind: "RESUMED", control: true, run: func(ctx context.Context) error {
 			sums, err := v.sink.Resume(ctx, r.p, r.current)
 			v.post(ctx, sums)
 			return err
@@ -418,22 +442,29 @@ func (v *voice) guildCreate(e *discordgo.GuildCreate) {
 	}
 	p := v.placeLocked(e.ID)
 	v.mu.Unlock()
-	v.queue.add(e.ID, voiceJob{kind: "GUILD_CREATE", run: func(ctx context.Context) error {
+	v.queue.add(e.ID, voiceJob{kind: "GUILD_CREATE", control: true, run: func(ctx context.Context) error {
 		sums, err := v.sink.Resume(ctx, p, current)
 		v.post(ctx, sums)
 		return err
 	}})
 }
 
-// guildDelete forgets a server the bot left or that went unavailable: its
-// GUILD_CREATE will tell again.
+// guildDelete forgets a server that became unavailable (an outage of
+// Discord's) or that the bot left, and suspends its sessions then: who
+// comes and goes there is unknown from now (see disconnected); the next
+// GUILD_CREATE resumes them.
 func (v *voice) guildDelete(e *discordgo.GuildDelete) {
-	if e.Guild == nil {
+	if e.Guild == nil || !v.onShard(e.ID) {
 		return
 	}
+	at := v.now()
 	v.mu.Lock()
+	p := v.placeLocked(e.ID)
 	delete(v.guilds, e.ID)
 	v.mu.Unlock()
+	v.queue.add(e.ID, voiceJob{kind: "GUILD_DELETE", control: true, run: func(ctx context.Context) error {
+		return v.sink.Suspend(ctx, p, at)
+	}})
 }
 
 // voiceState records a VOICE_STATE_UPDATE and queues Observe.
@@ -468,7 +499,7 @@ func (v *voice) scheduledEvent(e *discordgo.GuildScheduledEvent, status core.Sch
 	current := v.inChannelLocked(e.GuildID, e.ChannelID)
 	p := v.placeLocked(e.GuildID)
 	v.mu.Unlock()
-	v.queue.add(e.GuildID, voiceJob{kind: "GUILD_SCHEDULED_EVENT", run: func(ctx context.Context) error {
+	v.queue.add(e.GuildID, voiceJob{kind: "GUILD_SCHEDULED_EVENT", control: true, run: func(ctx context.Context) error {
 		change, err := v.sink.EventChanged(ctx, p, ev, current)
 		if change.Stopped != nil {
 			v.post(ctx, []core.AttendanceSummary{*change.Stopped})

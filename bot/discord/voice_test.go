@@ -399,6 +399,25 @@ func TestVoice_MemberLeft(t *testing.T) {
 	}
 }
 
+// TestVoice_GuildUnavailable: a server that becomes unavailable
+// (GUILD_DELETE with unavailable, a Discord outage) has its sessions
+// suspended then; its next GUILD_CREATE resumes them.
+func TestVoice_GuildUnavailable(t *testing.T) {
+	t.Parallel()
+	fake := voiceFake(t)
+	rec := newVoiceRecorder()
+	startVoice(t, fake, rec, nil)
+	ctx := timeout(t, 10*time.Second)
+	rec.next(ctx, t) // Resume
+	gone := map[string]any{"id": discordtest.DefaultGuildID, "unavailable": true}
+	if err := fake.Dispatch(ctx, "GUILD_DELETE", gone); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(voiceCall{Kind: "suspend", Place: guildPlace, At: voiceNow}, rec.next(ctx, t)); diff != "" {
+		t.Errorf("on GUILD_DELETE (-want +got):\n%s", diff)
+	}
+}
+
 // TestVoice_Burst checks that a burst of 5,000 VOICE_STATE_UPDATEs over
 // 500 members arrives complete and, for each member, in order.
 func TestVoice_Burst(t *testing.T) {
@@ -483,7 +502,7 @@ func TestVoiceQueue_Full(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var ran []int
-	done := make(chan struct{}, 3)
+	done := make(chan struct{}, 4)
 	job := func(n int) voiceJob {
 		return voiceJob{kind: "test", run: func(context.Context) error {
 			<-release
@@ -510,9 +529,17 @@ func TestVoiceQueue_Full(t *testing.T) {
 	if got := obs.counts(); !maps.Equal(got, map[string]int{"full": 2}) {
 		t.Errorf("Observer counted %v, want full: 2", got)
 	}
+	// A control job (the gateway lost, say) is queued all the same, in
+	// order.
+	control := job(6)
+	control.control = true
+	q.add("g", control)
+	if n := q.dropped.Load(); n != 2 {
+		t.Errorf("dropped %d with the control job, want 2", n)
+	}
 	close(release)
 	ctx := timeout(t, 5*time.Second)
-	for range 2 {
+	for range 3 {
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -529,8 +556,8 @@ func TestVoiceQueue_Full(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Equal(ran, []int{1, 2}) {
-		t.Errorf("ran %v, want [1 2]", ran)
+	if !slices.Equal(ran, []int{1, 2, 6}) {
+		t.Errorf("ran %v, want [1 2 6]", ran)
 	}
 }
 

@@ -53,6 +53,11 @@ func (NoAttendance) ResumeAttendance(context.Context, int64, time.Time, []int64)
 	return core.AttendanceSession{}, core.ErrNotFound
 }
 
+// SuspendAttendance finds none.
+func (NoAttendance) SuspendAttendance(context.Context, int64, time.Time) (core.AttendanceSession, error) {
+	return core.AttendanceSession{}, core.ErrNotFound
+}
+
 // CloseAttendanceSession finds none.
 func (NoAttendance) CloseAttendanceSession(context.Context, int64, time.Time, core.StopReason, func(core.AttendanceSession) time.Duration, core.AttendanceTally) (core.AttendanceSession, []core.AttendanceResult, error) {
 	return core.AttendanceSession{}, nil, core.ErrNotFound
