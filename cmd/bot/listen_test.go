@@ -58,8 +58,8 @@ func TestSameListener(t *testing.T) {
 // TestLoadConfig_HTTPAddrUnset: only an unset HTTP_ADDR takes the
 // default (which -console narrows to loopback); set empty, it is refused.
 func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
-	cleanEnv(t, nil)
-	c, err := LoadConfig()
+	t.Parallel()
+	c, err := LoadConfigFrom(func(string) (string, bool) { return "", false })
 	if err != nil || c.HTTPAddr != "" {
 		t.Fatalf("LoadConfig() without HTTP_ADDR = %q, %v; want \"\" (the default, chosen at start)", c.HTTPAddr, err)
 	}
@@ -68,6 +68,8 @@ func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
 	}
 }
 
+// TestRun_ListenerConfiguration runs run, which reads the process
+// environment: it and its subtests stay sequential (cleanEnv).
 func TestRun_ListenerConfiguration(t *testing.T) {
 	tests := []struct {
 		name string

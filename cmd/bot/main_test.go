@@ -33,7 +33,9 @@ var configVars = []string{
 }
 
 // cleanEnv clears every configuration variable for the test, then sets the
-// given ones.
+// given ones. It is for the tests of run, which reads the process
+// environment: they cannot run in parallel (t.Setenv refuses to). Other
+// tests build their Config with testConfig.
 func cleanEnv(t testing.TB, set map[string]string) {
 	t.Helper()
 	for _, k := range configVars {
@@ -45,6 +47,21 @@ func cleanEnv(t testing.TB, set map[string]string) {
 	}
 }
 
+// testConfig reads a Config from env alone, as LoadConfig would from a
+// process environment holding just those variables: the test's own
+// environment does not leak in, and tests running in parallel do not see
+// each other's.
+func testConfig(t testing.TB, env map[string]string) Config {
+	t.Helper()
+	c, err := LoadConfigFrom(func(name string) (string, bool) { v, ok := env[name]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRun_Configuration runs run, which reads the process environment: it
+// and its subtests stay sequential (cleanEnv).
 func TestRun_Configuration(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -118,8 +135,9 @@ func startMain(t *testing.T, databaseURL string) *session {
 	return startMainWith(t, map[string]string{"DATABASE_URL": databaseURL}, true)
 }
 
-// startMainWith runs a Main with -sandbox on loopback with env set over a
-// clean environment, with or without the console; s.stop ends it.
+// startMainWith runs a Main with -sandbox on loopback, configured by env
+// alone (not the process environment), with or without the console; s.stop
+// ends it.
 func startMainWith(t *testing.T, env map[string]string, withConsole bool) *session {
 	t.Helper()
 	return startMainTuned(t, env, withConsole, nil)
@@ -137,11 +155,7 @@ func startMainTuned(t testing.TB, env map[string]string, withConsole bool, tune 
 	if env["DATABASE_URL"] == "" {
 		env["DATABASE_URL"] = storagetest.SQLiteURL(t)
 	}
-	cleanEnv(t, env)
-	cfg, err := LoadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, env)
 	in, stdin := io.Pipe()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{stdin: stdin, out: &testlog.Buffer{}, stop: stop, done: make(chan struct{})}
