@@ -7,6 +7,7 @@ import (
 )
 
 func TestConfig_ListenAddrs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                  string
 		httpAddr, metrics     string
@@ -36,6 +37,7 @@ func TestConfig_ListenAddrs(t *testing.T) {
 }
 
 func TestSameListener(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		want bool
@@ -98,6 +100,7 @@ func TestRun_ListenerConfiguration(t *testing.T) {
 // there and no longer on HTTP_ADDR, and the probes answer on both (load
 // balancers keep probing HTTP_ADDR).
 func TestMain_MetricsAddr(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{"METRICS_ADDR": "127.0.0.1:0"}, true)
 	if s.m.MetricsWeb == nil {
 		t.Fatal("Main.MetricsWeb is nil with METRICS_ADDR set")
