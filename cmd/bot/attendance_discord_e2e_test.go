@@ -291,8 +291,10 @@ func (r *voiceRig) member(id, name string) discordtest.User {
 // summary with its Claim button; ada claims her link, dee and a member
 // who never joined are refused with their minutes.
 func TestAttendance_Discord(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, nil)
 			ctx := r.ctx
 			mod := discordtest.Moderator
@@ -342,8 +344,10 @@ func TestAttendance_Discord(t *testing.T) {
 // minutes; ada, who stayed, gets 10 + 20), and the summary says how long
 // the bot was down.
 func TestAttendance_DiscordRestart(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, nil)
 			ctx := r.ctx
 			mod := discordtest.Moderator
@@ -423,8 +427,10 @@ func TestAttendance_DiscordOutage(t *testing.T) {
 // tells nothing again. The member minted to is told they have it; the
 // eligible one without a wallet is asked to link one.
 func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
 			ctx := r.ctx
 			mod := discordtest.Moderator
@@ -478,8 +484,10 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 // event's deletion (Discord's cancel of an event under way) stops its
 // session too.
 func TestAttendance_DiscordScheduledEvent(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, nil)
 			ctx := r.ctx
 			mod := discordtest.Moderator

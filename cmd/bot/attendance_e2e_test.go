@@ -20,8 +20,10 @@ import (
 // session left open past ATTENDANCE_MAX_LENGTH stops by itself in the
 // background, its summary posted in the channel with a Claim button.
 func TestAttendance_Console(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			clock := coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))
 			env := map[string]string{"DATABASE_URL": dbURL, "ATTENDANCE_MAX_LENGTH": "2h"}
 			s := startMainTuned(t, env, true, func(m *Main) { m.Clock, m.AttendanceInterval = clock, 20*time.Millisecond })
@@ -56,8 +58,10 @@ func TestAttendance_Console(t *testing.T) {
 // the one without a wallet to claim with the button; the member minted to
 // claims nothing more.
 func TestAttendance_ConsoleMint(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			clock := coretest.NewClock(time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC))
 			s := startMainTuned(t, map[string]string{"DATABASE_URL": dbURL}, true, func(m *Main) { m.Clock = clock })
 			step := consoleStep(t, s)

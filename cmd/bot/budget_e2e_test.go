@@ -58,6 +58,7 @@ func scansAhead(ctx context.Context, t *testing.T, srv *discordtest.Server, sb *
 // commands waiting for a slot and the requests waiting for the budget take
 // turns by member.
 func TestBudget_Discord(t *testing.T) {
+	t.Parallel()
 	// Long enough that nothing read by the test expires on a slow run.
 	srv, s := startDiscord(t, "", func(m *Main) { m.HoldingsTTL = time.Hour })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

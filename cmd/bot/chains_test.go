@@ -12,6 +12,7 @@ import (
 // TestParseChainURLs reads CHAIN_RPC_URLS, and refuses a bad value with
 // one line naming the variable and never the URL.
 func TestParseChainURLs(t *testing.T) {
+	t.Parallel()
 	got, err := parseChainURLs(" 100=https://rpc.gnosischain.com, 8453=https://mainnet.base.org/v2/KEY ")
 	want := []chainEndpoint{{100, "https://rpc.gnosischain.com"}, {8453, "https://mainnet.base.org/v2/KEY"}}
 	if err != nil || !cmp.Equal(got, want) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -9,12 +8,8 @@ import (
 // TestConfig_Limits: MAX_WALLETS and MAX_CHALLENGES default to 10 and 5,
 // and are refused outside 1 to 100, each naming its variable.
 func TestConfig_Limits(t *testing.T) {
-	cleanEnv(t, nil)
-	for _, k := range []string{"MAX_WALLETS", "MAX_CHALLENGES"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	c, err := LoadConfig()
+	t.Parallel()
+	c, err := LoadConfigFrom(func(string) (string, bool) { return "", false })
 	if err != nil || c.MaxWallets != 10 || c.MaxChallenges != 5 {
 		t.Fatalf("LoadConfig() = %d wallets, %d challenges, %v; want 10 and 5", c.MaxWallets, c.MaxChallenges, err)
 	}
@@ -31,6 +26,7 @@ func TestConfig_Limits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c := c
 			c.MaxWallets, c.MaxChallenges = tt.wallets, tt.challenges
 			err := c.Validate(true, true)
@@ -48,8 +44,8 @@ func TestConfig_Limits(t *testing.T) {
 			}
 		})
 	}
-	t.Setenv("MAX_WALLETS", "ten")
-	if _, err := LoadConfig(); err == nil || !strings.Contains(err.Error(), `MAX_WALLETS: "ten" is not a valid whole number`) {
+	ten := func(name string) (string, bool) { return "ten", name == "MAX_WALLETS" }
+	if _, err := LoadConfigFrom(ten); err == nil || !strings.Contains(err.Error(), `MAX_WALLETS: "ten" is not a valid whole number`) {
 		t.Errorf("LoadConfig(MAX_WALLETS=ten) = %v, want it named as not a whole number", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 // there, creates the delivery for the group, once getChatMember says the
 // moderator administers it.
 func TestDelivery_TelegramDraftInPrivate(t *testing.T) {
+	t.Parallel()
 	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

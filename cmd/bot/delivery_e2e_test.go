@@ -38,8 +38,10 @@ func signer(key *secp256k1.PrivateKey) func(string) string {
 // accepts creates nothing and stores nothing, and neither does /drop
 // website with it.
 func TestDelivery_Discord(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, s := startDiscord(t, url, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -185,6 +187,7 @@ func TestDelivery_Discord(t *testing.T) {
 // creates the delivery; a listed member claims in private; one who left
 // the group is not listed.
 func TestDelivery_TelegramGroup(t *testing.T) {
+	t.Parallel()
 	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -241,8 +244,10 @@ func TestDelivery_TelegramGroup(t *testing.T) {
 // (role:everyone), drafted, created with the line its button gives,
 // claimed by a listed member and refused to one who is not.
 func TestDistribution_ConsoleRehearsal(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainTuned(t, map[string]string{"DATABASE_URL": url}, true, func(m *Main) { m.WebsiteWait = time.Second })
 			sb := s.m.SandboxAPI
 			key := memberKey(20)

@@ -43,8 +43,10 @@ var actionID = regexp.MustCompile(`^b:[A-Z2-7]{26}$`)
 // press Claim at once, each gets a link of their own privately, in time,
 // and the message's count follows.
 func TestDistribute_Discord(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := startDiscord(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 			defer cancel()
@@ -96,8 +98,10 @@ func TestDistribute_Discord(t *testing.T) {
 // goes; the group never sees a link, non-members are refused, and the
 // group message's count follows.
 func TestDistribute_Telegram(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, _ := startTelegram(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 			defer cancel()
@@ -182,6 +186,7 @@ func deepLinkPayload(t *testing.T, tg *telegramtest.Server, m telegramtest.Messa
 // well. At full size on the 2-core CI machine, the race detector alone
 // made the slowest of 1,000 deferrals reach the fake after 3.0 to 3.3 s.
 func TestDistribute_DiscordThousand(t *testing.T) {
+	// Not parallel: a thousand members at once run alone (see cleanEnv's note).
 	members, links := 1000, 800
 	if raceDetector {
 		members, links = 250, 200

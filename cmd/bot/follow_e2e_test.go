@@ -21,6 +21,7 @@ const followWait = 5 * time.Second
 // TestFollow_ConsoleMint: a direct mint to a verified member of a place
 // gated on the drop grants the role within seconds, from one scan.
 func TestFollow_ConsoleMint(t *testing.T) {
+	t.Parallel()
 	s := startMain(t, "")
 	consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:mint", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
 	consoleAnswer(t, s, fmt.Sprintf("/gate add role:holders drops:%d", sandbox.DemoLinksDropID), "Gate added")
@@ -46,6 +47,7 @@ func TestFollow_ConsoleMint(t *testing.T) {
 
 // TestFollow_DiscordMint: the same on Discord, the role seen on the guild.
 func TestFollow_DiscordMint(t *testing.T) {
+	t.Parallel()
 	srv, s := startDiscord(t, "", nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*gateWait)
 	defer cancel()
@@ -78,6 +80,7 @@ func TestFollow_DiscordMint(t *testing.T) {
 // bot to slow down) grants the role within seconds of the mint, from one
 // scan, without the member claiming again.
 func TestFollow_ConsoleWebsiteLate(t *testing.T) {
+	t.Parallel()
 	s := startMainTuned(t, map[string]string{}, true, func(m *Main) { m.WebsiteWait = time.Nanosecond })
 	sb := s.m.SandboxAPI
 	web, code := sb.CreateDrop(sandbox.Drop{Name: "Follow Website"}, 0)

@@ -80,8 +80,10 @@ func gatedGroup(tg *telegramtest.Server) (telegramtest.Chat, telegramtest.User) 
 // never gets in; when the POAP moves away, /gate sync removes the member
 // the bot admitted, and tells them.
 func TestGate_TelegramJoinRequests(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, s := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*gateWait)
 			defer cancel()
@@ -216,6 +218,7 @@ func TestGate_TelegramJoinRequests(t *testing.T) {
 // TestGate_TelegramRefusals: /gate add refuses what the bot could not
 // enforce, each with its fix, and stores nothing.
 func TestGate_TelegramRefusals(t *testing.T) {
+	t.Parallel()
 	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*gateWait)
 	defer cancel()
@@ -257,8 +260,10 @@ func TestGate_TelegramRefusals(t *testing.T) {
 // TestGate_ConsoleRehearsal: the console keeps its roles and prints each
 // change, so a whole gate can be rehearsed with -sandbox -console.
 func TestGate_ConsoleRehearsal(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMain(t, url)
 			drop := gatedDrop(t, s, "Console Gate", coretest.TestAddress)
 			fmt.Fprintf(s.stdin, "/gate add role:holders drops:%d\n", drop)
@@ -313,8 +318,10 @@ func discordVerify(ctx context.Context, t *testing.T, srv *discordtest.Server, u
 // and tells the moderators once, /gate list shows it, and /gate sync
 // resumes it once the permission is back.
 func TestGate_Discord(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, s := startDiscord(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 6*gateWait)
 			defer cancel()
@@ -425,6 +432,7 @@ func TestGate_Discord(t *testing.T) {
 // TestGate_DiscordRefusals: /gate add refuses what the bot could not
 // enforce, each with its own message, and stores nothing.
 func TestGate_DiscordRefusals(t *testing.T) {
+	t.Parallel()
 	srv, s := startDiscord(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*gateWait)
 	defer cancel()

@@ -14,8 +14,10 @@ import (
 // drop, how to qualify and the invite link; a requester without a
 // verified wallet reads that their request is pending, and what to do.
 func TestGate_TelegramWhyJoinRequests(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, s := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*gateWait)
 			defer cancel()

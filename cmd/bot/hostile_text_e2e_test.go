@@ -16,6 +16,7 @@ import (
 // nothing is linked. A display name with direction overrides reaches the
 // challenge message and the stored member without them.
 func TestTelegram_HostileText(t *testing.T) {
+	t.Parallel()
 	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), gateWait)
 	defer cancel()

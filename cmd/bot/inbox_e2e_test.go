@@ -22,9 +22,11 @@ import (
 // sendMessage); the bot started again on the same database answers each
 // of the 50 exactly once.
 func TestMain_TelegramInbox_KilledAfterAck(t *testing.T) {
+	t.Parallel()
 	const updates = 50
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg := telegramtest.NewServer(telegramtest.Options{})
 			t.Cleanup(tg.Close)
 			env := map[string]string{
@@ -81,10 +83,12 @@ func TestMain_TelegramInbox_KilledAfterAck(t *testing.T) {
 // member ends without a wallet, and another member's update stored
 // meanwhile, below the missing one, is answered while the /unlink waits.
 func TestMain_TelegramInbox_StoreOrder(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) { storeOutOfOrder(t, url, 1) })
+		t.Run(name, func(t *testing.T) { t.Parallel(); storeOutOfOrder(t, url, 1) })
 	}
 	t.Run("postgres/replicas", func(t *testing.T) {
+		t.Parallel()
 		base := os.Getenv(storagetest.EnvURL)
 		if base == "" {
 			t.Skip(storagetest.EnvURL + " is not set (CI sets it)")
@@ -209,6 +213,7 @@ func postUpdate(ctx context.Context, addr, update string) int {
 // member gets a link in private, the group receives at most 20 messages in
 // any minute, and Telegram never has to refuse the bot (no 429).
 func TestClaim_TelegramGroupFlood(t *testing.T) {
+	t.Parallel()
 	const members = 200
 	tg, s := startTelegram(t, "", shortTick)
 	tg.SetLimits(telegramtest.BotAPILimits)

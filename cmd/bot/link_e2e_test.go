@@ -28,8 +28,10 @@ func challengeIn(t *testing.T, text string) string {
 
 // TestLink_Console links, signs and verifies a wallet on the console.
 func TestLink_Console(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMain(t, url)
 			fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", coretest.TestAddress)
 			waitOutput(t, s, "Signing is free")
@@ -51,6 +53,7 @@ func TestLink_Console(t *testing.T) {
 // TestLink_Telegram runs the flow on Telegram from a group: every personal
 // reply goes to the member's private chat, none to the group.
 func TestLink_Telegram(t *testing.T) {
+	t.Parallel()
 	tg, _ := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -87,6 +90,7 @@ func TestLink_Telegram(t *testing.T) {
 // in time (the fake refuses a callback after Discord's 3 s) and every
 // personal reply carries the ephemeral flag.
 func TestLink_Discord(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t, discordtest.Options{})
 	startMainWith(t, map[string]string{
 		"DISCORD_TOKEN": discordtest.DefaultToken, "DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
@@ -127,6 +131,7 @@ func TestLink_Discord(t *testing.T) {
 // Discord interaction is still acknowledged within Discord's 3 s (the fake
 // refuses a later callback) and completed afterwards.
 func TestDiscord_SlowIssuer(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t, discordtest.Options{})
 	s := startMainWith(t, map[string]string{
 		"DISCORD_TOKEN": discordtest.DefaultToken, "DISCORD_API_URL": srv.URL(), "DISCORD_GUILD_ID": srv.GuildID(),
@@ -157,6 +162,7 @@ func TestDiscord_SlowIssuer(t *testing.T) {
 // with its secret and serves it on HTTP_ADDR, refusing updates without the
 // secret-token header.
 func TestMain_TelegramWebhook(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	t.Cleanup(tg.Close)
 	const secret = "webhook-secret_1"
@@ -201,6 +207,7 @@ func TestMain_TelegramWebhook(t *testing.T) {
 // TestMain_VerificationPage: with PUBLIC_URL set, /link offers the page,
 // and the web server serves it with the challenge message.
 func TestMain_VerificationPage(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{"PUBLIC_URL": "https://bot.example.org"}, true)
 	fmt.Fprintf(s.stdin, "/link %s\n", coretest.TestAddress)
 	waitOutput(t, s, "https://bot.example.org/verify/")

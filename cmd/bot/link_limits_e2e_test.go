@@ -10,8 +10,10 @@ import (
 // linking: past it /link is refused with the limit and what to do, and
 // /wallet says how many of how many.
 func TestLink_MaxWallets(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainWith(t, map[string]string{"DATABASE_URL": url, "MAX_WALLETS": "2"}, true)
 			fmt.Fprint(s.stdin, "/as alice\n/link a@example.org\n/link b@example.org\n/link c@example.org\n/wallet\n")
 			waitOutput(t, s, "Your wallets: 2 of at most 2")

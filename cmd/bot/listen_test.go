@@ -7,6 +7,7 @@ import (
 )
 
 func TestConfig_ListenAddrs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                  string
 		httpAddr, metrics     string
@@ -36,6 +37,7 @@ func TestConfig_ListenAddrs(t *testing.T) {
 }
 
 func TestSameListener(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		want bool
@@ -58,8 +60,8 @@ func TestSameListener(t *testing.T) {
 // TestLoadConfig_HTTPAddrUnset: only an unset HTTP_ADDR takes the
 // default (which -console narrows to loopback); set empty, it is refused.
 func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
-	cleanEnv(t, nil)
-	c, err := LoadConfig()
+	t.Parallel()
+	c, err := LoadConfigFrom(func(string) (string, bool) { return "", false })
 	if err != nil || c.HTTPAddr != "" {
 		t.Fatalf("LoadConfig() without HTTP_ADDR = %q, %v; want \"\" (the default, chosen at start)", c.HTTPAddr, err)
 	}
@@ -68,6 +70,8 @@ func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
 	}
 }
 
+// TestRun_ListenerConfiguration runs run, which reads the process
+// environment: it and its subtests stay sequential (cleanEnv).
 func TestRun_ListenerConfiguration(t *testing.T) {
 	tests := []struct {
 		name string
@@ -96,6 +100,7 @@ func TestRun_ListenerConfiguration(t *testing.T) {
 // there and no longer on HTTP_ADDR, and the probes answer on both (load
 // balancers keep probing HTTP_ADDR).
 func TestMain_MetricsAddr(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{"METRICS_ADDR": "127.0.0.1:0"}, true)
 	if s.m.MetricsWeb == nil {
 		t.Fatal("Main.MetricsWeb is nil with METRICS_ADDR set")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLogDestination(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name            string
 		console, onTerm bool
@@ -34,6 +35,7 @@ func TestLogDestination(t *testing.T) {
 }
 
 func TestOpenLog(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "bot.log")
 	for _, line := range []string{"one\n", "two\n"} {
 		w, closeLog, err := openLog(path, os.Stderr)

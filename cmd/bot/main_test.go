@@ -32,8 +32,20 @@ var configVars = []string{
 	"METRICS_ADDR",
 }
 
+// The tests of this package run in parallel (t.Parallel), each on its own
+// fakes, loopback ports, database and Config (testConfig), except those
+// that go test then runs alone, one after another, before the others:
+//   - the tests of run, which reads the process environment (cleanEnv);
+//   - the bursts of hundreds or a thousand members (TestClaim_TelegramThousand,
+//     TestDistribute_DiscordThousand, TestAttendance_DiscordBurst), whose
+//     load beside other tests would make the Discord fake's 3 s deadline and
+//     the machine's share of each test a matter of luck;
+//   - the tests of a chain that never answers (see startWithHangingChain).
+
 // cleanEnv clears every configuration variable for the test, then sets the
-// given ones.
+// given ones. It is for the tests of run, which reads the process
+// environment: they cannot run in parallel (t.Setenv refuses to). Other
+// tests build their Config with testConfig.
 func cleanEnv(t testing.TB, set map[string]string) {
 	t.Helper()
 	for _, k := range configVars {
@@ -45,6 +57,21 @@ func cleanEnv(t testing.TB, set map[string]string) {
 	}
 }
 
+// testConfig reads a Config from env alone, as LoadConfig would from a
+// process environment holding just those variables: the test's own
+// environment does not leak in, and tests running in parallel do not see
+// each other's.
+func testConfig(t testing.TB, env map[string]string) Config {
+	t.Helper()
+	c, err := LoadConfigFrom(func(name string) (string, bool) { v, ok := env[name]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRun_Configuration runs run, which reads the process environment: it
+// and its subtests stay sequential (cleanEnv).
 func TestRun_Configuration(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -118,8 +145,9 @@ func startMain(t *testing.T, databaseURL string) *session {
 	return startMainWith(t, map[string]string{"DATABASE_URL": databaseURL}, true)
 }
 
-// startMainWith runs a Main with -sandbox on loopback with env set over a
-// clean environment, with or without the console; s.stop ends it.
+// startMainWith runs a Main with -sandbox on loopback, configured by env
+// alone (not the process environment), with or without the console; s.stop
+// ends it.
 func startMainWith(t *testing.T, env map[string]string, withConsole bool) *session {
 	t.Helper()
 	return startMainTuned(t, env, withConsole, nil)
@@ -137,11 +165,7 @@ func startMainTuned(t testing.TB, env map[string]string, withConsole bool, tune 
 	if env["DATABASE_URL"] == "" {
 		env["DATABASE_URL"] = storagetest.SQLiteURL(t)
 	}
-	cleanEnv(t, env)
-	cfg, err := LoadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, env)
 	in, stdin := io.Pipe()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{stdin: stdin, out: &testlog.Buffer{}, stop: stop, done: make(chan struct{})}
@@ -161,8 +185,10 @@ func startMainTuned(t testing.TB, env map[string]string, withConsole bool, tune 
 }
 
 func TestMain_Console(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMain(t, url)
 			fmt.Fprintf(s.stdin, "/help\n/poaps %s\n/poaps 0x12\n/poaps %s\n", sandbox.DemoWallet, sandbox.EmptyWallet)
 			waitOutput(t, s, "holds no POAPs yet")
@@ -204,8 +230,10 @@ func TestMain_Console(t *testing.T) {
 // TestMain_Restart starts twice on one database: the second start applies
 // no migration again and the bot still answers.
 func TestMain_Restart(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var versions []int
 			for range 2 {
 				s := startMain(t, url)
@@ -235,6 +263,7 @@ func TestRun_Signal(t *testing.T) {
 	if os.Getenv("POAPBOT_CHILD") == "1" {
 		os.Exit(run([]string{"-sandbox", "-console"}, os.Stdin, os.Stdout, os.Stderr))
 	}
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRun_Signal$")
 	cmd.Env = append(os.Environ(), "POAPBOT_CHILD=1", "HTTP_ADDR=127.0.0.1:0",
 		"DATABASE_URL=sqlite:"+filepath.Join(t.TempDir(), "bot.db"), "LOG_FORMAT=text", "LOG_LEVEL=info")
@@ -274,6 +303,7 @@ func TestRun_SecondProcess(t *testing.T) {
 	if os.Getenv("POAPBOT_CHILD") == "1" {
 		os.Exit(run([]string{"-sandbox", "-console"}, os.Stdin, os.Stdout, os.Stderr))
 	}
+	t.Parallel()
 	first := startMainWith(t, map[string]string{"DATABASE_URL": databaseURL}, true)
 	// The second is run as a child process, as a second bot would be.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRun_SecondProcess$")

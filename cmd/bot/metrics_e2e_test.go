@@ -18,6 +18,7 @@ import (
 // TestMetrics_TelegramGate checks grants, where the member's notice comes
 // after the count.)
 func TestMetrics_Domain(t *testing.T) {
+	t.Parallel()
 	s := startMain(t, "")
 	drop := gatedDrop(t, s, "Metrics Gate", coretest.TestAddress)
 	consoleAnswer(t, s, fmt.Sprintf("/gate add role:holders drops:%d", drop), "Gate added")
@@ -56,6 +57,7 @@ func TestMetrics_Domain(t *testing.T) {
 // act is counted before the member is told of it, so the test waits for
 // the member's message, not for the platform's change, which comes first.
 func TestMetrics_TelegramGate(t *testing.T) {
+	t.Parallel()
 	tg, s := startTelegram(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*gateWait)
 	defer cancel()

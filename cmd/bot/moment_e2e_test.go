@@ -85,8 +85,10 @@ func checkMoment(t *testing.T, sb *sandbox.Server, author string, drop int64, de
 // TestMoment_Console: the console posts a Moment from files on disk, with
 // every check made before an upload address is asked for.
 func TestMoment_Console(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainWith(t, map[string]string{"DATABASE_URL": url, "MOMENT_MAX_BYTES": "300000"}, true)
 			sb := s.m.SandboxAPI
 			drop := gatedDrop(t, s, "Console Moments", coretest.TestAddress)
@@ -151,8 +153,10 @@ func limitMoments(m *Main) { m.Config.MomentMaxBytes = momentLimit }
 // named .png and an over-size file are refused before any upload address
 // is asked for; /moments shows the Moment with its picture in an embed.
 func TestMoment_Discord(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, s := startDiscord(t, dbURL, limitMoments)
 			sb := s.m.SandboxAPI
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -220,8 +224,10 @@ func TestMoment_Discord(t *testing.T) {
 // photo again makes none; refusals come before any upload address;
 // /moments sends the pictures.
 func TestMoment_Telegram(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			// Some thirty messages go to the group within a minute here,
 			// more than Telegram's 20: this test is not about that limit.
 			tg, s := startTelegram(t, dbURL, func(m *Main) {

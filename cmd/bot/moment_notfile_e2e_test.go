@@ -17,6 +17,7 @@ import (
 // a Moment's media on the console are refused at once as not files; the
 // named pipe, which nobody writes to, does not hang the console.
 func TestMoment_ConsoleNotFile(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{}, true)
 	sb := s.m.SandboxAPI
 	drop := gatedDrop(t, s, "Console Not Files", coretest.TestAddress)

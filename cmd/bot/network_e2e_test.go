@@ -43,8 +43,10 @@ func storedChain(t *testing.T, s *session) int64 {
 // shows it; an unknown network and an edit code POAP no longer accepts are
 // refused, each in its own words, and change nothing, at POAP or stored.
 func TestDropNetwork_Console(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMain(t, url)
 			sb := s.m.SandboxAPI
 			id := sandbox.DemoLinksDropID
@@ -86,6 +88,7 @@ func TestDropNetwork_Console(t *testing.T) {
 // TestDropNetwork_Discord: Discord offers the networks as choices of
 // /drop network, and answers in time and ephemerally.
 func TestDropNetwork_Discord(t *testing.T) {
+	t.Parallel()
 	srv, s := startDiscord(t, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

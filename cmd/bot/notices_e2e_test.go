@@ -20,8 +20,10 @@ func isNotice(m discordtest.ChannelMessage) bool {
 // its low_stock brings one notice to moderators in the claim message's
 // channel, and further claims no other.
 func TestLowStockNotice_Discord(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := startDiscord(t, dbURL, shortTick)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

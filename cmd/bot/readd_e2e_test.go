@@ -24,8 +24,10 @@ var (
 // the same link; /drop edit changes its codeword, and @everyone clears its
 // role.
 func TestDropAgain_Discord(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := startDiscord(t, url, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -49,8 +51,10 @@ func TestDropAgain_Discord(t *testing.T) {
 
 // TestDropAgain_Telegram: the same on Telegram, from a group.
 func TestDropAgain_Telegram(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, _ := startTelegram(t, url, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -85,8 +89,10 @@ func TestDropAgain_Telegram(t *testing.T) {
 // again and a member minted to is told they have it, after the drop was
 // removed and added again with a codeword, which /drop edit then removes.
 func TestDropAgain_Console(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainTuned(t, map[string]string{"DATABASE_URL": url}, true, nil)
 			consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s", sandbox.DemoLinksDropID, sandbox.DemoEditCode), "is set up here")
 			consoleAnswer(t, s, "/as bob", "You are now bob")

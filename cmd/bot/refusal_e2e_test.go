@@ -14,6 +14,7 @@ import (
 // that has a website claim already (named, with how to use it), the same
 // request twice, and a claim name another drop's claim has.
 func TestRefusal_WebsiteConsole(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{}, true)
 	sb := s.m.SandboxAPI
 	demo := sandbox.DemoLinksDropID

@@ -48,8 +48,10 @@ var deliveryPageRE = regexp.MustCompile(`https?://\S+/delivery/[A-Za-z0-9_-]+`)
 // mints to an address on its list and refuses one that is not. /drop info
 // of a website drop shows no mint-link stock.
 func TestRehearsal_Console(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainTuned(t, map[string]string{"DATABASE_URL": dbURL}, true, func(m *Main) { m.PostInterval = 50 * time.Millisecond })
 			id := sandbox.DemoLinksDropID
 			consoleAnswer(t, s, fmt.Sprintf("/drop add %d %s delivery:link", id, sandbox.DemoEditCode), "is set up here")

@@ -14,6 +14,7 @@ import (
 // TestSign_Console links a demo wallet under -sandbox on the console and
 // has /sign prove it; /sign refuses a wallet that is not a demo wallet.
 func TestSign_Console(t *testing.T) {
+	t.Parallel()
 	s := startMain(t, storagetest.SQLiteURL(t))
 	fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", sandbox.DemoWallet2)
 	waitOutput(t, s, "Signing is free")

@@ -52,6 +52,7 @@ func postSigned(t *testing.T, url, message, signature string) pageAnswer {
 // wallet itself, is refused each with its own words and costs nothing;
 // the message as it is verifies the wallet.
 func TestMain_VerificationPage_SIWE(t *testing.T) {
+	t.Parallel()
 	s := startMainWith(t, map[string]string{"PUBLIC_URL": "https://bot.example.org"}, true)
 	fmt.Fprintf(s.stdin, "/link %s\n", coretest.TestAddress)
 	waitOutput(t, s, "https://bot.example.org/verify/")

@@ -36,15 +36,31 @@ func verifyAs(t *testing.T, s *session, sig []byte, want string) string {
 	return waitFor(t, s, mark, want)
 }
 
-// startWithChains runs the bot on the console with CHAIN_RPC_URLS and a
-// short timeout of JSON-RPC calls.
+// startWithChains runs the bot on the console with CHAIN_RPC_URLS and the
+// default timeout of JSON-RPC calls, which the simulated chain meets even
+// on a loaded machine.
 func startWithChains(t *testing.T, chains string, env map[string]string) *session {
+	t.Helper()
+	return startWithChainTimeout(t, chains, env, 0)
+}
+
+// startWithHangingChain is startWithChains with a 200 ms timeout of
+// JSON-RPC calls, for the tests of a chain that never answers. The
+// simulated chain must answer within it as well, which it did not under
+// -race with the other tests running beside it: the tests that use this
+// run alone, not in parallel.
+func startWithHangingChain(t *testing.T, chains string, env map[string]string) *session {
+	t.Helper()
+	return startWithChainTimeout(t, chains, env, 200*time.Millisecond)
+}
+
+func startWithChainTimeout(t *testing.T, chains string, env map[string]string, timeout time.Duration) *session {
 	t.Helper()
 	if env == nil {
 		env = map[string]string{}
 	}
 	env["CHAIN_RPC_URLS"] = chains
-	return startMainTuned(t, env, true, func(m *Main) { m.ChainTimeout = 200 * time.Millisecond })
+	return startMainTuned(t, env, true, func(m *Main) { m.ChainTimeout = timeout })
 }
 
 // TestSmartWallet_Console verifies smart-contract wallets with /link and
@@ -52,6 +68,7 @@ func startWithChains(t *testing.T, chains string, env map[string]string) *sessio
 // counterfactual one through ERC-6492, and a contract that answers a
 // wrong magic value, which is the wrong-signature answer.
 func TestSmartWallet_Console(t *testing.T) {
+	t.Parallel()
 	sim := chaintest.Start(t)
 	s := startWithChains(t, fmt.Sprintf("%d=%s", chaintest.ID, sim.URL), nil)
 	owner := chaintest.Key(t)
@@ -98,9 +115,11 @@ func TestSmartWallet_Console(t *testing.T) {
 // reached, not that the signature is wrong, and counts nothing, up to the
 // member's budget of checks; a chain that answers yes wins over one that
 // hangs (an outage refuses nothing).
+//
+// It runs alone, not in parallel: see startWithHangingChain.
 func TestSmartWallet_ChainTimeout(t *testing.T) {
 	sim := chaintest.Start(t)
-	s := startWithChains(t, fmt.Sprintf("8453=%s/v2/secret-key,%d=%s", chaintest.Hang(t), chaintest.ID, sim.URL), nil)
+	s := startWithHangingChain(t, fmt.Sprintf("8453=%s/v2/secret-key,%d=%s", chaintest.Hang(t), chaintest.ID, sim.URL), nil)
 	owner, stranger := chaintest.Key(t), chaintest.Key(t)
 	wallet, factory, calldata := sim.Counterfactual(owner, [32]byte{1})
 
@@ -135,6 +154,7 @@ func TestSmartWallet_ChainTimeout(t *testing.T) {
 // TestSmartWallet_NoChains tells a member whose signature is another key's
 // that smart-contract wallets need CHAIN_RPC_URLS.
 func TestSmartWallet_NoChains(t *testing.T) {
+	t.Parallel()
 	s := startMainTuned(t, map[string]string{}, true, nil)
 	msg := linkChallenge(t, s, "alice", coretest.TestAddress)
 	mark := len(s.out.String())
@@ -148,6 +168,7 @@ func TestSmartWallet_NoChains(t *testing.T) {
 // TestSmartWallet_VerificationPage verifies a deployed ERC-1271 wallet
 // through the verification page.
 func TestSmartWallet_VerificationPage(t *testing.T) {
+	t.Parallel()
 	sim := chaintest.Start(t)
 	s := startWithChains(t, fmt.Sprintf("%d=%s", chaintest.ID, sim.URL), map[string]string{"PUBLIC_URL": "https://bot.example.org"})
 	owner := chaintest.Key(t)

@@ -32,6 +32,8 @@ func postPage(t *testing.T, s *session, nonce string, sig []byte) (int, bool, st
 // TestSmartWallet_PageCases runs the other smart-wallet cases through the
 // verification page: a counterfactual wallet through ERC-6492, a contract
 // that answers a wrong magic value, and a chain that does not answer.
+//
+// It runs alone, not in parallel: see startWithHangingChain.
 func TestSmartWallet_PageCases(t *testing.T) {
 	const base = "https://bot.example.org"
 	sim := chaintest.Start(t)
@@ -56,7 +58,7 @@ func TestSmartWallet_PageCases(t *testing.T) {
 	})
 	t.Run("ChainTimeout", func(t *testing.T) {
 		chains := fmt.Sprintf("8453=%s,%d=%s", chaintest.Hang(t), chaintest.ID, sim.URL)
-		s := startWithChains(t, chains, map[string]string{"PUBLIC_URL": base})
+		s := startWithHangingChain(t, chains, map[string]string{"PUBLIC_URL": base})
 		// Not deployed anywhere: no chain's answer refuses it, so the
 		// hanging one leaves it in doubt; the owner's ERC-6492 signature
 		// then proves it on the chain that answers.

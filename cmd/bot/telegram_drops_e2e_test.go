@@ -53,8 +53,10 @@ func addTelegramDropOf(ctx context.Context, t *testing.T, tg *telegramtest.Serve
 // code; the bot deletes it at once and confirms in the private chat, and
 // says to delete it by hand when it may not.
 func TestDropAdd_TelegramGroup(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, _ := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -97,8 +99,10 @@ func TestDropAdd_TelegramGroup(t *testing.T) {
 // the drop in the one group of the member's that hands it out, and says
 // what to do when there is none or several.
 func TestClaim_TelegramPrivate(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, _ := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

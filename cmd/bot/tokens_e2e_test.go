@@ -39,8 +39,10 @@ func withDB(t *testing.T, databaseURL string, fn func(ctx context.Context, db *s
 // every one gets its own token and goes through, and the real credential's
 // token stored in the database, with its budget, is untouched.
 func TestMain_SandboxRestarts(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			real := core.TokenClient{Service: "https://auth.accounts.poap.xyz", ID: "real-client-id"}
 			const audience = "https://api.poap.tech"
 			const realToken = core.Secret("eyJhbGciOiJSUzI1NiJ9.real-production-token")
@@ -95,8 +97,10 @@ func TestMain_SandboxRestarts(t *testing.T) {
 // can be had (the token expired, and the hour's budget is spent): nothing
 // is sent, and the link goes back to the member instead of staying minting.
 func TestMain_MintWithoutToken(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startMainWith(t, map[string]string{"DATABASE_URL": url, "BOT_SECRET_KEY": testSecretKey}, true)
 			fmt.Fprintf(s.stdin, "/drop add %d %s delivery:mint\n/as alice\n/link %s\n",
 				sandbox.DemoLinksDropID, sandbox.DemoEditCode, coretest.TestAddress)

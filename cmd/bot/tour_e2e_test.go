@@ -114,6 +114,7 @@ func tourJPEG(t *testing.T, dir string) string {
 // that the console shows what the README says it shows. The one change:
 // the Moment's picture is a JPEG the test writes.
 func TestTour_README(t *testing.T) {
+	t.Parallel()
 	steps := readTour(t, filepath.Join("..", "..", "README.md"))
 	if len(steps) != 10 || len(tourShows) != len(steps) {
 		t.Fatalf("the README's quick tour has %d steps, want 10 (and %d lists of what they show)", len(steps), len(tourShows))
@@ -143,6 +144,7 @@ func TestTour_README(t *testing.T) {
 	}
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			// Claim messages' counts are edited every 5 s; a shorter
 			// interval only makes the wait for step 4's update shorter.
 			s := startMainTuned(t, map[string]string{"DATABASE_URL": dbURL}, true, func(m *Main) { m.PostInterval = 50 * time.Millisecond })

@@ -32,8 +32,10 @@ func oldPayload(group int64, line string) string {
 // still gives a member their link in private, and a forged press of it by
 // one who left the group gives nothing.
 func TestTelegram_CraftedDeepLinks(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, s := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -154,8 +156,10 @@ func memberWallets(ctx context.Context, t *testing.T, s *session, id int64) []st
 // An anonymous administrator is the group's administrator: their /gate add
 // is answered in the group and works, and a member's command is refused.
 func TestTelegram_SendersNotPeople(t *testing.T) {
+	t.Parallel()
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, s := startTelegram(t, dbURL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

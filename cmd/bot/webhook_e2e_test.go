@@ -17,13 +17,16 @@ import (
 // TestMain_TelegramWebhook_Redelivery: Telegram delivers the same update
 // twice, to one replica or to two sharing PostgreSQL: it is handled once.
 func TestMain_TelegramWebhook_Redelivery(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tg, bots := webhookReplicas(t, url, 1)
 			deliverTwice(t, tg, bots, bots[0], bots[0], 2001)
 		})
 	}
 	t.Run("postgres/replicas", func(t *testing.T) {
+		t.Parallel()
 		base := os.Getenv(storagetest.EnvURL)
 		if base == "" {
 			t.Skip(storagetest.EnvURL + " is not set (CI sets it)")

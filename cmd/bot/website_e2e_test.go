@@ -35,9 +35,11 @@ func websiteAnswer(m discordtest.Message) bool {
 // wrong website name at /drop add stores nothing, and one that is not a
 // name is refused as such.
 func TestWebsite_Discord(t *testing.T) {
+	t.Parallel()
 	const members = 50
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			// Members wait a second for their mint, then hear they are
 			// queued.
 			srv, s := startDiscord(t, url, func(m *Main) { m.WebsiteWait = time.Second })
