@@ -38,6 +38,12 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 // MarshalText redacts the secret in text encodings.
 func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// Decode lets envconfig fill a Secret from the environment.
+func (s *Secret) Decode(value string) error {
+	*s = Secret(value)
+	return nil
+}
+
 // TokenClient names a client of a token service, whose access tokens are
 // stored for restarts and replicas: a token belongs to its client and its
 // audience, and the service's hourly budget, and its ban, count per client

@@ -5,126 +5,86 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kelseyhightower/envconfig"
 
 	"github.com/poapbot/poapbot/core"
 )
 
-// Config is every environment variable of the bot (see README.md): the tag
-// env names a field's variable, the tag default gives the value it takes
-// when that variable is not set.
+// Config is every environment variable of the bot (see README.md). Names
+// are explicit tags: envconfig's split_words mangles acronyms.
 type Config struct {
-	DatabaseURL  string      `env:"DATABASE_URL"`
-	BotSecretKey core.Secret `env:"BOT_SECRET_KEY"`
+	DatabaseURL  string      `envconfig:"DATABASE_URL"`
+	BotSecretKey core.Secret `envconfig:"BOT_SECRET_KEY"`
 	// HTTPAddr is empty when HTTP_ADDR is not set: the address is then
 	// defaultHTTPAddr, or consoleHTTPAddr under -console (see
 	// listenAddrs).
-	HTTPAddr  string `env:"HTTP_ADDR"`
-	PublicURL string `env:"PUBLIC_URL"`
+	HTTPAddr  string `envconfig:"HTTP_ADDR"`
+	PublicURL string `envconfig:"PUBLIC_URL"`
 	// MetricsAddr, when set, serves /metrics (with the probes) on a
 	// listener of its own instead of HTTP_ADDR; an address without a host
 	// is on loopback.
-	MetricsAddr string `env:"METRICS_ADDR"`
+	MetricsAddr string `envconfig:"METRICS_ADDR"`
 
-	DiscordToken      core.Secret `env:"DISCORD_TOKEN"`
-	DiscordGuildID    string      `env:"DISCORD_GUILD_ID"`
-	DiscordAPIURL     string      `env:"DISCORD_API_URL" default:"https://discord.com"`
-	DiscordShardID    int         `env:"DISCORD_SHARD_ID" default:"0"`
-	DiscordShardCount int         `env:"DISCORD_SHARD_COUNT" default:"1"`
+	DiscordToken      core.Secret `envconfig:"DISCORD_TOKEN"`
+	DiscordGuildID    string      `envconfig:"DISCORD_GUILD_ID"`
+	DiscordAPIURL     string      `envconfig:"DISCORD_API_URL" default:"https://discord.com"`
+	DiscordShardID    int         `envconfig:"DISCORD_SHARD_ID" default:"0"`
+	DiscordShardCount int         `envconfig:"DISCORD_SHARD_COUNT" default:"1"`
 
-	TelegramToken         core.Secret `env:"TELEGRAM_TOKEN"`
-	TelegramAPIURL        string      `env:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
-	TelegramWebhookURL    string      `env:"TELEGRAM_WEBHOOK_URL"`
-	TelegramWebhookSecret core.Secret `env:"TELEGRAM_WEBHOOK_SECRET"`
-	TelegramRate          int         `env:"TELEGRAM_RATE" default:"30"`
+	TelegramToken         core.Secret `envconfig:"TELEGRAM_TOKEN"`
+	TelegramAPIURL        string      `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
+	TelegramWebhookURL    string      `envconfig:"TELEGRAM_WEBHOOK_URL"`
+	TelegramWebhookSecret core.Secret `envconfig:"TELEGRAM_WEBHOOK_SECRET"`
+	TelegramRate          int         `envconfig:"TELEGRAM_RATE" default:"30"`
 
-	POAPAPIKey          core.Secret `env:"POAP_API_KEY"`
-	POAPClientID        string      `env:"POAP_CLIENT_ID"`
-	POAPClientSecret    core.Secret `env:"POAP_CLIENT_SECRET"`
-	POAPAPIURL          string      `env:"POAP_API_URL" default:"https://api.poap.tech"`
-	POAPAuthURL         string      `env:"POAP_AUTH_URL" default:"https://auth.accounts.poap.xyz"`
-	POAPAudience        string      `env:"POAP_AUDIENCE" default:"https://api.poap.tech"`
-	POAPMomentsURL      string      `env:"POAP_MOMENTS_URL" default:"https://moments.poap.tech"`
-	POAPMomentsAudience string      `env:"POAP_MOMENTS_AUDIENCE" default:"https://moments.poap.tech"`
-	POAPCompassURL      string      `env:"POAP_COMPASS_URL" default:"https://public.compass.poap.tech/v1/graphql"`
-	POAPMintURL         string      `env:"POAP_MINT_URL" default:"https://poap.xyz"`
-	POAPDeliveryURL     string      `env:"POAP_DELIVERY_URL" default:"https://poap.delivery"`
+	POAPAPIKey          core.Secret `envconfig:"POAP_API_KEY"`
+	POAPClientID        string      `envconfig:"POAP_CLIENT_ID"`
+	POAPClientSecret    core.Secret `envconfig:"POAP_CLIENT_SECRET"`
+	POAPAPIURL          string      `envconfig:"POAP_API_URL" default:"https://api.poap.tech"`
+	POAPAuthURL         string      `envconfig:"POAP_AUTH_URL" default:"https://auth.accounts.poap.xyz"`
+	POAPAudience        string      `envconfig:"POAP_AUDIENCE" default:"https://api.poap.tech"`
+	POAPMomentsURL      string      `envconfig:"POAP_MOMENTS_URL" default:"https://moments.poap.tech"`
+	POAPMomentsAudience string      `envconfig:"POAP_MOMENTS_AUDIENCE" default:"https://moments.poap.tech"`
+	POAPCompassURL      string      `envconfig:"POAP_COMPASS_URL" default:"https://public.compass.poap.tech/v1/graphql"`
+	POAPMintURL         string      `envconfig:"POAP_MINT_URL" default:"https://poap.xyz"`
+	POAPDeliveryURL     string      `envconfig:"POAP_DELIVERY_URL" default:"https://poap.delivery"`
 
 	// ChainRPCURLs is chainid=url,...: the chains asked about
 	// smart-contract wallets' signatures. A URL may carry an API key.
-	ChainRPCURLs core.Secret `env:"CHAIN_RPC_URLS"`
+	ChainRPCURLs core.Secret `envconfig:"CHAIN_RPC_URLS"`
 
-	GateSyncInterval time.Duration `env:"GATE_SYNC_INTERVAL" default:"1h"`
+	GateSyncInterval time.Duration `envconfig:"GATE_SYNC_INTERVAL" default:"1h"`
 	// AttendanceMaxLength is the longest an attendance session lasts
 	// (/attendance start): it stops by itself then.
-	AttendanceMaxLength time.Duration `env:"ATTENDANCE_MAX_LENGTH" default:"12h"`
-	MomentMaxBytes      int64         `env:"MOMENT_MAX_BYTES" default:"104857600"`
-	MomentRate          int           `env:"MOMENT_RATE" default:"10"`
-	MaxWallets          int           `env:"MAX_WALLETS" default:"10"`
-	MaxChallenges       int           `env:"MAX_CHALLENGES" default:"5"`
-	LogLevel            string        `env:"LOG_LEVEL" default:"info"`
-	LogFormat           string        `env:"LOG_FORMAT" default:"text"`
+	AttendanceMaxLength time.Duration `envconfig:"ATTENDANCE_MAX_LENGTH" default:"12h"`
+	MomentMaxBytes      int64         `envconfig:"MOMENT_MAX_BYTES" default:"104857600"`
+	MomentRate          int           `envconfig:"MOMENT_RATE" default:"10"`
+	MaxWallets          int           `envconfig:"MAX_WALLETS" default:"10"`
+	MaxChallenges       int           `envconfig:"MAX_CHALLENGES" default:"5"`
+	LogLevel            string        `envconfig:"LOG_LEVEL" default:"info"`
+	LogFormat           string        `envconfig:"LOG_FORMAT" default:"text"`
 }
 
-// LoadConfig reads the configuration from the process environment.
+// LoadConfig reads the configuration from the environment. A malformed value
+// is reported with the variable's name.
 func LoadConfig() (Config, error) {
-	return LoadConfigFrom(os.LookupEnv)
-}
-
-// LoadConfigFrom reads the configuration through lookup, which gives a
-// variable's value and whether it is set, as os.LookupEnv does. A variable
-// that is not set takes its default; one set empty is read as empty. The
-// first malformed value is reported with the variable's name.
-func LoadConfigFrom(lookup func(name string) (string, bool)) (Config, error) {
 	var c Config
-	v := reflect.ValueOf(&c).Elem()
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		name := f.Tag.Get("env")
-		value, set := lookup(name)
-		if !set {
-			if value, set = f.Tag.Lookup("default"); !set {
-				continue
-			}
+	if err := envconfig.Process("", &c); err != nil {
+		var perr *envconfig.ParseError
+		if errors.As(err, &perr) {
+			return c, fmt.Errorf("%s: %q is not a valid %s", perr.KeyName, perr.Value, describeType(perr.TypeName))
 		}
-		if err := setConfigField(v.Field(i).Addr().Interface(), value); err != nil {
-			return c, fmt.Errorf("%s: %q is not a valid %s", name, value, describeType(f.Type.String()))
-		}
+		return c, err
 	}
 	// Unset and set empty read alike; only unset means the default.
-	if v, set := lookup("HTTP_ADDR"); set && v == "" {
+	if v, set := os.LookupEnv("HTTP_ADDR"); set && v == "" {
 		return c, errors.New("HTTP_ADDR must not be empty: unset it for the default (:8080, 127.0.0.1:8080 under -console)")
 	}
 	return c, nil
-}
-
-// setConfigField parses value into the field p points to. Whole numbers
-// are read as Go literals (0x10 and 1_000 are whole numbers too).
-func setConfigField(p any, value string) error {
-	var err error
-	switch p := p.(type) {
-	case *string:
-		*p = value
-	case *core.Secret:
-		*p = core.Secret(value)
-	case *int:
-		var n int64
-		n, err = strconv.ParseInt(value, 0, strconv.IntSize)
-		*p = int(n)
-	case *int64:
-		*p, err = strconv.ParseInt(value, 0, 64)
-	case *time.Duration:
-		*p, err = time.ParseDuration(value)
-	default:
-		// A field of a new type needs a case above; TestLoadConfigFrom
-		// sets every field, so it fails first.
-		err = fmt.Errorf("no reader for a %T", p)
-	}
-	return err
 }
 
 func describeType(t string) string {

@@ -9,7 +9,7 @@ import (
 // and are refused outside 1 to 100, each naming its variable.
 func TestConfig_Limits(t *testing.T) {
 	t.Parallel()
-	c, err := LoadConfigFrom(func(string) (string, bool) { return "", false })
+	c, err := configFrom(func(string) (string, bool) { return "", false })
 	if err != nil || c.MaxWallets != 10 || c.MaxChallenges != 5 {
 		t.Fatalf("LoadConfig() = %d wallets, %d challenges, %v; want 10 and 5", c.MaxWallets, c.MaxChallenges, err)
 	}
@@ -45,7 +45,7 @@ func TestConfig_Limits(t *testing.T) {
 		})
 	}
 	ten := func(name string) (string, bool) { return "ten", name == "MAX_WALLETS" }
-	if _, err := LoadConfigFrom(ten); err == nil || !strings.Contains(err.Error(), `MAX_WALLETS: "ten" is not a valid whole number`) {
+	if _, err := configFrom(ten); err == nil || !strings.Contains(err.Error(), `MAX_WALLETS: "ten" is not a valid whole number`) {
 		t.Errorf("LoadConfig(MAX_WALLETS=ten) = %v, want it named as not a whole number", err)
 	}
 }

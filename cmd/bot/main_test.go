@@ -63,7 +63,7 @@ func cleanEnv(t testing.TB, set map[string]string) {
 // each other's.
 func testConfig(t testing.TB, env map[string]string) Config {
 	t.Helper()
-	c, err := LoadConfigFrom(func(name string) (string, bool) { v, ok := env[name]; return v, ok })
+	c, err := configFrom(func(name string) (string, bool) { v, ok := env[name]; return v, ok })
 	if err != nil {
 		t.Fatal(err)
 	}
