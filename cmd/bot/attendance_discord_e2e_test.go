@@ -604,7 +604,7 @@ func TestAttendance_DiscordSummaryOwed(t *testing.T) {
 
 			r.clock.Add(time.Minute) // 18:22
 			r.start()
-			if owed, err := r.s.m.attendance.OwedSummaries(ctx); err != nil || len(owed) != 0 {
+			if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
 				t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
 			}
 			r.stop()
