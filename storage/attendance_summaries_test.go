@@ -23,10 +23,13 @@ func closeSession(t *testing.T, db *DB, id int64, at int, reason core.StopReason
 	}
 }
 
+// maxTries is the bound on the tries of a summary the tests pass.
+const maxTries = 3
+
 // owed lists the ids of the summaries owed.
 func owed(t *testing.T, db *DB, from, to, now int) []int64 {
 	t.Helper()
-	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(from), minute(to), minute(now), 10)
+	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(from), minute(to), minute(now), []core.Platform{core.Discord}, maxTries, 10)
 	if err != nil {
 		t.Fatalf("OwedAttendanceSummaries = %v", err)
 	}
@@ -35,6 +38,30 @@ func owed(t *testing.T, db *DB, from, to, now int) []int64 {
 		ids = append(ids, s.ID)
 	}
 	return ids
+}
+
+// owedOn lists the ids of the summaries owed on platform, all stops.
+func owedOn(t *testing.T, db *DB, platform core.Platform) []int64 {
+	t.Helper()
+	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(0), minute(1000), minute(1000), []core.Platform{platform}, maxTries, 10)
+	if err != nil {
+		t.Fatalf("OwedAttendanceSummaries = %v", err)
+	}
+	ids := []int64{}
+	for _, s := range sessions {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// tries returns the summary_attempts of the session.
+func tries(t *testing.T, db *DB, id int64) int {
+	t.Helper()
+	var n int
+	if err := db.sql.QueryRowContext(t.Context(), "SELECT summary_attempts FROM attendance_sessions WHERE id = $1", id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestDB_AttendanceSummaries(t *testing.T) {
@@ -70,34 +97,73 @@ func TestDB_AttendanceSummaries(t *testing.T) {
 			t.Errorf("AttendanceCounts of a session without results = %d, %d, %v; want 0, 0", attended, eligible, err)
 		}
 
-		claim := func(id int64, now, until int) bool {
+		claim := func(id int64, now, until int, token string) bool {
 			t.Helper()
-			ok, err := db.ClaimAttendanceSummary(ctx, id, minute(now), minute(until))
+			_, ok, err := db.ClaimAttendanceSummary(ctx, id, minute(now), minute(until), token, maxTries)
 			if err != nil {
 				t.Fatalf("ClaimAttendanceSummary = %v", err)
 			}
 			return ok
 		}
-		if !claim(byLength.ID, 100, 110) {
+		if got := owedOn(t, db, core.Console); len(got) != 0 {
+			t.Errorf("owed on the console = %v, want none (the places are on Discord)", got)
+		}
+		if !claim(byLength.ID, 100, 110, "a") {
 			t.Fatal("the first claim was refused")
 		}
-		if claim(byLength.ID, 105, 115) {
+		if claim(byLength.ID, 105, 115, "b") {
 			t.Error("a claim within the lease was taken")
 		}
 		if got, want := owed(t, db, 0, 100, 105), []int64{byEvent.ID}; !cmp.Equal(got, want) {
 			t.Errorf("owed within the lease = %v, want %v", got, want)
 		}
-		if got, want := owed(t, db, 0, 100, 110), []int64{byLength.ID, byEvent.ID}; !cmp.Equal(got, want) {
-			t.Errorf("owed once the lease ran out = %v, want %v", got, want)
+		if got, want := owed(t, db, 0, 100, 110), []int64{byEvent.ID, byLength.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed once the lease ran out = %v, want %v (the least tried first)", got, want)
 		}
-		if !claim(byLength.ID, 110, 120) {
+		// A claim that ran out and was taken over: its holder's release,
+		// or its back-off, leaves the new hold.
+		if !claim(byLength.ID, 110, 120, "b") {
 			t.Error("a claim after the lease ran out was refused")
 		}
-		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID); err != nil {
+		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID, "a"); err != nil {
 			t.Fatal(err)
 		}
-		if !claim(byLength.ID, 111, 121) {
+		if err := db.DeferAttendanceSummary(ctx, byLength.ID, "a", minute(100)); err != nil {
+			t.Fatal(err)
+		}
+		if claim(byLength.ID, 111, 121, "c") {
+			t.Error("a claim was taken after a released or deferred claim that was taken over")
+		}
+		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if got, n := tries(t, db, byLength.ID), 1; got != n {
+			t.Errorf("tries after a release = %d, want %d (the released one uncounted)", got, n)
+		}
+		// A failed try waits, then the summary is given up after maxTries.
+		if !claim(byLength.ID, 111, 121, "c") {
 			t.Error("a claim after a release was refused")
+		}
+		if err := db.DeferAttendanceSummary(ctx, byLength.ID, "c", minute(130)); err != nil {
+			t.Fatal(err)
+		}
+		if claim(byLength.ID, 112, 122, "d") {
+			t.Error("a claim within a back-off was taken")
+		}
+		if got, want := owed(t, db, 0, 100, 129), []int64{byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed within a back-off = %v, want %v", got, want)
+		}
+		if attempt, ok, err := db.ClaimAttendanceSummary(ctx, byLength.ID, minute(130), minute(140), "d", maxTries); err != nil || !ok || attempt != maxTries {
+			t.Errorf("a claim after the back-off = %d, %v, %v; want try %d", attempt, ok, err, maxTries)
+		}
+		if err := db.DeferAttendanceSummary(ctx, byLength.ID, "d", minute(131)); err != nil {
+			t.Fatal(err)
+		}
+		if claim(byLength.ID, 200, 210, "e") {
+			t.Error("a summary tried maxTries times was claimed")
+		}
+		if got, want := owed(t, db, 0, 300, 300), []int64{byEvent.ID}; !cmp.Equal(got, want) {
+			t.Errorf("owed after a summary was given up = %v, want %v", got, want)
 		}
 		if err := db.MarkAttendanceSummary(ctx, byLength.ID, minute(112)); err != nil {
 			t.Fatal(err)
@@ -105,11 +171,8 @@ func TestDB_AttendanceSummaries(t *testing.T) {
 		if err := db.MarkAttendanceSummary(ctx, byLength.ID, minute(113)); err != nil {
 			t.Errorf("marking twice = %v", err)
 		}
-		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID); err != nil {
+		if err := db.ReleaseAttendanceSummary(ctx, byLength.ID, "d"); err != nil {
 			t.Errorf("releasing a summary told = %v", err)
-		}
-		if claim(byLength.ID, 200, 210) {
-			t.Error("a summary told was claimed")
 		}
 		if got, want := owed(t, db, 0, 300, 300), []int64{byEvent.ID}; !cmp.Equal(got, want) {
 			t.Errorf("owed after the summary was told = %v, want %v", got, want)
@@ -127,7 +190,7 @@ func TestDB_AttendanceSummaries(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Go(func() {
-				ok, err := db.ClaimAttendanceSummary(ctx, byEvent.ID, minute(300), minute(310))
+				_, ok, err := db.ClaimAttendanceSummary(ctx, byEvent.ID, minute(300), minute(310), "race", maxTries)
 				if err != nil {
 					t.Error(err)
 				}

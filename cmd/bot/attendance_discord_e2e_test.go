@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -136,7 +137,9 @@ type voiceRig struct {
 	seen  *voiceSeen
 	db    string
 	env   map[string]string // more of Main's environment
-	s     *session
+	// interval is Main's AttendanceInterval; 20 ms when zero.
+	interval time.Duration
+	s        *session
 	// turn gets a value after each of Main's attendance turns, when
 	// there is room.
 	turn chan struct{}
@@ -190,8 +193,9 @@ func (r *voiceRig) start() {
 		"DISCORD_API_URL": r.srv.URL(), "DISCORD_GUILD_ID": r.srv.GuildID(),
 	}
 	maps.Copy(env, r.env)
+	interval := cmp.Or(r.interval, 20*time.Millisecond)
 	r.s = startMainTuned(r.t, env, false, func(m *Main) {
-		m.Clock, m.AttendanceInterval, m.WrapVoice, m.AttendanceTurned = r.clock, 20*time.Millisecond, r.seen.wrap, r.turned
+		m.Clock, m.AttendanceInterval, m.WrapVoice, m.AttendanceTurned = r.clock, interval, r.seen.wrap, r.turned
 	})
 	r.seen.wait(r.ctx, r.t, 1, true)
 }
@@ -612,12 +616,72 @@ func TestAttendance_DiscordSummaryOwed(t *testing.T) {
 
 			r.clock.Add(time.Minute) // 18:22
 			r.start()
-			if owed, err := r.s.m.attendance.OwedSummaries(ctx); err != nil || len(owed) != 0 {
+			if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
 				t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
 			}
 			r.stop()
 			if n := r.summaries(); n != 1 {
 				t.Errorf("%d summaries in the channel, want 1", n)
+			}
+		})
+	}
+}
+
+// TestAttendance_DiscordSummaryGivenUp: the summary owed by a process that
+// died cannot be told (the bot may not post in its channel): after a
+// failed try it is not owed until its back-off ends, and after
+// core.AttendanceSummaryAttempts tries it is given up, however far the
+// clock moves. Main's attendance turns are an hour apart, so that the
+// test drives the looks at the summaries owed.
+func TestAttendance_DiscordSummaryGivenUp(t *testing.T) {
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			r := newVoiceRig(t, url, nil)
+			ctx := r.ctx
+			mod := discordtest.Moderator
+			ada := r.member("410000000000000001", "ada")
+			addDiscordDrop(ctx, t, r.srv)
+			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := func(s discordgo.GuildScheduledEventStatus) func() error {
+				return func() error { return r.srv.SetScheduledEventStatus(ctx, call.ID, s) }
+			}
+			r.voice(r.join(ada, callChannel))
+			r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:10m", call.ID, sandbox.DemoLinksDropID), "starts counting when the event starts")
+			r.voice(status(discordgo.GuildScheduledEventStatusActive))
+			r.clock.Add(20 * time.Minute)
+			r.seen.loseStops.Store(true)
+			r.voice(status(discordgo.GuildScheduledEventStatusCompleted))
+			r.says(mod, "/attendance list", "(closed)")
+			r.stop()
+
+			r.srv.DenyChannel(discordtest.DefaultChannelID)
+			r.interval = time.Hour
+			r.start()
+			owed := func() int {
+				t.Helper()
+				sums, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord)
+				if err != nil {
+					t.Fatalf("OwedSummaries = %v", err)
+				}
+				return len(sums)
+			}
+			for try := 1; try <= core.AttendanceSummaryAttempts; try++ {
+				r.clock.Add(7 * time.Hour) // past the lease and any back-off
+				r.s.m.owedSummaries(ctx)
+				if n := owed(); n != 0 {
+					t.Fatalf("summaries owed right after try %d failed = %d, want none (it waits)", try, n)
+				}
+			}
+			r.clock.Add(7 * time.Hour)
+			if n := owed(); n != 0 {
+				t.Errorf("summaries owed after %d failed tries = %d, want none (given up)", core.AttendanceSummaryAttempts, n)
+			}
+			r.stop()
+			if n := r.summaries(); n != 0 {
+				t.Errorf("%d summaries in the denied channel", n)
 			}
 		})
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // summaryBacklog is how many summaries wait for tellSummaries at most; one
-// that finds no room is told later all the same, from the store (it stays
-// owed), at the next attendance turn.
+// that finds no room stays owed in the store, and is told from there at
+// the first attendance turn after its minute of grace, by any replica.
 const summaryBacklog = 256
 
 // summaryQueue hands the summaries of sessions that stopped by themselves
@@ -53,7 +53,7 @@ func (q *summaryQueue) lookAgain() {
 func (m *Main) postSummaries(_ context.Context, sums []core.AttendanceSummary) {
 	for _, sum := range sums {
 		if !m.summaries.add(sum) {
-			m.Logger.Warn("attendance summary queue full: the summary is told at the next turn", "session", sum.Session.ID)
+			m.Logger.Warn("attendance summary queue full: the summary is told from the store at a later turn", "session", sum.Session.ID)
 			m.summaries.lookAgain()
 		}
 	}
@@ -61,8 +61,9 @@ func (m *Main) postSummaries(_ context.Context, sums []core.AttendanceSummary) {
 
 // tellSummaries tells the summaries handed to postSummaries, and those
 // owed in the store (a process that stopped a session died before telling
-// it), first at once and then whenever asked (lookAgain), one at a time,
-// until ctx is done. Each is told by the one process that claims it.
+// it, or could not tell it), first at once and then whenever asked
+// (lookAgain: every attendance turn), one at a time, until ctx is done.
+// Each try of a summary is made by the one process that claims it.
 func (m *Main) tellSummaries(ctx context.Context) {
 	m.owedSummaries(ctx)
 	for {
@@ -77,9 +78,14 @@ func (m *Main) tellSummaries(ctx context.Context) {
 	}
 }
 
-// owedSummaries tells the summaries still owed in the store.
+// owedSummaries tells the summaries still owed in the store, of the
+// platforms this process posts to.
 func (m *Main) owedSummaries(ctx context.Context) {
-	sums, err := m.attendance.OwedSummaries(ctx)
+	platforms := make([]core.Platform, 0, len(m.adapters))
+	for _, a := range m.adapters {
+		platforms = append(platforms, a.Platform())
+	}
+	sums, err := m.attendance.OwedSummaries(ctx, platforms...)
 	if err != nil && ctx.Err() == nil {
 		m.Logger.Warn("reading the attendance summaries owed failed", "err", err)
 	}
@@ -91,15 +97,23 @@ func (m *Main) owedSummaries(ctx context.Context) {
 	}
 }
 
-// tellSummary claims the summary (another process may have it), mints a
-// delivery:mint drop to the eligible members within
-// bot.AttendanceStopTimeout, as /attendance stop does, and publishes the
-// summary's claim post, or tells it as a notice when the post cannot be
-// published. A summary told is marked so; one that could not be told is
-// released, to be told at the next turn or start.
+// tellSummary claims the summary (another process may have it, or it
+// waits after a failed try), mints a delivery:mint drop to the eligible
+// members within bot.AttendanceStopTimeout, as /attendance stop does, and
+// publishes the summary's claim post, or tells it as a notice when the
+// post cannot be published. A summary told is marked so. One that could
+// not be told waits before its next try, longer each time, and is given
+// up after core.AttendanceSummaryAttempts tries; one left because this
+// process stops is released at once. A summary of a platform this process
+// does not post to is not claimed: another replica may tell it.
 func (m *Main) tellSummary(ctx context.Context, sum core.AttendanceSummary) {
 	id := sum.Session.ID
-	ok, err := m.attendance.ClaimSummary(ctx, id)
+	ed := m.adapters.Editor(sum.Place.Platform)
+	if ed == nil {
+		m.Logger.Debug("attendance summary left: no adapter of its platform here", "session", id, "platform", sum.Place.Platform)
+		return
+	}
+	claim, ok, err := m.attendance.ClaimSummary(ctx, id)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.Logger.Warn("attendance summary not claimed", "session", id, "err", err)
@@ -107,13 +121,7 @@ func (m *Main) tellSummary(ctx context.Context, sum core.AttendanceSummary) {
 		return
 	}
 	if !ok {
-		return // told, or being told, by another process
-	}
-	ed := m.adapters.Editor(sum.Place.Platform)
-	if ed == nil {
-		m.Logger.Debug("attendance summary left: no adapter of its platform here", "session", id, "platform", sum.Place.Platform)
-		m.releaseSummary(ctx, id)
-		return
+		return // told, being told or waiting to be tried again, or given up
 	}
 	if sum.Session.SummaryChannelID == "" {
 		m.Logger.Warn("attendance summary not posted: no channel", "session", id, "platform", sum.Place.Platform)
@@ -127,13 +135,19 @@ func (m *Main) tellSummary(ctx context.Context, sum core.AttendanceSummary) {
 		m.summaryTold(ctx, id)
 		return
 	}
-	m.releaseSummary(ctx, id)
+	if ctx.Err() != nil {
+		m.releaseSummary(ctx, claim)
+		return
+	}
+	m.summaryFailed(ctx, claim)
 }
 
 // publishSummary publishes the summary's claim post in the channel the
 // session was started in and records it with Bot.Posted, so that its count
 // follows the claims; when the post cannot be made or published, it tells
 // the summary as a notice instead. It reports whether the summary is out.
+// A post Discord took but answered with an error is followed by the
+// notice.
 func (m *Main) publishSummary(ctx context.Context, ed bot.PostEditor, sum core.AttendanceSummary, minted string) bool {
 	ref := bot.PostRef{Platform: sum.Place.Platform, Place: sum.Place.ExternalID, Channel: sum.Session.SummaryChannelID}
 	post, err := m.Bot.AttendancePost(ctx, sum, minted)
@@ -170,12 +184,26 @@ func (m *Main) summaryTold(ctx context.Context, id int64) {
 	}
 }
 
-// releaseSummary gives up the claim on a summary not told.
-func (m *Main) releaseSummary(ctx context.Context, id int64) {
+// summaryFailed puts off the next try of a summary not told, and warns,
+// once, when it was the last.
+func (m *Main) summaryFailed(ctx context.Context, c core.SummaryClaim) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := m.attendance.ReleaseSummary(ctx, id); err != nil {
-		m.Logger.Warn("attendance summary not released: it waits for its lease to end", "session", id, "err", err)
+	gaveUp, err := m.attendance.SummaryFailed(ctx, c)
+	if err != nil {
+		m.Logger.Warn("attendance summary's next try not put off: it waits for its lease to end", "session", c.SessionID, "err", err)
+	}
+	if gaveUp {
+		m.Logger.Warn("attendance summary given up: it could not be told", "session", c.SessionID, "tries", c.Attempt)
+	}
+}
+
+// releaseSummary gives up the claim on a summary not tried to the end.
+func (m *Main) releaseSummary(ctx context.Context, c core.SummaryClaim) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := m.attendance.ReleaseSummary(ctx, c); err != nil {
+		m.Logger.Warn("attendance summary not released: it waits for its lease to end", "session", c.SessionID, "err", err)
 	}
 }
 

@@ -89,20 +89,25 @@ func (NoAttendance) AttendancePlace(context.Context, int64) (core.Place, error) 
 }
 
 // OwedAttendanceSummaries finds none: no session stopped.
-func (NoAttendance) OwedAttendanceSummaries(context.Context, time.Time, time.Time, time.Time, int) ([]core.AttendanceSession, error) {
+func (NoAttendance) OwedAttendanceSummaries(context.Context, time.Time, time.Time, time.Time, []core.Platform, int, int) ([]core.AttendanceSession, error) {
 	return nil, nil
 }
 
 // ClaimAttendanceSummary finds none to take.
-func (NoAttendance) ClaimAttendanceSummary(context.Context, int64, time.Time, time.Time) (bool, error) {
-	return false, nil
+func (NoAttendance) ClaimAttendanceSummary(context.Context, int64, time.Time, time.Time, string, int) (int, bool, error) {
+	return 0, false, nil
 }
 
 // MarkAttendanceSummary marks none.
 func (NoAttendance) MarkAttendanceSummary(context.Context, int64, time.Time) error { return nil }
 
 // ReleaseAttendanceSummary finds none.
-func (NoAttendance) ReleaseAttendanceSummary(context.Context, int64) error { return nil }
+func (NoAttendance) ReleaseAttendanceSummary(context.Context, int64, string) error { return nil }
+
+// DeferAttendanceSummary finds none.
+func (NoAttendance) DeferAttendanceSummary(context.Context, int64, string, time.Time) error {
+	return nil
+}
 
 // AttendanceCounts finds none.
 func (NoAttendance) AttendanceCounts(context.Context, int64) (int, int, error) {
