@@ -88,7 +88,8 @@ func (m *Main) background(ctx context.Context) {
 // reached their maximum length, handing each one's summary to
 // tellSummaries, which also looks again for summaries still owed. Each
 // stop is handed out once across replicas (the store's conditional
-// close), and each summary told once (core.AttendanceService.ClaimSummary).
+// close), and each try at telling a summary is claimed by one process
+// (core.AttendanceService.ClaimSummary).
 func (m *Main) attendanceTurn(ctx context.Context) {
 	if err := m.attendance.Heartbeat(ctx, m.now()); err != nil && ctx.Err() == nil {
 		m.Logger.Warn("attendance heartbeat failed", "err", err)
