@@ -341,84 +341,88 @@ func TestAttendance_Discord(t *testing.T) {
 	}
 }
 
-// TestAttendance_DiscordRestart stops the bot in the middle of a session
-// and starts it again on the same database and Discord: GUILD_CREATE's
-// voice states tell who is still in the channel, the 15 minutes the bot
-// was down are credited to nobody (bob, who left meanwhile, keeps his 10
-// minutes; ada, who stayed, gets 10 + 20), and the summary says how long
-// the bot was down.
-func TestAttendance_DiscordRestart(t *testing.T) {
+// TestAttendance_DiscordDown takes the bot's view of voice away for 15
+// minutes in the middle of a session, in each way it can go: the bot
+// stops and starts again on the same database and Discord (GUILD_CREATE's
+// voice states tell who is still there); the gateway drops while the
+// process runs and its heartbeats go on, and Discord lets the bot back
+// with a new session (GUILD_CREATE) or resumes it (the events missed
+// replayed, then RESUMED). Each time the 15 minutes are credited to nobody
+// (bob, who left meanwhile, keeps his 10 minutes; ada, who stayed, gets
+// 10 + 20) and the summary tells them as the bot's downtime.
+func TestAttendance_DiscordDown(t *testing.T) {
 	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
-			addDiscordDrop(ctx, t, r.srv)
-			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
-			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
-			r.clock.Add(10 * time.Minute) // 18:10
-			r.stop()
-
-			// While the bot is down, bob leaves: it never hears of it.
-			if err := r.srv.PutVoice(bob.ID, discordtest.Voice{}); err != nil {
-				t.Fatal(err)
-			}
-			r.clock.Add(15 * time.Minute) // 18:25
-			r.start()
-			r.clock.Add(20 * time.Minute) // 18:45
-
-			r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
-			r.says(mod, "/attendance stop", "Stopped.")
-			r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
-				"The bot was down for 15 minutes of it, credited to nobody.")
-			r.says(ada, claimLine, "/mint/")
-			r.says(bob, claimLine, "10 of 25 minutes")
-		})
+	// gatewayLost drops the gateway and waits until the adapter
+	// suspended the server's sessions.
+	gatewayLost := func(t *testing.T, r *voiceRig) {
+		handled := r.seen.count()
+		r.srv.DropGateway()
+		t.Cleanup(func() { r.srv.Reconnect(false) })
+		r.seen.wait(r.ctx, t, handled+1, false)
 	}
-}
-
-// TestAttendance_DiscordOutage loses the gateway in the middle of a
-// session while the process runs (its heartbeats go on): for the 15
-// minutes until Discord lets the bot back, nobody is credited (bob, who
-// left meanwhile, keeps his 10 minutes; ada, who stayed, gets 10 + 20),
-// and the summary tells the outage as the bot's downtime.
-func TestAttendance_DiscordOutage(t *testing.T) {
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
-			addDiscordDrop(ctx, t, r.srv)
-			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
-			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
-			r.clock.Add(10 * time.Minute) // 18:10
-
-			// The gateway drops; the adapter suspends the server's
-			// sessions then, and Main's heartbeats go on meanwhile.
-			handled := r.seen.count()
-			r.srv.DropGateway()
-			t.Cleanup(func() { r.srv.Reconnect(false) })
-			r.seen.wait(ctx, t, handled+1, false)
+	// gatewayBack lets the bot back once Main's heartbeats ran in the
+	// outage (one landing after it would hide it, if the sessions were
+	// not suspended), and waits for the resume.
+	gatewayBack := func(t *testing.T, r *voiceRig, resume bool) {
+		r.turns(2)
+		resumed := r.seen.resumedCount()
+		r.srv.Reconnect(resume)
+		r.seen.wait(r.ctx, t, resumed+1, true)
+	}
+	for _, tt := range []struct {
+		name string
+		// down takes the view away, bob leaves meanwhile; up gives it
+		// back 15 minutes later.
+		down func(t *testing.T, r *voiceRig, bob discordtest.User)
+		up   func(t *testing.T, r *voiceRig)
+	}{
+		{"Restart", func(t *testing.T, r *voiceRig, bob discordtest.User) {
+			r.stop()
 			if err := r.srv.PutVoice(bob.ID, discordtest.Voice{}); err != nil {
 				t.Fatal(err)
 			}
-			r.clock.Add(15 * time.Minute) // 18:25
-			r.turns(2)                    // a heartbeat now would hide the outage
-			resumed := r.seen.resumedCount()
-			r.srv.Reconnect(false)
-			r.seen.wait(ctx, t, resumed+1, true)
-			r.clock.Add(20 * time.Minute) // 18:45
+		}, func(t *testing.T, r *voiceRig) { r.start() }},
+		{"GatewayNewSession", func(t *testing.T, r *voiceRig, bob discordtest.User) {
+			gatewayLost(t, r)
+			if err := r.srv.PutVoice(bob.ID, discordtest.Voice{}); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, r *voiceRig) { gatewayBack(t, r, false) }},
+		{"GatewayResumed", func(t *testing.T, r *voiceRig, bob discordtest.User) {
+			gatewayLost(t, r)
+			// Kept by Discord, replayed on resuming.
+			if err := r.srv.LeaveVoice(r.ctx, bob.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, r *voiceRig) { gatewayBack(t, r, true) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for name, url := range testDatabases(t) {
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					r := newVoiceRig(t, url, nil)
+					ctx := r.ctx
+					mod := discordtest.Moderator
+					drop := sandbox.DemoLinksDropID
+					ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+					addDiscordDrop(ctx, t, r.srv)
+					r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
+					r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+					r.clock.Add(10 * time.Minute) // 18:10
+					tt.down(t, r, bob)
+					r.clock.Add(15 * time.Minute) // 18:25
+					tt.up(t, r)
+					r.clock.Add(20 * time.Minute) // 18:45
 
-			r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
-			r.says(mod, "/attendance stop", "Stopped.")
-			r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
-				"The bot was down for 15 minutes of it, credited to nobody.")
+					r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
+					r.says(mod, "/attendance stop", "Stopped.")
+					r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
+						"The bot was down for 15 minutes of it, credited to nobody.")
+					r.says(ada, claimLine, "/mint/")
+					r.says(bob, claimLine, "10 of 25 minutes")
+				})
+			}
 		})
 	}
 }
