@@ -132,34 +132,17 @@ func lockSession(tx *gorm.DB, id int64, states []string) (attendanceSessionRow, 
 // returns core.ErrNotFound when the session is not open, or the database
 // error.
 func (db *DB) ResumeAttendance(ctx context.Context, id int64, at time.Time, present []int64) (core.AttendanceSession, error) {
-	const op = "resume attendance"
 	at = dbTime(at)
 	var row attendanceSessionRow
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		if row, err = lockSession(tx, id, []string{string(core.AttendanceOpen)}); err != nil {
-			return err
-		}
-		last := at
-		if row.LastSeenAt != nil {
-			last = dbTime(*row.LastSeenAt)
-		}
-		if err := closeOpenStretches(tx, last, "session_id = ?", id); err != nil {
-			return err
-		}
-		if at.After(last) {
-			row.DowntimeSeconds += int64(at.Sub(last) / time.Second)
-			row.LastSeenAt = &at
-		}
-		err = tx.Model(&attendanceSessionRow{}).Where("id = ?", id).
-			Updates(map[string]any{"downtime_seconds": row.DowntimeSeconds, "last_seen_at": *row.LastSeenAt}).Error
-		if err != nil {
+		if row, err = catchUp(tx, id, at, false); err != nil {
 			return err
 		}
 		return openStretches(tx, id, present, at)
 	})
 	if err != nil {
-		return core.AttendanceSession{}, translate(op, err)
+		return core.AttendanceSession{}, translate("resume attendance", err)
 	}
 	return row.session(), nil
 }
@@ -171,36 +154,50 @@ func (db *DB) ResumeAttendance(ctx context.Context, id int64, at time.Time, pres
 // a later one came meanwhile. It returns core.ErrNotFound when the
 // session is not open, or the database error.
 func (db *DB) SuspendAttendance(ctx context.Context, id int64, at time.Time) (core.AttendanceSession, error) {
-	const op = "suspend attendance"
 	at = dbTime(at)
 	var row attendanceSessionRow
 	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		if row, err = lockSession(tx, id, []string{string(core.AttendanceOpen)}); err != nil {
-			return err
-		}
-		last := at
-		if row.LastSeenAt != nil {
-			last = dbTime(*row.LastSeenAt)
-		}
-		end := at
-		if last.Before(at) {
-			end = last
-		}
-		if err := closeOpenStretches(tx, end, "session_id = ?", id); err != nil {
-			return err
-		}
-		if at.After(last) {
-			row.DowntimeSeconds += int64(at.Sub(last) / time.Second)
-		}
-		row.LastSeenAt = &at
-		return tx.Model(&attendanceSessionRow{}).Where("id = ?", id).
-			Updates(map[string]any{"downtime_seconds": row.DowntimeSeconds, "last_seen_at": at}).Error
+		row, err = catchUp(tx, id, at, true)
+		return err
 	})
 	if err != nil {
-		return core.AttendanceSession{}, translate(op, err)
+		return core.AttendanceSession{}, translate("suspend attendance", err)
 	}
 	return row.session(), nil
+}
+
+// catchUp locks the open session and brings it to at, when the bot's view
+// of it was lost since its last heartbeat: its open stretches close at
+// the heartbeat (at at, when lost at at and the heartbeat came later) or
+// at their start, when later; the time from the heartbeat to at is added
+// to the downtime; the heartbeat becomes at when later (always, when
+// lost). It returns the session as updated.
+func catchUp(tx *gorm.DB, id int64, at time.Time, lost bool) (attendanceSessionRow, error) {
+	row, err := lockSession(tx, id, []string{string(core.AttendanceOpen)})
+	if err != nil {
+		return row, err
+	}
+	last := at
+	if row.LastSeenAt != nil {
+		last = dbTime(*row.LastSeenAt)
+	}
+	end := last
+	if lost && at.Before(last) {
+		end = at
+	}
+	if err := closeOpenStretches(tx, end, "session_id = ?", id); err != nil {
+		return row, err
+	}
+	if at.After(last) {
+		row.DowntimeSeconds += int64(at.Sub(last) / time.Second)
+	}
+	if lost || at.After(last) {
+		row.LastSeenAt = &at
+	}
+	err = tx.Model(&attendanceSessionRow{}).Where("id = ?", id).
+		Updates(map[string]any{"downtime_seconds": row.DowntimeSeconds, "last_seen_at": *row.LastSeenAt}).Error
+	return row, err
 }
 
 // openStretches opens a stretch at at in the session for each user who
