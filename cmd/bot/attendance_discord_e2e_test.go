@@ -579,34 +579,46 @@ func (r *voiceRig) summaries() int {
 	return n
 }
 
+// untoldSummary runs a session on a scheduled event that ada attends for
+// its 20 minutes (18:00 to 18:20, minimum 10), whose completion the
+// process handles but whose summary it loses, as a process that died
+// right after the stop would; then it stops Main. It returns ada.
+func (r *voiceRig) untoldSummary() discordtest.User {
+	r.t.Helper()
+	ctx, t := r.ctx, r.t
+	ada := r.member("410000000000000001", "ada")
+	addDiscordDrop(ctx, t, r.srv)
+	call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func(s discordgo.GuildScheduledEventStatus) func() error {
+		return func() error { return r.srv.SetScheduledEventStatus(ctx, call.ID, s) }
+	}
+	r.voice(r.join(ada, callChannel))
+	r.says(discordtest.Moderator, fmt.Sprintf("/attendance start event:%s drop:%d min:10m", call.ID, sandbox.DemoLinksDropID),
+		"starts counting when the event starts")
+	r.voice(status(discordgo.GuildScheduledEventStatusActive))
+	r.clock.Add(20 * time.Minute) // 18:20
+	r.seen.loseStops.Store(true)
+	r.voice(status(discordgo.GuildScheduledEventStatusCompleted))
+	r.says(discordtest.Moderator, "/attendance list", "(closed)", "ada: 20 minutes ✓")
+	r.stop()
+	return ada
+}
+
 // TestAttendance_DiscordSummaryOwed: the process that stopped a session
 // (its scheduled event completed) dies before telling its summary. The
 // next start, a minute later, tells it as a claim message whose button
 // works; the start after that tells nothing more.
 func TestAttendance_DiscordSummaryOwed(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, nil)
 			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada := r.member("410000000000000001", "ada")
-			addDiscordDrop(ctx, t, r.srv)
-			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			status := func(s discordgo.GuildScheduledEventStatus) func() error {
-				return func() error { return r.srv.SetScheduledEventStatus(ctx, call.ID, s) }
-			}
-			r.voice(r.join(ada, callChannel))
-			r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:10m", call.ID, drop), "starts counting when the event starts")
-			r.voice(status(discordgo.GuildScheduledEventStatusActive))
-			r.clock.Add(20 * time.Minute) // 18:20
-			r.seen.loseStops.Store(true)
-			r.voice(status(discordgo.GuildScheduledEventStatusCompleted))
-			r.says(mod, "/attendance list", "(closed)", "ada: 20 minutes ✓")
-			r.stop()
+			ada := r.untoldSummary()
 			if n := r.summaries(); n != 0 {
 				t.Fatalf("%d summaries posted by the process that lost them, want none", n)
 			}
@@ -638,28 +650,13 @@ func TestAttendance_DiscordSummaryOwed(t *testing.T) {
 // clock moves. Main's attendance turns are an hour apart, so that the
 // test drives the looks at the summaries owed.
 func TestAttendance_DiscordSummaryGivenUp(t *testing.T) {
+	t.Parallel()
 	for name, url := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newVoiceRig(t, url, nil)
 			ctx := r.ctx
-			mod := discordtest.Moderator
-			ada := r.member("410000000000000001", "ada")
-			addDiscordDrop(ctx, t, r.srv)
-			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			status := func(s discordgo.GuildScheduledEventStatus) func() error {
-				return func() error { return r.srv.SetScheduledEventStatus(ctx, call.ID, s) }
-			}
-			r.voice(r.join(ada, callChannel))
-			r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:10m", call.ID, sandbox.DemoLinksDropID), "starts counting when the event starts")
-			r.voice(status(discordgo.GuildScheduledEventStatusActive))
-			r.clock.Add(20 * time.Minute)
-			r.seen.loseStops.Store(true)
-			r.voice(status(discordgo.GuildScheduledEventStatusCompleted))
-			r.says(mod, "/attendance list", "(closed)")
-			r.stop()
+			r.untoldSummary()
 
 			r.srv.DenyChannel(discordtest.DefaultChannelID)
 			r.interval = time.Hour
