@@ -51,25 +51,25 @@ func (c *userCache) put(k userKey, u cachedUser) {
 	c.ids[k] = u
 }
 
-// userID returns the member's user id: the one kept (cached true), or
-// upserted and kept.
-func (s *AttendanceService) userID(ctx context.Context, m Member) (id int64, cached bool, err error) {
+// userID returns the member's user id: the one kept, or upserted and
+// kept (also when the member's name changed, so that lists show it).
+func (s *AttendanceService) userID(ctx context.Context, m Member) (int64, error) {
 	k := userKey{m.Platform, m.ExternalID}
 	s.mu.Lock()
 	c, ok := s.users.get(k)
 	s.mu.Unlock()
 	if ok && (m.Name == "" || m.Name == c.name) {
-		return c.id, true, nil
+		return c.id, nil
 	}
 	// Unknown, or renamed: /attendance list shows the name stored.
 	u, err := s.members.UpsertUser(ctx, m.user())
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	s.mu.Lock()
 	s.users.put(k, cachedUser{id: u.ID, name: m.Name})
 	s.mu.Unlock()
-	return u.ID, false, nil
+	return u.ID, nil
 }
 
 // dropUser forgets the member's user id: the store no longer has the user.
@@ -80,24 +80,31 @@ func (s *AttendanceService) dropUser(m Member) {
 }
 
 // recordVoice records the member's voice state through the store, with
-// their cached user id; when the store says that user no longer exists
-// (forgotten meanwhile), once more with the id upserted anew.
-// ErrNotFound when the place has no open session.
+// their kept user id (retryForgotten). ErrNotFound when the place has no
+// open session.
 func (s *AttendanceService) recordVoice(ctx context.Context, pid int64, m Member, channelID string, counting bool, at time.Time) error {
-	var err error
-	for range 2 {
-		var id int64
-		var cached bool
-		if id, cached, err = s.userID(ctx, m); err != nil {
+	return s.retryForgotten([]Member{m}, func() error {
+		id, err := s.userID(ctx, m)
+		if err != nil {
 			return err
 		}
-		err = s.store.RecordVoice(ctx, pid, id, channelID, counting, at)
-		if !cached || !errors.Is(err, ErrConflict) {
-			return err
-		}
+		return s.store.RecordVoice(ctx, pid, id, channelID, counting, at)
+	})
+}
+
+// retryForgotten runs f, which writes with the kept user ids of members;
+// when the store answers ErrConflict (a member forgotten by /forget since
+// their id was kept), it drops their kept ids and runs f once more, the
+// ids upserted anew.
+func (s *AttendanceService) retryForgotten(members []Member, f func() error) error {
+	err := f()
+	if !errors.Is(err, ErrConflict) {
+		return err
+	}
+	for _, m := range members {
 		s.dropUser(m)
 	}
-	return err
+	return f()
 }
 
 // openPlace returns the place's id and whether it may have open sessions

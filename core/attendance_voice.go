@@ -97,22 +97,16 @@ func (s *AttendanceService) Resume(ctx context.Context, p Place, current []Voice
 			}
 			continue
 		}
-		present, err := s.presentIn(ctx, sess, current)
-		if err != nil {
-			return out, wrap(op, err)
-		}
-		resumed, err := s.store.ResumeAttendance(ctx, sess.ID, now, present)
-		if errors.Is(err, ErrConflict) {
-			// A member present was forgotten (/forget) since their id
-			// was kept: once more with the ids upserted anew.
-			for _, v := range current {
-				s.dropUser(v.Member)
-			}
+		var present []int64
+		var resumed AttendanceSession
+		err := s.retryForgotten(members(current), func() error {
+			var err error
 			if present, err = s.presentIn(ctx, sess, current); err != nil {
-				return out, wrap(op, err)
+				return err
 			}
 			resumed, err = s.store.ResumeAttendance(ctx, sess.ID, now, present)
-		}
+			return err
+		})
 		if errors.Is(err, ErrNotFound) {
 			continue // stopped meanwhile
 		}
@@ -134,13 +128,22 @@ func (s *AttendanceService) presentIn(ctx context.Context, sess AttendanceSessio
 		if !v.counting() || v.ChannelID != sess.ChannelID {
 			continue
 		}
-		id, _, err := s.userID(ctx, v.Member)
+		id, err := s.userID(ctx, v.Member)
 		if err != nil {
 			return nil, err
 		}
 		present = append(present, id)
 	}
 	return present, nil
+}
+
+// members returns the members of the voice states.
+func members(states []VoiceState) []Member {
+	out := make([]Member, len(states))
+	for i, v := range states {
+		out[i] = v.Member
+	}
+	return out
 }
 
 // Suspend stops counting the place's open sessions at at, when the bot
