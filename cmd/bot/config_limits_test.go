@@ -9,7 +9,7 @@ import (
 // and are refused outside 1 to 100, each naming its variable.
 func TestConfig_Limits(t *testing.T) {
 	t.Parallel()
-	c, err := configFrom(func(string) (string, bool) { return "", false })
+	c, err := configFrom(mapLookup(nil))
 	if err != nil || c.MaxWallets != 10 || c.MaxChallenges != 5 {
 		t.Fatalf("LoadConfig() = %d wallets, %d challenges, %v; want 10 and 5", c.MaxWallets, c.MaxChallenges, err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,8 +15,7 @@ import (
 // sequential.
 func TestConfigFrom_AsLoadConfig(t *testing.T) {
 	every := map[string]string{}
-	typ := reflect.TypeFor[Config]()
-	for _, f := range reflect.VisibleFields(typ) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Config]()) {
 		name := f.Tag.Get("envconfig")
 		if name == "" {
 			t.Fatalf("field %s has no envconfig tag", f.Name)
@@ -44,13 +42,7 @@ func TestConfigFrom_AsLoadConfig(t *testing.T) {
 		{"EmptyHTTPAddr", map[string]string{"HTTP_ADDR": ""}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			for name := range every {
-				t.Setenv(name, "")
-				os.Unsetenv(name)
-			}
-			for name, v := range tt.env {
-				t.Setenv(name, v)
-			}
+			cleanEnv(t, tt.env)
 			want, wantErr := LoadConfig()
 			got, gotErr := configFrom(mapLookup(tt.env))
 			if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {

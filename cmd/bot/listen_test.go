@@ -61,7 +61,7 @@ func TestSameListener(t *testing.T) {
 // default (which -console narrows to loopback); set empty, it is refused.
 func TestLoadConfig_HTTPAddrUnset(t *testing.T) {
 	t.Parallel()
-	c, err := configFrom(func(string) (string, bool) { return "", false })
+	c, err := configFrom(mapLookup(nil))
 	if err != nil || c.HTTPAddr != "" {
 		t.Fatalf("LoadConfig() without HTTP_ADDR = %q, %v; want \"\" (the default, chosen at start)", c.HTTPAddr, err)
 	}

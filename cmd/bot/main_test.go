@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,15 +23,14 @@ import (
 )
 
 // configVars are the variables a test clears so the developer's own
-// environment cannot leak into it.
-var configVars = []string{
-	"DATABASE_URL", "BOT_SECRET_KEY", "HTTP_ADDR", "PUBLIC_URL", "DISCORD_TOKEN", "DISCORD_GUILD_ID",
-	"DISCORD_API_URL", "DISCORD_SHARD_ID", "DISCORD_SHARD_COUNT", "TELEGRAM_TOKEN", "TELEGRAM_API_URL",
-	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "POAP_API_KEY", "POAP_CLIENT_ID", "POAP_CLIENT_SECRET",
-	"POAP_API_URL", "POAP_AUTH_URL", "POAP_AUDIENCE", "POAP_MOMENTS_URL", "POAP_MOMENTS_AUDIENCE",
-	"POAP_COMPASS_URL", "POAP_MINT_URL", "POAP_DELIVERY_URL", "GATE_SYNC_INTERVAL", "LOG_LEVEL", "LOG_FORMAT",
-	"METRICS_ADDR",
-}
+// environment cannot leak into it: every one Config reads.
+var configVars = func() []string {
+	var names []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Config]()) {
+		names = append(names, f.Tag.Get("envconfig"))
+	}
+	return names
+}()
 
 // The tests of this package run in parallel (t.Parallel), each on its own
 // fakes, loopback ports, database and Config (testConfig), except those
@@ -63,7 +63,7 @@ func cleanEnv(t testing.TB, set map[string]string) {
 // each other's.
 func testConfig(t testing.TB, env map[string]string) Config {
 	t.Helper()
-	c, err := configFrom(func(name string) (string, bool) { v, ok := env[name]; return v, ok })
+	c, err := configFrom(mapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
