@@ -169,6 +169,19 @@ func (r *voiceRig) turns(n int) {
 	}
 }
 
+// eachVoiceDB runs f in parallel on each test database (testDatabases),
+// with a voice rig on it whose Main has env as more of its environment.
+func eachVoiceDB(t *testing.T, env map[string]string, f func(t *testing.T, r *voiceRig)) {
+	t.Helper()
+	t.Parallel()
+	for name, url := range testDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, newVoiceRig(t, url, env))
+		})
+	}
+}
+
 // newVoiceRig starts a Main on a Discord fake with the call and lobby
 // channels; its context (r.ctx) bounds the test to 30 s, a hang guard.
 func newVoiceRig(t *testing.T, databaseURL string, env map[string]string) *voiceRig {
@@ -295,50 +308,45 @@ func (r *voiceRig) member(id, name string) discordtest.User {
 // summary with its Claim button; ada claims her link, dee and a member
 // who never joined are refused with their minutes.
 func TestAttendance_Discord(t *testing.T) {
-	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada, bob, cy, dee := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
-				r.member("410000000000000003", "cy"), r.member("410000000000000004", "dee")
-			never := r.member("410000000000000005", "never")
-			r.srv.AddBot("410000000000000009", "musicbot")
-			addDiscordDrop(ctx, t, r.srv)
+	eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		mod := discordtest.Moderator
+		drop := sandbox.DemoLinksDropID
+		ada, bob, cy, dee := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
+			r.member("410000000000000003", "cy"), r.member("410000000000000004", "dee")
+		never := r.member("410000000000000005", "never")
+		r.srv.AddBot("410000000000000009", "musicbot")
+		addDiscordDrop(ctx, t, r.srv)
 
-			r.voice(r.join(ada, callChannel))
-			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:30m", callChannel, drop),
-				"Counting who attends <#"+callChannel+">", "30 minutes")
-			r.voice(r.join(bob, callChannel), r.join(cy, callChannel), r.join(dee, callChannel),
-				func() error { return r.srv.JoinVoice(ctx, "410000000000000009", callChannel) })
-			r.clock.Add(10 * time.Minute) // 18:10
-			r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel, SelfDeaf: true}), r.join(cy, lobbyChannel), r.leave(dee))
-			r.clock.Add(5 * time.Minute) // 18:15
-			r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel}), r.join(cy, callChannel))
-			r.clock.Add(5 * time.Minute) // 18:20
-			r.voice(r.join(dee, callChannel))
-			r.clock.Add(2 * time.Minute) // 18:22
-			r.voice(r.leave(dee))
-			r.clock.Add(18 * time.Minute) // 18:40
+		r.voice(r.join(ada, callChannel))
+		r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:30m", callChannel, drop),
+			"Counting who attends <#"+callChannel+">", "30 minutes")
+		r.voice(r.join(bob, callChannel), r.join(cy, callChannel), r.join(dee, callChannel),
+			func() error { return r.srv.JoinVoice(ctx, "410000000000000009", callChannel) })
+		r.clock.Add(10 * time.Minute) // 18:10
+		r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel, SelfDeaf: true}), r.join(cy, lobbyChannel), r.leave(dee))
+		r.clock.Add(5 * time.Minute) // 18:15
+		r.voice(r.set(bob, discordtest.Voice{ChannelID: callChannel}), r.join(cy, callChannel))
+		r.clock.Add(5 * time.Minute) // 18:20
+		r.voice(r.join(dee, callChannel))
+		r.clock.Add(2 * time.Minute) // 18:22
+		r.voice(r.leave(dee))
+		r.clock.Add(18 * time.Minute) // 18:40
 
-			r.says(mod, "/attendance list", "4 members", "ada: 40 minutes ✓", "bob: 35 minutes ✓", "cy: 35 minutes ✓", "dee: 12 minutes")
-			r.says(mod, "/attendance stop", "Stopped.", "4 members attended, 3 met the minimum")
-			post := r.posted("**Attendance of Community call**", "4 members attended, 3 met the minimum of 30 minutes", "It lasted 40 minutes")
-			if _, ok := post.Button("Claim"); !ok {
-				t.Errorf("the summary has no Claim button: %+v", post)
-			}
-			if strings.Contains(post.Content, "down for") {
-				t.Errorf("the summary tells a downtime: %q", post.Content)
-			}
-			r.says(ada, claimLine, "/mint/")
-			r.says(cy, claimLine, "/mint/")
-			r.says(dee, claimLine, "You were not counted in the attendance of Community call: 12 of 30 minutes")
-			r.says(never, claimLine, "You were not counted in the attendance of Community call: 0 of 30 minutes")
-		})
-	}
+		r.says(mod, "/attendance list", "4 members", "ada: 40 minutes ✓", "bob: 35 minutes ✓", "cy: 35 minutes ✓", "dee: 12 minutes")
+		r.says(mod, "/attendance stop", "Stopped.", "4 members attended, 3 met the minimum")
+		post := r.posted("**Attendance of Community call**", "4 members attended, 3 met the minimum of 30 minutes", "It lasted 40 minutes")
+		if _, ok := post.Button("Claim"); !ok {
+			t.Errorf("the summary has no Claim button: %+v", post)
+		}
+		if strings.Contains(post.Content, "down for") {
+			t.Errorf("the summary tells a downtime: %q", post.Content)
+		}
+		r.says(ada, claimLine, "/mint/")
+		r.says(cy, claimLine, "/mint/")
+		r.says(dee, claimLine, "You were not counted in the attendance of Community call: 12 of 30 minutes")
+		r.says(never, claimLine, "You were not counted in the attendance of Community call: 0 of 30 minutes")
+	})
 }
 
 // TestAttendance_DiscordDown takes the bot's view of voice away for 15
@@ -397,32 +405,27 @@ func TestAttendance_DiscordDown(t *testing.T) {
 		}, func(t *testing.T, r *voiceRig) { gatewayBack(t, r, true) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			for name, url := range testDatabases(t) {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					r := newVoiceRig(t, url, nil)
-					ctx := r.ctx
-					mod := discordtest.Moderator
-					drop := sandbox.DemoLinksDropID
-					ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
-					addDiscordDrop(ctx, t, r.srv)
-					r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
-					r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
-					r.clock.Add(10 * time.Minute) // 18:10
-					tt.down(t, r, bob)
-					r.clock.Add(15 * time.Minute) // 18:25
-					tt.up(t, r)
-					r.clock.Add(20 * time.Minute) // 18:45
+			eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+				ctx := r.ctx
+				mod := discordtest.Moderator
+				drop := sandbox.DemoLinksDropID
+				ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+				addDiscordDrop(ctx, t, r.srv)
+				r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:25m", callChannel, drop), "Counting who attends")
+				r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+				r.clock.Add(10 * time.Minute) // 18:10
+				tt.down(t, r, bob)
+				r.clock.Add(15 * time.Minute) // 18:25
+				tt.up(t, r)
+				r.clock.Add(20 * time.Minute) // 18:45
 
-					r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
-					r.says(mod, "/attendance stop", "Stopped.")
-					r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
-						"The bot was down for 15 minutes of it, credited to nobody.")
-					r.says(ada, claimLine, "/mint/")
-					r.says(bob, claimLine, "10 of 25 minutes")
-				})
-			}
+				r.says(mod, "/attendance list", "2 members", "ada: 30 minutes ✓", "bob: 10 minutes")
+				r.says(mod, "/attendance stop", "Stopped.")
+				r.posted("2 members attended, 1 met the minimum of 25 minutes", "It lasted 45 minutes",
+					"The bot was down for 15 minutes of it, credited to nobody.")
+				r.says(ada, claimLine, "/mint/")
+				r.says(bob, claimLine, "10 of 25 minutes")
+			})
 		})
 	}
 }
@@ -435,51 +438,46 @@ func TestAttendance_DiscordDown(t *testing.T) {
 // tells nothing again. The member minted to is told they have it; the
 // eligible one without a wallet is asked to link one.
 func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
-	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"})
-			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
-			r.says(mod, fmt.Sprintf("/drop add %d edit_code:%s delivery:mint", drop, sandbox.DemoEditCode), "is set up here")
-			discordVerify(ctx, t, r.srv, ada, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
-			r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:5m", callChannel, drop), "stops by itself after 1 hour")
-			r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
-			r.clock.Add(10 * time.Minute) // 18:10
-			r.stop()
+	eachVoiceDB(t, map[string]string{"ATTENDANCE_MAX_LENGTH": "1h"}, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		mod := discordtest.Moderator
+		drop := sandbox.DemoLinksDropID
+		ada, bob := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob")
+		r.says(mod, fmt.Sprintf("/drop add %d edit_code:%s delivery:mint", drop, sandbox.DemoEditCode), "is set up here")
+		discordVerify(ctx, t, r.srv, ada, coretest.TestAddress, func(m string) string { return coretest.Sign(coretest.TestKey, m) })
+		r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:5m", callChannel, drop), "stops by itself after 1 hour")
+		r.voice(r.join(ada, callChannel), r.join(bob, callChannel))
+		r.clock.Add(10 * time.Minute) // 18:10
+		r.stop()
 
-			r.clock.Add(2 * time.Hour) // 20:10, past the session's hour
-			r.start()
-			post := r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
-				"The bot was down for 50 minutes of it", "It reached its maximum length.",
-				"Minted straight to the verified wallets of 1 member.", "Not minted to 1 eligible without a verified wallet",
-				"Press Claim to get your POAP.")
-			claim := r.claimButton(post)
-			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 1 {
-				t.Errorf("%d mints at the first start, want 1", n)
-			}
-			r.says(mod, "/attendance list", "ada: 10 minutes ✓", "bob: 10 minutes ✓")
-			r.stop()
+		r.clock.Add(2 * time.Hour) // 20:10, past the session's hour
+		r.start()
+		post := r.posted("**Attendance of Community call**", "2 members attended, 2 met the minimum of 5 minutes", "It lasted 60 minutes",
+			"The bot was down for 50 minutes of it", "It reached its maximum length.",
+			"Minted straight to the verified wallets of 1 member.", "Not minted to 1 eligible without a verified wallet",
+			"Press Claim to get your POAP.")
+		claim := r.claimButton(post)
+		if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 1 {
+			t.Errorf("%d mints at the first start, want 1", n)
+		}
+		r.says(mod, "/attendance list", "ada: 10 minutes ✓", "bob: 10 minutes ✓")
+		r.stop()
 
-			r.start()
-			// The guild's voice events are handled in order: once this
-			// one is, the resume and whatever it posted are done.
-			r.voice(r.leave(bob))
-			if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
-				t.Errorf("%d mints at the second start, want none", n)
-			}
-			if summaries := r.summaries(); summaries != 1 {
-				t.Errorf("%d summaries in the channel, want 1", summaries)
-			}
-			r.says(ada, claimLine, "was minted to")
-			// bob, eligible, has no wallet yet: the summary's Claim button
-			// asks for one.
-			discordReply(ctx, t, r.srv.Press(bob, claim), containing("is minted straight to your wallet. Link one first"))
-		})
-	}
+		r.start()
+		// The guild's voice events are handled in order: once this
+		// one is, the resume and whatever it posted are done.
+		r.voice(r.leave(bob))
+		if n := r.s.m.SandboxAPI.Requests(wire.OpMint); n != 0 {
+			t.Errorf("%d mints at the second start, want none", n)
+		}
+		if summaries := r.summaries(); summaries != 1 {
+			t.Errorf("%d summaries in the channel, want 1", summaries)
+		}
+		r.says(ada, claimLine, "was minted to")
+		// bob, eligible, has no wallet yet: the summary's Claim button
+		// asks for one.
+		discordReply(ctx, t, r.srv.Press(bob, claim), containing("is minted straight to your wallet. Link one first"))
+	})
 }
 
 // TestAttendance_DiscordScheduledEvent ties sessions to Discord scheduled
@@ -492,80 +490,75 @@ func TestAttendance_DiscordMintAcrossRestarts(t *testing.T) {
 // event's deletion (Discord's cancel of an event under way) stops its
 // session too.
 func TestAttendance_DiscordScheduledEvent(t *testing.T) {
-	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			mod := discordtest.Moderator
-			drop := sandbox.DemoLinksDropID
-			ada, bob, cy := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
-				r.member("410000000000000003", "cy")
-			addDiscordDrop(ctx, t, r.srv)
-			call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			talk, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: lobbyChannel, Name: "Lobby talk"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			status := func(id string, s discordgo.GuildScheduledEventStatus) func() error {
-				return func() error { return r.srv.SetScheduledEventStatus(ctx, id, s) }
-			}
+	eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		mod := discordtest.Moderator
+		drop := sandbox.DemoLinksDropID
+		ada, bob, cy := r.member("410000000000000001", "ada"), r.member("410000000000000002", "bob"),
+			r.member("410000000000000003", "cy")
+		addDiscordDrop(ctx, t, r.srv)
+		call, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: callChannel, Name: "Community call"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		talk, err := r.srv.AddScheduledEvent(ctx, discordtest.ScheduledEvent{ChannelID: lobbyChannel, Name: "Lobby talk"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := func(id string, s discordgo.GuildScheduledEventStatus) func() error {
+			return func() error { return r.srv.SetScheduledEventStatus(ctx, id, s) }
+		}
 
-			// Unknown: a name no event has, an id Discord does not know,
-			// a link to another server's event.
-			r.says(mod, fmt.Sprintf("/attendance start event:nope drop:%d", drop), "There is no scheduled event `nope`")
-			r.says(mod, fmt.Sprintf("/attendance start event:499999999999999999 drop:%d", drop), "There is no scheduled event")
-			r.says(mod, fmt.Sprintf("/attendance start event:https://discord.com/events/100000000000000009/%s drop:%d", call.ID, drop),
-				"There is no scheduled event")
-			r.says(mod, fmt.Sprintf("/attendance start event:%s channel:%s drop:%d", call.ID, callChannel, drop), "not both")
+		// Unknown: a name no event has, an id Discord does not know,
+		// a link to another server's event.
+		r.says(mod, fmt.Sprintf("/attendance start event:nope drop:%d", drop), "There is no scheduled event `nope`")
+		r.says(mod, fmt.Sprintf("/attendance start event:499999999999999999 drop:%d", drop), "There is no scheduled event")
+		r.says(mod, fmt.Sprintf("/attendance start event:https://discord.com/events/100000000000000009/%s drop:%d", call.ID, drop),
+			"There is no scheduled event")
+		r.says(mod, fmt.Sprintf("/attendance start event:%s channel:%s drop:%d", call.ID, callChannel, drop), "not both")
 
-			r.voice(r.join(ada, callChannel))
-			started := r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:30m", call.ID, drop),
-				"scheduled event Community call", "<#"+callChannel+">", "starts counting when the event starts", "30 minutes")
-			sess := regexp.MustCompile(`\(session (\d+)\)`).FindStringSubmatch(started)
-			if sess == nil {
-				t.Fatalf("start = %q, want its session number", started)
-			}
-			// By its name, as a moderator may give it.
-			r.says(mod, fmt.Sprintf("/attendance start event:%q drop:%d min:5m", "lobby talk", drop),
-				"scheduled event Lobby talk", "<#"+lobbyChannel+">", "starts counting when the event starts")
-			r.clock.Add(20 * time.Minute) // 18:20: the event has not started
-			r.says(mod, "/attendance list session:"+sess[1], "(waiting)", "0 members")
+		r.voice(r.join(ada, callChannel))
+		started := r.says(mod, fmt.Sprintf("/attendance start event:%s drop:%d min:30m", call.ID, drop),
+			"scheduled event Community call", "<#"+callChannel+">", "starts counting when the event starts", "30 minutes")
+		sess := regexp.MustCompile(`\(session (\d+)\)`).FindStringSubmatch(started)
+		if sess == nil {
+			t.Fatalf("start = %q, want its session number", started)
+		}
+		// By its name, as a moderator may give it.
+		r.says(mod, fmt.Sprintf("/attendance start event:%q drop:%d min:5m", "lobby talk", drop),
+			"scheduled event Lobby talk", "<#"+lobbyChannel+">", "starts counting when the event starts")
+		r.clock.Add(20 * time.Minute) // 18:20: the event has not started
+		r.says(mod, "/attendance list session:"+sess[1], "(waiting)", "0 members")
 
-			r.voice(status(call.ID, discordgo.GuildScheduledEventStatusActive))
-			r.clock.Add(10 * time.Minute) // 18:30
-			r.voice(r.join(cy, callChannel))
-			r.clock.Add(25 * time.Minute) // 18:55
-			r.says(mod, "/attendance list session:"+sess[1], "(open)", "ada: 35 minutes ✓", "cy: 25 minutes")
+		r.voice(status(call.ID, discordgo.GuildScheduledEventStatusActive))
+		r.clock.Add(10 * time.Minute) // 18:30
+		r.voice(r.join(cy, callChannel))
+		r.clock.Add(25 * time.Minute) // 18:55
+		r.says(mod, "/attendance list session:"+sess[1], "(open)", "ada: 35 minutes ✓", "cy: 25 minutes")
 
-			r.voice(status(call.ID, discordgo.GuildScheduledEventStatusCompleted))
-			// The summary the bot posts by itself is a claim message, as
-			// /attendance stop's: its Claim button works, and its count
-			// follows the claims.
-			post := r.posted("**Attendance of Community call**", "2 members attended, 1 met the minimum of 30 minutes", "It lasted 35 minutes",
-				"Its scheduled event ended.", "Press Claim to get your POAP.", "**50** of 55 links left")
-			if post.ChannelID != discordtest.DefaultChannelID {
-				t.Errorf("the summary is in channel %s, want %s where the command ran", post.ChannelID, discordtest.DefaultChannelID)
-			}
-			claim := r.claimButton(post)
-			r.says(mod, "/attendance list session:"+sess[1], "(closed)", "ada: 35 minutes ✓", "cy: 25 minutes")
-			discordReply(ctx, t, r.srv.Press(ada, claim), containing("/mint/"))
-			discordReply(ctx, t, r.srv.Press(cy, claim), containing("You were not counted in the attendance of Community call: 25 of 30 minutes"))
-			r.posted("**Attendance of Community call**", "**49** of 55 links left")
+		r.voice(status(call.ID, discordgo.GuildScheduledEventStatusCompleted))
+		// The summary the bot posts by itself is a claim message, as
+		// /attendance stop's: its Claim button works, and its count
+		// follows the claims.
+		post := r.posted("**Attendance of Community call**", "2 members attended, 1 met the minimum of 30 minutes", "It lasted 35 minutes",
+			"Its scheduled event ended.", "Press Claim to get your POAP.", "**50** of 55 links left")
+		if post.ChannelID != discordtest.DefaultChannelID {
+			t.Errorf("the summary is in channel %s, want %s where the command ran", post.ChannelID, discordtest.DefaultChannelID)
+		}
+		claim := r.claimButton(post)
+		r.says(mod, "/attendance list session:"+sess[1], "(closed)", "ada: 35 minutes ✓", "cy: 25 minutes")
+		discordReply(ctx, t, r.srv.Press(ada, claim), containing("/mint/"))
+		discordReply(ctx, t, r.srv.Press(cy, claim), containing("You were not counted in the attendance of Community call: 25 of 30 minutes"))
+		r.posted("**Attendance of Community call**", "**49** of 55 links left")
 
-			// The second event starts, bob attends, and the event is
-			// deleted: its session stops.
-			r.voice(status(talk.ID, discordgo.GuildScheduledEventStatusActive), r.join(bob, lobbyChannel))
-			r.clock.Add(10 * time.Minute) // 19:05
-			r.voice(func() error { return r.srv.DeleteScheduledEvent(ctx, talk.ID) })
-			r.posted("**Attendance of Lobby**", "1 member attended, 1 met the minimum of 5 minutes", "It lasted 10 minutes",
-				"Its scheduled event was cancelled.")
-		})
-	}
+		// The second event starts, bob attends, and the event is
+		// deleted: its session stops.
+		r.voice(status(talk.ID, discordgo.GuildScheduledEventStatusActive), r.join(bob, lobbyChannel))
+		r.clock.Add(10 * time.Minute) // 19:05
+		r.voice(func() error { return r.srv.DeleteScheduledEvent(ctx, talk.ID) })
+		r.posted("**Attendance of Lobby**", "1 member attended, 1 met the minimum of 5 minutes", "It lasted 10 minutes",
+			"Its scheduled event was cancelled.")
+	})
 }
 
 // summaries counts the summaries posted in the test channel.
@@ -612,35 +605,30 @@ func (r *voiceRig) untoldSummary() discordtest.User {
 // next start, a minute later, tells it as a claim message whose button
 // works; the start after that tells nothing more.
 func TestAttendance_DiscordSummaryOwed(t *testing.T) {
-	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			ada := r.untoldSummary()
-			if n := r.summaries(); n != 0 {
-				t.Fatalf("%d summaries posted by the process that lost them, want none", n)
-			}
+	eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		ada := r.untoldSummary()
+		if n := r.summaries(); n != 0 {
+			t.Fatalf("%d summaries posted by the process that lost them, want none", n)
+		}
 
-			r.clock.Add(time.Minute) // 18:21
-			r.start()
-			post := r.posted("**Attendance of Community call**", "1 member attended, 1 met the minimum of 10 minutes",
-				"It lasted 20 minutes", "Its scheduled event ended.", "Press Claim to get your POAP.")
-			discordReply(ctx, t, r.srv.Press(ada, r.claimButton(post)), containing("/mint/"))
-			r.stop()
+		r.clock.Add(time.Minute) // 18:21
+		r.start()
+		post := r.posted("**Attendance of Community call**", "1 member attended, 1 met the minimum of 10 minutes",
+			"It lasted 20 minutes", "Its scheduled event ended.", "Press Claim to get your POAP.")
+		discordReply(ctx, t, r.srv.Press(ada, r.claimButton(post)), containing("/mint/"))
+		r.stop()
 
-			r.clock.Add(time.Minute) // 18:22
-			r.start()
-			if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
-				t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
-			}
-			r.stop()
-			if n := r.summaries(); n != 1 {
-				t.Errorf("%d summaries in the channel, want 1", n)
-			}
-		})
-	}
+		r.clock.Add(time.Minute) // 18:22
+		r.start()
+		if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
+			t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
+		}
+		r.stop()
+		if n := r.summaries(); n != 1 {
+			t.Errorf("%d summaries in the channel, want 1", n)
+		}
+	})
 }
 
 // TestAttendance_DiscordSummaryGivenUp: the summary owed by a process that
@@ -650,40 +638,35 @@ func TestAttendance_DiscordSummaryOwed(t *testing.T) {
 // clock moves. Main's attendance turns are an hour apart, so that the
 // test drives the looks at the summaries owed.
 func TestAttendance_DiscordSummaryGivenUp(t *testing.T) {
-	t.Parallel()
-	for name, url := range testDatabases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newVoiceRig(t, url, nil)
-			ctx := r.ctx
-			r.untoldSummary()
+	eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		r.untoldSummary()
 
-			r.srv.DenyChannel(discordtest.DefaultChannelID)
-			r.interval = time.Hour
-			r.start()
-			owed := func() int {
-				t.Helper()
-				sums, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord)
-				if err != nil {
-					t.Fatalf("OwedSummaries = %v", err)
-				}
-				return len(sums)
+		r.srv.DenyChannel(discordtest.DefaultChannelID)
+		r.interval = time.Hour
+		r.start()
+		owed := func() int {
+			t.Helper()
+			sums, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord)
+			if err != nil {
+				t.Fatalf("OwedSummaries = %v", err)
 			}
-			for try := 1; try <= core.AttendanceSummaryAttempts; try++ {
-				r.clock.Add(7 * time.Hour) // past the lease and any back-off
-				r.s.m.owedSummaries(ctx)
-				if n := owed(); n != 0 {
-					t.Fatalf("summaries owed right after try %d failed = %d, want none (it waits)", try, n)
-				}
-			}
-			r.clock.Add(7 * time.Hour)
+			return len(sums)
+		}
+		for try := 1; try <= core.AttendanceSummaryAttempts; try++ {
+			r.clock.Add(7 * time.Hour) // past the lease and any back-off
+			r.s.m.owedSummaries(ctx)
 			if n := owed(); n != 0 {
-				t.Errorf("summaries owed after %d failed tries = %d, want none (given up)", core.AttendanceSummaryAttempts, n)
+				t.Fatalf("summaries owed right after try %d failed = %d, want none (it waits)", try, n)
 			}
-			r.stop()
-			if n := r.summaries(); n != 0 {
-				t.Errorf("%d summaries in the denied channel", n)
-			}
-		})
-	}
+		}
+		r.clock.Add(7 * time.Hour)
+		if n := owed(); n != 0 {
+			t.Errorf("summaries owed after %d failed tries = %d, want none (given up)", core.AttendanceSummaryAttempts, n)
+		}
+		r.stop()
+		if n := r.summaries(); n != 0 {
+			t.Errorf("%d summaries in the denied channel", n)
+		}
+	})
 }
