@@ -11,8 +11,6 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/sandbox"
-	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // attendanceLine runs a line as who in the console's place, with caps.
@@ -38,13 +36,7 @@ func (e *dropEnv) attendanceLine(t *testing.T, caps Capabilities, who, line stri
 // refused the drop with their minutes; the stand-ins exist only on a
 // rehearsal's console.
 func TestAttendance_Commands(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
-		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(storage.Key{7}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		e := newDropEnv(t, db)
+	eachDBDropEnv(t, func(t *testing.T, e *dropEnv) {
 		console := Capabilities{Rehearsal: true, Voice: true}
 		run := func(who, line string) Reply { t.Helper(); return e.attendanceLine(t, console, who, line) }
 		want := func(r Reply, line string, parts ...string) {
@@ -135,13 +127,7 @@ func TestAttendance_Commands(t *testing.T) {
 // that waits on it; an active one counts the members in its channel from
 // now; the console, which has no scheduled events, refuses event:.
 func TestAttendance_StartEvent(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
-		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(storage.Key{7}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		e := newDropEnv(t, db)
+	eachDBDropEnv(t, func(t *testing.T, e *dropEnv) {
 		drop := sandbox.DemoLinksDropID
 		e.attendanceLine(t, Capabilities{Rehearsal: true, Voice: true}, "mod", fmt.Sprintf("/drop add %d %s delivery:link", drop, sandbox.DemoEditCode))
 

@@ -50,6 +50,13 @@ func eachDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 		t.Parallel()
 		f(t, newDropEnv(t, coretest.NewMemStore()))
 	})
+	eachDBDropEnv(t, f)
+}
+
+// eachDBDropEnv runs f on a new environment over each database dialect,
+// for what only storage implements (attendance).
+func eachDBDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
+	t.Helper()
 	storagetest.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(storage.Key{7}))
 		if err != nil {

@@ -26,10 +26,17 @@ func closeSession(t *testing.T, db *DB, id int64, at int, reason core.StopReason
 // maxTries is the bound on the tries of a summary the tests pass.
 const maxTries = 3
 
-// owed lists the ids of the summaries owed.
+// owed lists the ids of the summaries owed on Discord.
 func owed(t *testing.T, db *DB, from, to, now int) []int64 {
 	t.Helper()
-	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(from), minute(to), minute(now), []core.Platform{core.Discord}, maxTries, 10)
+	return owedOf(t, db, from, to, now, core.Discord)
+}
+
+// owedOf lists the ids of the summaries owed on platform, stopped between
+// minutes from and to, at minute now.
+func owedOf(t *testing.T, db *DB, from, to, now int, platform core.Platform) []int64 {
+	t.Helper()
+	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(from), minute(to), minute(now), []core.Platform{platform}, maxTries, 10)
 	if err != nil {
 		t.Fatalf("OwedAttendanceSummaries = %v", err)
 	}
@@ -40,18 +47,10 @@ func owed(t *testing.T, db *DB, from, to, now int) []int64 {
 	return ids
 }
 
-// owedOn lists the ids of the summaries owed on platform, all stops.
+// owedOn lists the ids of the summaries owed on platform, at any time.
 func owedOn(t *testing.T, db *DB, platform core.Platform) []int64 {
 	t.Helper()
-	sessions, err := db.OwedAttendanceSummaries(t.Context(), minute(0), minute(1000), minute(1000), []core.Platform{platform}, maxTries, 10)
-	if err != nil {
-		t.Fatalf("OwedAttendanceSummaries = %v", err)
-	}
-	ids := []int64{}
-	for _, s := range sessions {
-		ids = append(ids, s.ID)
-	}
-	return ids
+	return owedOf(t, db, 0, 1000, 1000, platform)
 }
 
 // tries returns the summary_attempts of the session.
