@@ -275,6 +275,15 @@ func TestGate_ConsoleRehearsal(t *testing.T) {
 			waitOutput(t, s, "[roles] alice gained the role holders")
 			fmt.Fprintf(s.stdin, "/why\n")
 			waitOutput(t, s, "You qualify")
+			// The new gate's first sync, and the evaluation /verify started,
+			// run in the background: one that read the holders after the
+			// token moved would take the role back before /gate check could
+			// see it would.
+			ctx, cancel := context.WithTimeout(context.Background(), gateWait)
+			defer cancel()
+			if err := s.m.gates.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := s.m.SandboxAPI.MoveToken(drop, coretest.TestAddress, elsewhere); err != nil {
 				t.Fatal(err)
 			}
