@@ -5,10 +5,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,13 +67,18 @@ type child struct {
 // lockedBuffer is the child's output, written by its pipe and read by
 // the test.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed at the next write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.written != nil {
+		close(l.written)
+		l.written = nil
+	}
 	return l.b.Write(p)
 }
 
@@ -83,15 +88,32 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// next returns a channel closed at the next write: take it before reading
+// the output, so no write between the two is missed.
+func (l *lockedBuffer) next() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.written == nil {
+		l.written = make(chan struct{})
+	}
+	return l.written
+}
+
 // startChild runs the bot in a new process with env (over a clean
-// environment: no variable of the test's own leaks in) and args, on a free
-// loopback port, and waits until it answers /readyz. The test's end kills
-// it if it still runs.
+// environment: no variable of the test's own leaks in) and args, and waits
+// until it answers /readyz. It listens on a loopback port the system
+// chooses, read from its own log line (so LOG_LEVEL, debug unless env sets
+// it, must be info or debug): a port found free and closed before the
+// child bound it could be taken meanwhile by another test, whose /readyz
+// would then answer for it. The test's end kills it if it still runs.
 func startChild(t testing.TB, env map[string]string, args ...string) *child {
 	t.Helper()
-	c := &child{addr: freeAddr(t), logs: &lockedBuffer{}, done: make(chan struct{})}
+	if l := env["LOG_LEVEL"]; l != "" && l != "debug" && l != "info" {
+		t.Fatalf("startChild reads the bot's address from an info line: LOG_LEVEL %q would hide it", l)
+	}
+	c := &child{logs: &lockedBuffer{}, done: make(chan struct{})}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	c.cmd.Env = []string{childEnv + "=1", childArgs + "=" + strings.Join(args, " "), "HTTP_ADDR=" + c.addr, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"), "LOG_LEVEL=debug"}
+	c.cmd.Env = []string{childEnv + "=1", childArgs + "=" + strings.Join(args, " "), "HTTP_ADDR=127.0.0.1:0", "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"), "LOG_LEVEL=debug", "LOG_FORMAT=text"}
 	if env["BOT_SECRET_KEY"] == "" {
 		c.cmd.Env = append(c.cmd.Env, "BOT_SECRET_KEY="+strings.Repeat("ab", 32))
 	}
@@ -110,19 +132,34 @@ func startChild(t testing.TB, env map[string]string, args ...string) *child {
 			t.Logf("bot process output:\n%s", c.logs)
 		}
 	})
+	c.addr = c.waitListening(t)
 	c.waitReady(t)
 	return c
 }
 
-// freeAddr returns a loopback address no one listens on now.
-func freeAddr(t testing.TB) string {
+// listening is the log line of the bot's HTTP_ADDR listener, with the
+// address it bound.
+var listening = regexp.MustCompile(`msg="http server listening" addr=(127\.0\.0\.1:[0-9]+) variable=HTTP_ADDR`)
+
+// waitListening waits until the child logs the address it listens on, or
+// fails the test when it exits first or takes a minute.
+func (c *child) waitListening(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		written := c.logs.next()
+		if m := listening.FindStringSubmatch(c.logs.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-c.done:
+			t.Fatalf("the bot process exited before it listened (%v):\n%s", c.err, c.logs)
+		case <-ctx.Done():
+			t.Fatalf("the bot process did not listen within a minute:\n%s", c.logs)
+		case <-written:
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // waitReady waits until the child answers GET /readyz with 200, or

@@ -64,7 +64,7 @@ func telegramRush(b *testing.B) rushResult {
 		dbURL = storagetest.PostgresURL(b, base)
 	}
 	bot := startChild(b, map[string]string{
-		"DATABASE_URL": dbURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(), "LOG_LEVEL": "warn",
+		"DATABASE_URL": dbURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(), "LOG_LEVEL": "info",
 		"POAP_API_KEY": key, "POAP_CLIENT_ID": clientID, "POAP_CLIENT_SECRET": clientSecret,
 		"POAP_API_URL": poapSrv.URL, "POAP_AUTH_URL": poapSrv.URL, "POAP_MOMENTS_URL": poapSrv.URL,
 		"POAP_COMPASS_URL": poapSrv.URL + "/v1/graphql", "POAP_MINT_URL": poapSrv.URL,

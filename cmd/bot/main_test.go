@@ -40,7 +40,10 @@ var configVars = func() []string {
 //     TestDistribute_DiscordThousand, TestAttendance_DiscordBurst), whose
 //     load beside other tests would make the Discord fake's 3 s deadline and
 //     the machine's share of each test a matter of luck;
-//   - the tests of a chain that never answers (see startWithHangingChain).
+//   - the tests of a chain that never answers (see startWithHangingChain);
+//   - the outages with a short command deadline (TestMain_DatabaseOutage,
+//     2 s; TestMain_IssuerStorm, 1 s), where a command slowed by the others'
+//     load would be answered "took too long" instead of the message tested.
 
 // cleanEnv clears every configuration variable for the test, then sets the
 // given ones. It is for the tests of run, which reads the process

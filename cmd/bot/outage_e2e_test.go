@@ -26,7 +26,7 @@ import (
 // /readyz says 503; once the database is back, the same bot answers again
 // without a restart, and no claim was lost or doubled.
 func TestMain_DatabaseOutage(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a 2 s command deadline runs alone (see main_test.go).
 	base := os.Getenv(storagetest.EnvURL)
 	if base == "" {
 		t.Skip(storagetest.EnvURL + " is not set (CI sets it)")
@@ -115,7 +115,7 @@ func status(t *testing.T, url string) int {
 // 1 s command deadline, that POAP is not answering, and no request reaches
 // the service any more. (TestClient_Circuit shows it closing again.)
 func TestMain_IssuerStorm(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a 1 s command deadline runs alone (see main_test.go).
 	s := startMainTuned(t, map[string]string{}, true, func(m *Main) {
 		m.CommandTimeout = time.Second
 		m.POAPCircuit = poap.CircuitPolicy{Cooldown: time.Hour}
