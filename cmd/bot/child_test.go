@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,21 +101,55 @@ func (l *lockedBuffer) next() <-chan struct{} {
 	return l.written
 }
 
-// startChild runs the bot in a new process with env (over a clean
-// environment: no variable of the test's own leaks in) and args, and waits
-// until it answers /readyz. It listens on a loopback port the system
-// chooses, read from its own log line (so LOG_LEVEL, debug unless env sets
-// it, must be info or debug): a port found free and closed before the
-// child bound it could be taken meanwhile by another test, whose /readyz
-// would then answer for it. The test's end kills it if it still runs.
+// startChild runs the bot, as the test binary re-run (TestMain), in a new
+// process with env and args; see startProcess.
 func startChild(t testing.TB, env map[string]string, args ...string) *child {
 	t.Helper()
-	if l := env["LOG_LEVEL"]; l != "" && l != "debug" && l != "info" {
-		t.Fatalf("startChild reads the bot's address from an info line: LOG_LEVEL %q would hide it", l)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = []string{childEnv + "=1", childArgs + "=" + strings.Join(args, " ")}
+	return startProcess(t, cmd, env)
+}
+
+// startBuilt runs the bot built by buildBot, in a new process with env and
+// args: a measure of the bot's own memory, which the test binary's would
+// overstate (it links the simulated chain of the smart-wallet tests,
+// go-ethereum's, whose packages alone hold about 35 MB).
+func startBuilt(t testing.TB, bin string, env map[string]string, args ...string) *child {
+	t.Helper()
+	return startProcess(t, exec.Command(bin, args...), env)
+}
+
+// buildBot builds ./cmd/bot as the Dockerfile does (CGO_ENABLED=0,
+// -trimpath) into the test's temporary directory and returns its path.
+func buildBot(t testing.TB) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	c := &child{logs: &lockedBuffer{}, done: make(chan struct{})}
-	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	c.cmd.Env = []string{childEnv + "=1", childArgs + "=" + strings.Join(args, " "), "HTTP_ADDR=127.0.0.1:0", "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"), "LOG_LEVEL=debug", "LOG_FORMAT=text"}
+	bin := filepath.Join(t.TempDir(), "bot")
+	build := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/bot: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startProcess runs cmd as the bot with env added to cmd.Env (over a clean
+// environment: no variable of the test's own leaks in), and waits until it
+// answers /readyz. It listens on a loopback port the system chooses, read
+// from its own log line (so LOG_LEVEL, debug unless env sets it, must be
+// info or debug): a port found free and closed before the bot bound it
+// could be taken meanwhile by another test, whose /readyz would then
+// answer for it. The test's end kills it if it still runs.
+func startProcess(t testing.TB, cmd *exec.Cmd, env map[string]string) *child {
+	t.Helper()
+	if l := env["LOG_LEVEL"]; l != "" && l != "debug" && l != "info" {
+		t.Fatalf("the bot's address is read from an info line: LOG_LEVEL %q would hide it", l)
+	}
+	c := &child{cmd: cmd, logs: &lockedBuffer{}, done: make(chan struct{})}
+	c.cmd.Env = append(c.cmd.Env, "HTTP_ADDR=127.0.0.1:0", "HOME="+os.Getenv("HOME"), "PATH="+os.Getenv("PATH"), "LOG_LEVEL=debug", "LOG_FORMAT=text")
 	if env["BOT_SECRET_KEY"] == "" {
 		c.cmd.Env = append(c.cmd.Env, "BOT_SECRET_KEY="+strings.Repeat("ab", 32))
 	}

@@ -18,17 +18,18 @@ import (
 const rushMembers = 1000
 
 // BenchmarkTelegramRush: 1,000 members of a group send /claim <drop> in
-// their private chats with the bot at the same moment. The bot runs as a
-// process of its own (so that its peak RSS is its own), long-polling the
-// fake Telegram, which enforces the Bot API's flood limits
-// (telegramtest.BotAPILimits: 30 messages a second in all); the issuing
-// service is a sandbox in this process. Every member must get exactly one
-// answer, a mint link of their own. It reports the time from the first
-// /claim to the last answer against the floor of 1,000 / 30 = 33.3 s, the
-// p50 and p99 of each member's wait, the 429s Telegram answered (against
-// the messages sent), and the bot's peak RSS. On PostgreSQL when
-// TEST_DATABASE_URL is set, else on a SQLite file. Run it with
-// -benchtime=1x: one rush takes over half a minute.
+// their private chats with the bot at the same moment. The bot, built as
+// the Dockerfile builds it, runs as a process of its own (so that its peak
+// RSS is its own), logging at info, long-polling the fake Telegram, which
+// enforces the Bot API's flood limits (telegramtest.BotAPILimits: 30
+// messages a second in all); the issuing service is a sandbox in this
+// process. Every member must get exactly one answer, a mint link of their
+// own. It reports the time from the first /claim to the last answer
+// against the floor of 1,000 / 30 = 33.3 s, the p50 and p99 of each
+// member's wait, the 429s Telegram answered (against the messages sent),
+// and the bot's peak RSS. On PostgreSQL when TEST_DATABASE_URL is set,
+// else on a SQLite file. Run it with -benchtime=1x: one rush takes over
+// half a minute.
 func BenchmarkTelegramRush(b *testing.B) {
 	for b.Loop() {
 		r := telegramRush(b)
@@ -63,7 +64,7 @@ func telegramRush(b *testing.B) rushResult {
 	if base := os.Getenv(storagetest.EnvURL); base != "" {
 		dbURL = storagetest.PostgresURL(b, base)
 	}
-	bot := startChild(b, map[string]string{
+	bot := startBuilt(b, buildBot(b), map[string]string{
 		"DATABASE_URL": dbURL, "TELEGRAM_TOKEN": tg.Token, "TELEGRAM_API_URL": tg.URL(), "LOG_LEVEL": "info",
 		"POAP_API_KEY": key, "POAP_CLIENT_ID": clientID, "POAP_CLIENT_SECRET": clientSecret,
 		"POAP_API_URL": poapSrv.URL, "POAP_AUTH_URL": poapSrv.URL, "POAP_MOMENTS_URL": poapSrv.URL,
