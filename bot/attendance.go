@@ -207,15 +207,12 @@ func (b *Bot) attendanceStart(ctx context.Context, req *Request) (Reply, error) 
 		// existed: read it again.
 		var stopped *core.AttendanceSummary
 		if sess, stopped = b.recheckEvent(ctx, req, sess); stopped != nil {
-			// The reply posts the summary: it is owed no more.
-			b.summaryTold(ctx, stopped.Session.ID)
-			minted := b.MintAttendees(ctx, *stopped)
-			post, err := b.AttendancePost(ctx, *stopped, minted)
+			post, minted, err := b.stopSummary(ctx, *stopped)
 			if err != nil {
 				return Reply{}, err
 			}
 			return Reply{Personal: true, Text: "The scheduled event " + Escape(ev.Name) + " ended as the session started. " +
-				SummaryText(*stopped) + minted, Post: &post}, nil
+				SummaryText(*stopped) + minted, Post: post}, nil
 		}
 	}
 	if ref != "" {
@@ -300,13 +297,11 @@ func (b *Bot) attendanceStop(ctx context.Context, req *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	b.summaryTold(ctx, sum.Session.ID)
-	minted := b.MintAttendees(ctx, sum)
-	post, err := b.AttendancePost(ctx, sum, minted)
+	post, minted, err := b.stopSummary(ctx, sum)
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Personal: true, Text: "Stopped. " + SummaryText(sum) + minted, Post: &post}, nil
+	return Reply{Personal: true, Text: "Stopped. " + SummaryText(sum) + minted, Post: post}, nil
 }
 
 // MintAttendees mints a stopped session's drop, when its claim method is

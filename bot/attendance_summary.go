@@ -54,9 +54,37 @@ func (b *Bot) SealPost(ctx context.Context, ref PostRef, p Post) Post {
 	return p
 }
 
-// summaryTold records that a stop posts its session's summary itself (the
-// reply's post), so that it is not owed; a failure is logged: the summary
-// may then be told twice, never lost.
+// stopSummary mints and makes the summary's claim post of a session a
+// command stopped, for the command's reply to publish, with what
+// MintAttendees said. The command takes on telling the summary first
+// (core.AttendanceService.ClaimSummary), so that no replica's summaries
+// queue tells it meanwhile; the post's publication marks it told (Posted).
+// A post that is not published leaves it owed: the queue tells it once
+// the claim's lease ends. Neither mints nor post (nil) when another
+// process holds the summary already: it does both. A claim that fails is logged and the post
+// made: the summary may then be told twice, never lost.
+func (b *Bot) stopSummary(ctx context.Context, sum core.AttendanceSummary) (*Post, string, error) {
+	id := sum.Session.ID
+	_, ok, err := b.attendance.ClaimSummary(ctx, id)
+	if err != nil {
+		b.log.Warn("attendance summary not claimed: it may be told twice", "session", id, "err", err)
+	}
+	if err == nil && !ok {
+		b.log.Info("attendance summary left to the process that holds it", "session", id)
+		return nil, "", nil
+	}
+	minted := b.MintAttendees(ctx, sum)
+	post, err := b.AttendancePost(ctx, sum, minted)
+	if err != nil {
+		return nil, "", err
+	}
+	post.Summary = id
+	return &post, minted, nil
+}
+
+// summaryTold records that a post telling the session's summary was
+// published, so that it is not owed; a failure is logged: the summary may
+// then be told twice, never lost.
 func (b *Bot) summaryTold(ctx context.Context, sessionID int64) {
 	if err := b.attendance.SummaryTold(ctx, sessionID); err != nil {
 		b.log.Warn("attendance summary not marked as told", "session", sessionID, "err", err)

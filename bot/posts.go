@@ -14,12 +14,16 @@ import (
 var errNotDropPost = errors.New("posted: not a drop's claim message")
 
 // Posted records where an adapter published a Reply.Post, so that
-// PostUpdates keeps its count current. Its Subject names the drop
+// PostUpdates keeps its count current, and that the attendance summary it
+// tells (Post.Summary) is out. Its Subject names the drop
 // ("drop:<event id>") and its text gives the intro to keep. It returns
 // an error for a post that is not a drop's claim message, a
 // *core.DropError with core.ErrNoSuchDrop when the drop was removed
 // meanwhile, or the store's error.
 func (b *Bot) Posted(ctx context.Context, ref PostRef, p Post) error {
+	if p.Summary != 0 {
+		b.summaryTold(ctx, p.Summary)
+	}
 	eventID, ok := core.SubjectDrop(p.Subject)
 	if !ok {
 		return fmt.Errorf("%w: subject %q", errNotDropPost, p.Subject)

@@ -61,6 +61,10 @@ type Post struct {
 	Buttons []Button
 	// Subject says what the post shows, for its updates ("drop:42").
 	Subject string
+	// Summary is the attendance session whose summary the post tells, 0
+	// for none: once the post is published (Posted), the summary is owed
+	// no more.
+	Summary int64
 }
 
 // PostRef says where a published post is.

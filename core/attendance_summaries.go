@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// AttendanceSummaryStore keeps which summaries of sessions that stopped
-// by themselves are owed, and who holds each, so that one process at a
+// AttendanceSummaryStore keeps which summaries of stopped sessions are
+// owed, and who holds each, so that one process at a
 // time tells a summary, across replicas and restarts, and one that cannot
 // be told is tried a bounded number of times; it is part of
 // AttendanceStore.
 type AttendanceSummaryStore interface {
 	// OwedAttendanceSummaries lists the closed sessions, stopped between
-	// from and to and not by a moderator, of places on one of platforms,
+	// from and to, of places on one of platforms,
 	// whose summary is not out, not held past now, and tried fewer than
 	// maxAttempts times; the least tried first, then the oldest, at most
 	// limit.
@@ -42,7 +42,7 @@ type AttendanceSummaryStore interface {
 
 // AttendanceSummaryLease is how long the process that took on a summary
 // (ClaimSummary) holds it: minting to the eligible members and posting
-// fit in it. A process that died holding it leaves it to the next one
+// fit in it (bot.AttendanceStopTimeout and a post's time). A process that died holding it leaves it to the next one
 // after that.
 const AttendanceSummaryLease = 10 * time.Minute
 
@@ -54,7 +54,7 @@ const AttendanceSummaryAttempts = 10
 const (
 	// summaryGrace is how long after its stop a session's summary may be
 	// taken for owed: the stop that posts its own (a moderator's, or a
-	// start that found its event over) marks it within it.
+	// start that found its event over) claims it within it.
 	summaryGrace = time.Minute
 	// summaryRetention is how old a stop whose summary is still owed may
 	// be: a summary that could not be told for a week is given up.
@@ -74,10 +74,10 @@ type SummaryClaim struct {
 	token string
 }
 
-// OwedSummaries returns the summaries still owed of sessions that stopped
-// by themselves, in places on one of platforms (those this process can
-// post to): the process that stopped one died before telling it, or could
-// not tell it. Those tried least come first, so that summaries failing
+// OwedSummaries returns the summaries still owed of stopped sessions, in
+// places on one of platforms (those this process can post to): the
+// process that stopped one died before telling it, or could not tell it
+// (a moderator's stop whose reply's post was not published, too). Those tried least come first, so that summaries failing
 // again and again do not hold back the others. Each is rebuilt from the
 // stored session and results; ClaimSummary decides who tells it. It
 // returns the store's error.

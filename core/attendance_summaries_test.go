@@ -116,11 +116,23 @@ func TestAttendance_OwedSummaries(t *testing.T) {
 			t.Error("a summary told was claimed")
 		}
 
+		// A moderator's stop: the command claims its summary at once and
+		// its reply's post marks it told; one whose post was not
+		// published is owed once the claim's lease ends.
 		r.start("stage", "10m")
-		r.stop("stage")
+		stage := r.stop("stage").Session.ID
+		if _, ok := claimed(stage); !ok {
+			t.Fatal("the summary of a moderator's stop was not claimed")
+		}
 		r.at(200)
+		if got := owed(); len(got) != 1 || got[0].Session.ID != stage {
+			t.Errorf("owed after a moderator's stop whose post was not published = %v, want session %d", got, stage)
+		}
+		if err := r.svc.SummaryTold(r.ctx, stage); err != nil {
+			t.Fatal(err)
+		}
 		if n := len(owed()); n != 0 {
-			t.Errorf("owed after a moderator's stop and a summary told = %d, want none", n)
+			t.Errorf("owed after a moderator's stop and its summary told = %d, want none", n)
 		}
 	})
 }

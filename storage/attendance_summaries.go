@@ -20,8 +20,8 @@ func (db *DB) OwedAttendanceSummaries(ctx context.Context, from, to, now time.Ti
 		names[i] = string(p)
 	}
 	q := db.gorm.WithContext(ctx).
-		Where("state = ? AND summary_posted_at IS NULL AND stop_reason <> ? AND stopped_at >= ? AND stopped_at <= ?",
-			string(core.AttendanceClosed), string(core.StopByModerator), dbTime(from), dbTime(to)).
+		Where("state = ? AND summary_posted_at IS NULL AND stopped_at >= ? AND stopped_at <= ?",
+			string(core.AttendanceClosed), dbTime(from), dbTime(to)).
 		Where("summary_lease_until IS NULL OR summary_lease_until <= ?", dbTime(now)).
 		Where("summary_attempts < ?", maxAttempts).
 		Where("tenant_id IN (SELECT id FROM tenants WHERE platform IN ?)", names).

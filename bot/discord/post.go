@@ -45,7 +45,7 @@ func (a *Adapter) publish(ctx context.Context, s *discordgo.Session, i *discordg
 		return err
 	})
 	if err != nil {
-		return postFailure(err, channel)
+		return postFailure(err, channel, p.Summary != 0)
 	}
 	if err := a.bot.Posted(context.WithoutCancel(ctx), ref, p); err != nil {
 		a.log.Warn("published post not recorded; it will not be updated", "channel", ref.Channel, "message", ref.Message, "subject", p.Subject, "err", err)
@@ -121,7 +121,17 @@ func channelID(s string) string {
 }
 
 // postFailure words why a post could not be published, for the moderator.
-func postFailure(err error, channel string) string {
+func postFailure(err error, channel string, summary bool) string {
+	fix, unknown, other := "then run /distribute again.", "Pick a text channel I can see, then run /distribute again.",
+		"Please run /distribute again in a minute."
+	if summary {
+		// An attendance summary stays owed: the bot tells it once the
+		// stop's hold on it (core.AttendanceSummaryLease) ends.
+		later := fmt.Sprintf("in about %d minutes", int(core.AttendanceSummaryLease.Minutes()))
+		fix = "and I will post it there " + later + "."
+		unknown = "I will try again " + later + "."
+		other = unknown
+	}
 	var re *discordgo.RESTError
 	if errors.As(err, &re) {
 		code := 0
@@ -132,10 +142,10 @@ func postFailure(err error, channel string) string {
 		case code == discordgo.ErrCodeMissingPermissions || code == discordgo.ErrCodeMissingAccess ||
 			(re.Response != nil && re.Response.StatusCode == http.StatusForbidden):
 			return fmt.Sprintf("I could not post the claim message in <#%s>: I lack permissions there. "+
-				"Give me View Channel, Send Messages and Embed Links in that channel, then run /distribute again.", channel)
+				"Give me View Channel, Send Messages and Embed Links in that channel, %s", channel, fix)
 		case code == discordgo.ErrCodeUnknownChannel:
-			return "I could not post the claim message: I don't know that channel. Pick a text channel I can see, then run /distribute again."
+			return "I could not post the claim message: I don't know that channel. " + unknown
 		}
 	}
-	return "I could not post the claim message in <#" + channel + "> just now. Please run /distribute again in a minute."
+	return "I could not post the claim message in <#" + channel + "> just now. " + other
 }

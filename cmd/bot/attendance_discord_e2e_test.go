@@ -346,6 +346,14 @@ func TestAttendance_Discord(t *testing.T) {
 		r.says(cy, claimLine, "/mint/")
 		r.says(dee, claimLine, "You were not counted in the attendance of Community call: 12 of 30 minutes")
 		r.says(never, claimLine, "You were not counted in the attendance of Community call: 0 of 30 minutes")
+
+		// The stop's post told the summary: it is not owed once the
+		// stop's hold on it ends.
+		r.clock.Add(core.AttendanceSummaryLease)
+		r.s.m.owedSummaries(ctx)
+		if n := r.summaries(); n != 1 {
+			t.Errorf("%d summaries in the channel, want 1", n)
+		}
 	})
 }
 
@@ -625,6 +633,45 @@ func TestAttendance_DiscordSummaryOwed(t *testing.T) {
 			t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
 		}
 		r.stop()
+		if n := r.summaries(); n != 1 {
+			t.Errorf("%d summaries in the channel, want 1", n)
+		}
+	})
+}
+
+// TestAttendance_DiscordStopPostFailed: a moderator stops a session while
+// the bot may not post in the channel. The reply tells the moderator the
+// summary and that the bot will post it later; nothing reaches the channel.
+// Once the stop's hold on the summary ends (and the permission is back),
+// the bot posts it as a claim message whose button works, once.
+func TestAttendance_DiscordStopPostFailed(t *testing.T) {
+	eachVoiceDB(t, nil, func(t *testing.T, r *voiceRig) {
+		ctx := r.ctx
+		mod := discordtest.Moderator
+		ada := r.member("410000000000000001", "ada")
+		addDiscordDrop(ctx, t, r.srv)
+		r.voice(r.join(ada, callChannel))
+		r.says(mod, fmt.Sprintf("/attendance start channel:%s drop:%d min:10m", callChannel, sandbox.DemoLinksDropID),
+			"Counting who attends <#"+callChannel+">")
+		r.clock.Add(20 * time.Minute) // 18:20
+		r.srv.DenyChannel(discordtest.DefaultChannelID)
+		r.says(mod, "/attendance stop", "Stopped.", "1 member attended, 1 met the minimum",
+			"I lack permissions there", fmt.Sprintf("I will post it there in about %d minutes", int(core.AttendanceSummaryLease.Minutes())))
+		if n := r.summaries(); n != 0 {
+			t.Fatalf("%d summaries in the denied channel", n)
+		}
+
+		r.srv.AllowChannel(discordtest.DefaultChannelID)
+		r.clock.Add(core.AttendanceSummaryLease) // the stop's hold ends
+		r.s.m.summaries.lookAgain()
+		post := r.posted("**Attendance of Community call**", "1 member attended, 1 met the minimum of 10 minutes",
+			"Press Claim to get your POAP.")
+		discordReply(ctx, t, r.srv.Press(ada, r.claimButton(post)), containing("/mint/"))
+		r.clock.Add(core.AttendanceSummaryLease)
+		r.s.m.owedSummaries(ctx)
+		if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
+			t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
+		}
 		if n := r.summaries(); n != 1 {
 			t.Errorf("%d summaries in the channel, want 1", n)
 		}

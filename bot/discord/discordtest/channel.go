@@ -41,6 +41,13 @@ func (s *Server) DenyChannel(channelID string) {
 	s.denied[channelID] = true
 }
 
+// AllowChannel gives back the permission DenyChannel took.
+func (s *Server) AllowChannel(channelID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.denied, channelID)
+}
+
 // ChannelMessages returns the messages the bot posted in a channel, in
 // order; with channelID "" in every channel.
 func (s *Server) ChannelMessages(channelID string) []ChannelMessage {
