@@ -6,14 +6,35 @@ import (
 	"fmt"
 )
 
-// held reports false: whether the member's entry was claimed is read by
-// the claim itself, which a drop's other checks come before.
-func (s *DeliveryService) held(context.Context, Drop, User) (bool, error) { return false, nil }
+// held reports whether the member's entry of the drop's created delivery
+// was claimed, is being claimed, or was sent with its outcome not known
+// yet: a claim again answers with what they have (claimed, in progress, or
+// settled and finished). An entry listed and never sent is not held:
+// nothing was claimed for it (never claimed, or the claims were not sent
+// or refused), as a website claim refused is not. No created delivery, or
+// no entry of the member's, is not held.
+func (s *DeliveryService) held(ctx context.Context, d Drop, user User) (bool, error) {
+	dl, err := s.store.CreatedDelivery(ctx, d.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	e, err := s.store.MemberDeliveryEntry(ctx, dl.ID, user.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return e.State != EntryListed || e.Sent, nil
+}
 
 // claim mints the drop to the member's address on its delivery's
 // list through the delivery claim. The entry is held while the claim is
-// sent (two presses send one claim), and marked sent before the request
-// leaves: a claim whose answer was lost is settled, by reading whether the
+// sent (two presses send one claim), by the attempt that took it (a claim
+// whose request outlived DeliveryLease records nothing once another took
+// the entry: the latter owns the outcome), and marked sent before the
+// request leaves: a claim whose answer was lost is settled, by reading whether the
 // address holds the drop, before anything is sent again; the service itself
 // refuses an address's second claim, which counts as claimed. A claim whose
 // outcome is not known is Pending. Errors, inside a *DropError:
@@ -52,6 +73,9 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
 	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
 	if err := s.store.FinishDeliveryClaim(ctx, e); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return s.overtaken(d, res, cerr)
+		}
 		if cerr == nil {
 			// Claimed at POAP: the entry, left claiming and sent, is
 			// settled by the next /claim after DeliveryLease, which
@@ -83,6 +107,20 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	return res, nil
 }
 
+// overtaken answers a claim whose lease ran out before its outcome was
+// recorded: another claim of the member took the entry since and records
+// the outcome (and tells MintEvents, audits): nothing is recorded or told
+// here. The member hears claimed when this claim's request was taken, or
+// that their claim is in progress.
+func (s *DeliveryService) overtaken(d Drop, res ClaimResult, cerr error) (ClaimResult, error) {
+	s.log.Info("delivery claim outlived its lease; another claim took the entry", "event", d.EventID, "claimed", cerr == nil)
+	if cerr != nil {
+		return ClaimResult{}, dropError(d, ErrClaimInProgress)
+	}
+	res.Outcome = ResultDeliveryClaimed
+	return res, nil
+}
+
 // sendDelivery settles a claim that may have been sent, then sends it
 // unless settled. It returns the entry's next state, whether a request may
 // have reached the service, the mint's id, and the error for the member
@@ -97,7 +135,9 @@ func (s *DeliveryService) sendDelivery(ctx context.Context, d Drop, dl DropDeliv
 			return EntryClaimed, true, e.QueueUID, nil
 		}
 	}
-	if err := s.store.MarkDeliverySent(ctx, dl.ID, e.Address, s.clock.Now()); err != nil {
+	if err := s.store.MarkDeliverySent(ctx, e, s.clock.Now()); err != nil {
+		// Not sent; ErrConflict when another claim took the entry: the
+		// finish meets it too.
 		return EntryListed, e.Sent, "", err
 	}
 	uid, err := s.issuer.ClaimDelivery(ctx, dl.ServiceID, e.Address)
