@@ -70,6 +70,7 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	// member's command runs out of time.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
+	wasSent := e.Sent
 	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
 	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
 	if err := s.store.FinishDeliveryClaim(ctx, e); err != nil {
@@ -98,13 +99,28 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
 	res.Outcome = ResultDeliveryClaimed
-	// Recorded claimed just now, by the one holder of the entry: told
-	// once.
+	// Recorded claimed just now, by the entry's latest taker (the store
+	// takes it to claimed once): told once.
 	s.minted(ctx, user, e.Address)
-	if uid != "" {
-		s.record(ctx, d.PlaceID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
-	}
+	s.auditClaim(ctx, d, dl, user, uid, wasSent)
 	return res, nil
+}
+
+// auditClaim audits a claim recorded claimed: one POAP gave a mint id
+// for, or one settled (the address holds the drop) after an earlier claim
+// was sent: that claim's mint, whose answer was lost or came back to a
+// claim whose lease had run out, which recorded nothing. An address that
+// held the drop with nothing sent claimed it on the page: not audited.
+func (s *DeliveryService) auditClaim(ctx context.Context, d Drop, dl DropDelivery, user User, uid string, settled bool) {
+	detail := fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID)
+	switch {
+	case uid != "":
+	case settled:
+		detail += " (settled)"
+	default:
+		return
+	}
+	s.record(ctx, d.PlaceID, user.ID, AuditMinted, detail)
 }
 
 // overtaken answers a claim whose lease ran out before its outcome was
