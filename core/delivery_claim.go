@@ -34,13 +34,14 @@ func (s *DeliveryService) held(ctx context.Context, d Drop, user User) (bool, er
 // sent (two presses send one claim), by the attempt that took it (a claim
 // whose request outlived DeliveryLease records nothing once another took
 // the entry: the latter owns the outcome), and marked sent before the
-// request leaves: a claim whose answer was lost is settled, by reading whether the
-// address holds the drop, before anything is sent again; the service itself
-// refuses an address's second claim, which counts as claimed. A claim whose
-// outcome is not known is Pending. Errors, inside a *DropError:
-// ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
-// ErrIssuerUnavailable (nothing was sent: claim again); ErrNoDelivery when
-// the drop has no delivery created.
+// request leaves: a claim whose answer was lost is settled, by reading
+// whether the address holds the drop, before anything is sent again; the
+// service itself refuses an address's second claim, which counts as
+// claimed. A claim whose outcome is not known is Pending. Errors, inside a
+// *DropError: ErrNotListed, ErrClaimInProgress (also to a claim whose
+// lease ran out and another took the entry), ErrDropExpired,
+// ErrMintRefused, ErrIssuerUnavailable (nothing was sent: claim again);
+// ErrNoDelivery when the drop has no delivery created.
 func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {
