@@ -124,3 +124,67 @@ func TestAttendance_ClaimMintedBefore(t *testing.T) {
 		}
 	})
 }
+
+// TestAttendance_ClaimDeliveryBefore: a member who claimed a delivery drop
+// before its first attendance session claims again during the session and
+// after its stop, not counted in it, and is answered as on any claim
+// again (claimed before), not refused; one whose claim before was sent
+// with its outcome unknown has it settled. A member listed who claimed
+// nothing is refused as ever; nothing more is sent.
+func TestAttendance_ClaimDeliveryBefore(t *testing.T) {
+	eachAttendanceDB(t, 0, func(t *testing.T, r *attendanceRig) {
+		fake := newDeliveryIssuer()
+		var entries []core.DeliveryEntry
+		for i, id := range []string{"early", "lost", "cy"} {
+			u, err := r.db.UpsertUser(r.ctx, core.User{Platform: core.Discord, ExternalID: id, Name: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := fmt.Sprintf("0x%040x", 0xd1+i)
+			entries = append(entries, core.DeliveryEntry{Address: addr, UserID: u.ID})
+			fake.set(func(f *deliveryIssuer) { f.listed[addr] = true })
+		}
+		draft, err := r.db.SaveDeliveryDraft(r.ctx, core.DropDelivery{DropID: r.drop.ID, Source: "role:r1", Slug: "call", CreatedAt: attT0}, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.db.MarkDeliveryCreated(r.ctx, draft.ID, 701, attT0); err != nil {
+			t.Fatal(err)
+		}
+		drops := wiring{store: r.db, issuer: newDropIssuer(), clock: r.clock,
+			deliveryIssuer: fake, deliveryStore: r.db, roster: fixedRoster{}}.build(t).drops
+		claim := func(id string) (core.ClaimResult, error) {
+			return drops.Claim(r.ctx, member(id), r.place, core.ClaimOptions{EventID: r.drop.EventID})
+		}
+		again := func(when string) {
+			t.Helper()
+			if res, err := claim("early"); err != nil || res.Outcome != core.ResultDeliveryClaimed || !res.Again || res.Wallet != entries[0].Address {
+				t.Errorf("Claim(early) %s = outcome %d, again %v, to %s, %v; want claimed to %s before",
+					when, res.Outcome, res.Again, res.Wallet, err, entries[0].Address)
+			}
+		}
+
+		if res, err := claim("early"); err != nil || res.Outcome != core.ResultDeliveryClaimed || res.Again {
+			t.Fatalf("Claim(early) before any session = %+v, %v; want claimed", res, err)
+		}
+		fake.set(func(f *deliveryIssuer) { f.next = "lost" })
+		if res, err := claim("lost"); err != nil || res.Outcome != core.ResultDeliveryPending {
+			t.Fatalf("Claim(lost) before any session, its answer lost = %+v, %v; want pending", res, err)
+		}
+		r.start("voice", "30m")
+		r.voice("ada", "voice", false)
+		again("while counting")
+		r.at(40)
+		r.stop("voice")
+		again("after the stop")
+		if res, err := claim("lost"); err != nil || res.Outcome != core.ResultDeliveryClaimed {
+			t.Errorf("Claim(lost) after the stop = outcome %d, %v; want its claim before settled, claimed", res.Outcome, err)
+		}
+		if _, err := claim("cy"); !errors.Is(err, core.ErrNotAttended) {
+			t.Errorf("Claim(cy, listed, claimed nothing) = %v, want %v", err, core.ErrNotAttended)
+		}
+		if _, claims := fake.counts(); claims != 2 {
+			t.Errorf("%d delivery claims sent, want 2 (early's and lost's, settled from the holding)", claims)
+		}
+	})
+}

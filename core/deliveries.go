@@ -81,7 +81,12 @@ type DeliveryEntry struct {
 	// again.
 	Sent bool
 	// QueueUID is the service's id of the mint, once claimed.
-	QueueUID  string
+	QueueUID string
+	// Attempt numbers the claims that took the entry: each take adds one,
+	// and only the latest taker's attempt is accepted by MarkDeliverySent
+	// and FinishDeliveryClaim, so that a claim whose request outlived
+	// DeliveryLease cannot write over the claim that took the entry after.
+	Attempt   int
 	UpdatedAt time.Time
 }
 
@@ -112,16 +117,22 @@ type DeliveryStore interface {
 	// ErrNotFound when the draft is gone (replaced by a newer one).
 	MarkDeliveryCreated(ctx context.Context, id, serviceID int64, at time.Time) (DropDelivery, error)
 	// TakeDeliveryClaim moves the user's entry of the delivery to
-	// claiming when it is listed, or claiming since before stale: taken
-	// is true then. Otherwise it returns the entry as it is, taken false.
-	// ErrNotFound when the user is not on the list.
+	// claiming when it is listed, or claiming since before stale, with
+	// one more Attempt: taken is true then. Otherwise it returns the
+	// entry as it is, taken false. ErrNotFound when the user is not on
+	// the list.
 	TakeDeliveryClaim(ctx context.Context, deliveryID, userID int64, now, stale time.Time) (e DeliveryEntry, taken bool, err error)
-	// MarkDeliverySent records that a claim of the entry is about to
-	// leave. ErrConflict unless the entry is claiming.
-	MarkDeliverySent(ctx context.Context, deliveryID int64, address string, at time.Time) error
-	// FinishDeliveryClaim records the outcome of a claim that took the
-	// entry: e.State (listed or claimed), e.Sent, e.QueueUID at
-	// e.UpdatedAt. ErrConflict unless the entry is claiming.
+	// MemberDeliveryEntry returns the user's entry of the delivery.
+	// ErrNotFound when the user is not on the list.
+	MemberDeliveryEntry(ctx context.Context, deliveryID, userID int64) (DeliveryEntry, error)
+	// MarkDeliverySent records that the claim which took the entry
+	// (e.DeliveryID, e.Address) as e.Attempt is about to leave.
+	// ErrConflict unless the entry is claiming by that attempt.
+	MarkDeliverySent(ctx context.Context, e DeliveryEntry, at time.Time) error
+	// FinishDeliveryClaim records the outcome of the claim that took the
+	// entry as e.Attempt: e.State (listed or claimed), e.Sent, e.QueueUID
+	// at e.UpdatedAt. ErrConflict unless the entry is claiming by that
+	// attempt: another claim took it since.
 	FinishDeliveryClaim(ctx context.Context, e DeliveryEntry) error
 	// DeliveryStats counts the delivery's entries by state.
 	DeliveryStats(ctx context.Context, id int64) (DeliveryStats, error)

@@ -6,20 +6,42 @@ import (
 	"fmt"
 )
 
-// held reports false: whether the member's entry was claimed is read by
-// the claim itself, which a drop's other checks come before.
-func (s *DeliveryService) held(context.Context, Drop, User) (bool, error) { return false, nil }
+// held reports whether the member's entry of the drop's created delivery
+// was claimed, is being claimed, or was sent with its outcome not known
+// yet: a claim again answers with what they have (claimed, in progress, or
+// settled and finished). An entry listed and never sent is not held:
+// nothing was claimed for it (never claimed, or the claims were not sent
+// or refused), as a website claim refused is not. No created delivery, or
+// no entry of the member's, is not held.
+func (s *DeliveryService) held(ctx context.Context, d Drop, user User) (bool, error) {
+	dl, err := s.store.CreatedDelivery(ctx, d.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	e, err := s.store.MemberDeliveryEntry(ctx, dl.ID, user.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return e.State != EntryListed || e.Sent, nil
+}
 
 // claim mints the drop to the member's address on its delivery's
 // list through the delivery claim. The entry is held while the claim is
-// sent (two presses send one claim), and marked sent before the request
-// leaves: a claim whose answer was lost is settled, by reading whether the
-// address holds the drop, before anything is sent again; the service itself
-// refuses an address's second claim, which counts as claimed. A claim whose
-// outcome is not known is Pending. Errors, inside a *DropError:
-// ErrNotListed, ErrClaimInProgress, ErrDropExpired, ErrMintRefused,
-// ErrIssuerUnavailable (nothing was sent: claim again); ErrNoDelivery when
-// the drop has no delivery created.
+// sent (two presses send one claim), by the attempt that took it (a claim
+// whose request outlived DeliveryLease records nothing once another took
+// the entry: the latter owns the outcome), and marked sent before the
+// request leaves: a claim whose answer was lost is settled, by reading
+// whether the address holds the drop, before anything is sent again; the
+// service itself refuses an address's second claim, which counts as
+// claimed. A claim whose outcome is not known is Pending. Errors, inside a
+// *DropError: ErrNotListed, ErrClaimInProgress (also to a claim whose
+// lease ran out and another took the entry), ErrDropExpired,
+// ErrMintRefused, ErrIssuerUnavailable (nothing was sent: claim again);
+// ErrNoDelivery when the drop has no delivery created.
 func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimResult, error) {
 	dl, err := s.store.CreatedDelivery(ctx, d.ID)
 	switch {
@@ -49,9 +71,13 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 	// member's command runs out of time.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
+	wasSent := e.Sent
 	state, sent, uid, cerr := s.sendDelivery(ctx, d, dl, e)
 	e.State, e.Sent, e.QueueUID, e.UpdatedAt = state, sent, uid, s.clock.Now()
 	if err := s.store.FinishDeliveryClaim(ctx, e); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return s.overtaken(d, res, cerr)
+		}
 		if cerr == nil {
 			// Claimed at POAP: the entry, left claiming and sent, is
 			// settled by the next /claim after DeliveryLease, which
@@ -74,12 +100,41 @@ func (s *DeliveryService) claim(ctx context.Context, d Drop, user User) (ClaimRe
 		return ClaimResult{}, &DropError{Drop: d, Wallet: e.Address, Err: cerr}
 	}
 	res.Outcome = ResultDeliveryClaimed
-	// Recorded claimed just now, by the one holder of the entry: told
-	// once.
+	// Recorded claimed just now, by the entry's latest taker (the store
+	// takes it to claimed once): told once.
 	s.minted(ctx, user, e.Address)
-	if uid != "" {
-		s.record(ctx, d.PlaceID, user.ID, AuditMinted, fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID))
+	s.auditClaim(ctx, d, dl, user, uid, wasSent)
+	return res, nil
+}
+
+// auditClaim audits a claim recorded claimed: one POAP gave a mint id
+// for, or one settled (the address holds the drop) after an earlier claim
+// was sent: that claim's mint, whose answer was lost or came back to a
+// claim whose lease had run out, which recorded nothing. An address that
+// held the drop with nothing sent claimed it on the page: not audited.
+func (s *DeliveryService) auditClaim(ctx context.Context, d Drop, dl DropDelivery, user User, uid string, settled bool) {
+	detail := fmt.Sprintf("event %d, delivery %d", d.EventID, dl.ServiceID)
+	switch {
+	case uid != "":
+	case settled:
+		detail += " (settled)"
+	default:
+		return
 	}
+	s.record(ctx, d.PlaceID, user.ID, AuditMinted, detail)
+}
+
+// overtaken answers a claim whose lease ran out before its outcome was
+// recorded: another claim of the member took the entry since and records
+// the outcome (and tells MintEvents, audits): nothing is recorded or told
+// here. The member hears claimed when this claim's request was taken, or
+// that their claim is in progress.
+func (s *DeliveryService) overtaken(d Drop, res ClaimResult, cerr error) (ClaimResult, error) {
+	s.log.Info("delivery claim outlived its lease; another claim took the entry", "event", d.EventID, "claimed", cerr == nil)
+	if cerr != nil {
+		return ClaimResult{}, dropError(d, ErrClaimInProgress)
+	}
+	res.Outcome = ResultDeliveryClaimed
 	return res, nil
 }
 
@@ -97,7 +152,9 @@ func (s *DeliveryService) sendDelivery(ctx context.Context, d Drop, dl DropDeliv
 			return EntryClaimed, true, e.QueueUID, nil
 		}
 	}
-	if err := s.store.MarkDeliverySent(ctx, dl.ID, e.Address, s.clock.Now()); err != nil {
+	if err := s.store.MarkDeliverySent(ctx, e, s.clock.Now()); err != nil {
+		// Not sent; ErrConflict when another claim took the entry: the
+		// finish meets it too.
 		return EntryListed, e.Sent, "", err
 	}
 	uid, err := s.issuer.ClaimDelivery(ctx, dl.ServiceID, e.Address)

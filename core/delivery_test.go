@@ -32,8 +32,10 @@ type deliveryIssuer struct {
 	// sending; loseCreate creates and loses the answer.
 	next       string
 	loseCreate bool
-	// onCreate runs while a creation is being made, the lock released.
+	// onCreate runs while a creation is being made, onClaim as the next
+	// claim starts (before next is read), the lock released.
 	onCreate func()
+	onClaim  func()
 }
 
 // errNotHere is what the fakes answer for calls their tests do not make.
@@ -100,6 +102,13 @@ func (f *deliveryIssuer) DeliveryBySlug(_ context.Context, slug string) (core.De
 }
 
 func (f *deliveryIssuer) ClaimDelivery(_ context.Context, _ int64, address string) (string, error) {
+	f.mu.Lock()
+	during := f.onClaim
+	f.onClaim = nil
+	f.mu.Unlock()
+	if during != nil {
+		during()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := f.next

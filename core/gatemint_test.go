@@ -354,13 +354,19 @@ func TestWebsiteService_RunWebsiteClaims_Follows(t *testing.T) {
 	})
 }
 
-// dispatch runs the website dispatcher until the returned stop, which
-// waits for it to end.
+// dispatch runs the rig's website dispatcher until the returned stop.
 func (r *followRig) dispatch(t *testing.T) (stop func()) {
+	t.Helper()
+	return dispatchWebsite(t, r.websites)
+}
+
+// dispatchWebsite runs the website dispatcher of s until the returned
+// stop, which waits for it (and its sends) to end.
+func dispatchWebsite(t *testing.T, s *core.WebsiteService) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.websites.RunWebsiteClaims(ctx) }()
+	go func() { done <- s.RunWebsiteClaims(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {

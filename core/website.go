@@ -86,7 +86,10 @@ type WebsiteClaim struct {
 	Reason string
 	// Sent is true once a request for it may have reached the service:
 	// it is settled before anything is sent again.
-	Sent  bool
+	Sent bool
+	// Tries counts the takes of the claim, never reset: the count a take
+	// returns is that taker's token, which recording its outcome must
+	// present (only the latest taker's is accepted).
 	Tries int
 	// DueAt is when a queued claim is due, and when a sending one's lease
 	// ends.
@@ -138,12 +141,15 @@ type WebsiteStore interface {
 	// (queued, or sending with an expired lease), oldest due first, each
 	// for one taker: they become sending until now+lease, and Tries grows.
 	TakeWebsiteClaims(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]WebsiteClaim, error)
-	// MarkWebsiteSent records that a request for the claim is about to
-	// leave. ErrConflict unless the claim is sending.
-	MarkWebsiteSent(ctx context.Context, id int64, at time.Time) error
-	// FinishWebsiteClaim records what became of a claim the dispatcher
-	// took. ErrConflict unless it is sending.
-	FinishWebsiteClaim(ctx context.Context, id int64, out WebsiteOutcome, at time.Time) error
+	// MarkWebsiteSent records that a request for the claim c, as
+	// TakeWebsiteClaims gave it, is about to leave. ErrConflict unless it
+	// is sending by the same take (c.Tries): another took it since.
+	MarkWebsiteSent(ctx context.Context, c WebsiteClaim, at time.Time) error
+	// FinishWebsiteClaim records what became of the claim c the
+	// dispatcher took. ErrConflict unless it is sending by the same take
+	// (c.Tries): a taker whose lease ran out records nothing over the
+	// next one's.
+	FinishWebsiteClaim(ctx context.Context, c WebsiteClaim, out WebsiteOutcome, at time.Time) error
 	// WebsiteQueueAhead counts the claims queued or sending before the
 	// claim, across every drop (one queue).
 	WebsiteQueueAhead(ctx context.Context, id int64) (int, error)

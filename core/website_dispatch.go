@@ -104,7 +104,10 @@ func (s *WebsiteService) sendWebsite(ctx context.Context, c WebsiteClaim, pause 
 			return
 		}
 	}
-	if err := s.store.MarkWebsiteSent(ctx, c.ID, s.clock.Now()); err != nil {
+	if err := s.store.MarkWebsiteSent(ctx, c, s.clock.Now()); errors.Is(err, ErrConflict) {
+		s.log.Info("website claim taken again after its lease ran out; not sending", "claim", c.ID, "try", c.Tries)
+		return
+	} else if err != nil {
 		s.log.Warn("website claim not marked sent; not sending", "claim", c.ID, "err", err)
 		return
 	}
@@ -147,8 +150,9 @@ func retryAfter(err error) time.Duration {
 
 // websiteMinted records the claim minted (out), audits it, and tells
 // MintEvents, whether or not the member still waits for it: the store
-// takes a claim to minted once (only from sending, by its one taker), so
-// the member hears of it once. A record that fails is neither audited nor
+// takes a claim to minted once (only from sending, by its latest taker:
+// one whose lease ran out and was taken again records nothing), so the
+// member hears of it once. A record that fails is neither audited nor
 // told: the claim is taken again and settled from the wallet's holding.
 func (s *WebsiteService) websiteMinted(ctx context.Context, d Drop, c WebsiteClaim, out WebsiteOutcome, how string) {
 	if !s.finishWebsite(ctx, c, out) {
@@ -170,9 +174,17 @@ func (s *WebsiteService) recordMint(ctx context.Context, d Drop, c WebsiteClaim,
 // finishWebsite records a claim's outcome and wakes the claims waiting on
 // one, and reports whether it was recorded; a failure to record is
 // logged: the lease runs out and the claim is taken again (settled first
-// when it was sent).
+// when it was sent). A claim taken again after this take's lease ran out
+// is the next taker's: its outcome is recorded (and told) by that one,
+// not here.
 func (s *WebsiteService) finishWebsite(ctx context.Context, c WebsiteClaim, out WebsiteOutcome) bool {
-	if err := s.store.FinishWebsiteClaim(ctx, c.ID, out, s.clock.Now()); err != nil {
+	err := s.store.FinishWebsiteClaim(ctx, c, out, s.clock.Now())
+	switch {
+	case errors.Is(err, ErrConflict):
+		s.log.Info("website claim taken again after its lease ran out; its outcome left to the new taker",
+			"claim", c.ID, "try", c.Tries, "state", out.State)
+		return false
+	case err != nil:
 		s.log.Error("website claim outcome not recorded", "claim", c.ID, "state", out.State, "err", err)
 		return false
 	}

@@ -55,23 +55,24 @@ func (r deliveryRow) delivery() core.DropDelivery {
 
 // deliveryEntryRow is a row of delivery_addresses.
 type deliveryEntryRow struct {
-	DeliveryID int64
-	Address    string
-	UserID     *int64
-	State      string
-	Sent       bool
-	QueueUID   string `gorm:"column:queue_uid"`
-	UpdatedAt  time.Time
+	DeliveryID   int64
+	Address      string
+	UserID       *int64
+	State        string
+	Sent         bool
+	QueueUID     string `gorm:"column:queue_uid"`
+	ClaimAttempt int
+	UpdatedAt    time.Time
 }
 
 // deliveryEntryColumns are the columns a query gives back for a
 // deliveryEntryRow.
-const deliveryEntryColumns = "delivery_id, address, user_id, state, sent, queue_uid, updated_at"
+const deliveryEntryColumns = "delivery_id, address, user_id, state, sent, queue_uid, claim_attempt, updated_at"
 
 func (r deliveryEntryRow) entry() core.DeliveryEntry {
 	e := core.DeliveryEntry{
 		DeliveryID: r.DeliveryID, Address: r.Address, State: core.DeliveryEntryState(r.State),
-		Sent: r.Sent, QueueUID: r.QueueUID, UpdatedAt: r.UpdatedAt.UTC(),
+		Sent: r.Sent, QueueUID: r.QueueUID, Attempt: r.ClaimAttempt, UpdatedAt: r.UpdatedAt.UTC(),
 	}
 	if r.UserID != nil {
 		e.UserID = *r.UserID
@@ -288,16 +289,19 @@ func (db *DB) lockDelivery(tx *gorm.DB, id int64) (core.DropDelivery, error) {
 }
 
 // TakeDeliveryClaim moves the user's entry of the delivery to claiming at
-// now when it is listed, or claiming since before stale (its taker died),
-// in one conditional UPDATE that hands an entry to one taker only: taken
-// is true then. Otherwise it returns the entry as it is, taken false. It
-// returns core.ErrNotFound when the user is not on the list.
+// now when it is listed, or claiming since before stale (its taker died,
+// or its request outlived the lease), with one more attempt, in one
+// conditional UPDATE that hands an entry to one taker only: taken is true
+// then, and the entry's Attempt is the taker's to present to
+// MarkDeliverySent and FinishDeliveryClaim. Otherwise it returns the entry
+// as it is, taken false. It returns core.ErrNotFound when the user is not
+// on the list.
 func (db *DB) TakeDeliveryClaim(ctx context.Context, deliveryID, userID int64, now, stale time.Time) (core.DeliveryEntry, bool, error) {
 	const op = "take delivery claim"
 	g := db.gorm.WithContext(ctx)
 	var rows []deliveryEntryRow
 	err := g.Raw(`
-		UPDATE delivery_addresses SET state = 'claiming', updated_at = ?
+		UPDATE delivery_addresses SET state = 'claiming', claim_attempt = claim_attempt + 1, updated_at = ?
 		WHERE delivery_id = ? AND user_id = ? AND (state = 'listed' OR (state = 'claiming' AND updated_at < ?))
 		RETURNING `+deliveryEntryColumns, dbTime(now), deliveryID, userID, dbTime(stale)).Scan(&rows).Error
 	if err != nil {
@@ -306,35 +310,53 @@ func (db *DB) TakeDeliveryClaim(ctx context.Context, deliveryID, userID int64, n
 	if len(rows) == 1 {
 		return rows[0].entry(), true, nil
 	}
-	err = g.Raw(`SELECT `+deliveryEntryColumns+` FROM delivery_addresses WHERE delivery_id = ? AND user_id = ?`, deliveryID, userID).
+	e, err := memberEntry(g, op, deliveryID, userID)
+	return e, false, err
+}
+
+// MemberDeliveryEntry returns the user's entry of the delivery, or
+// core.ErrNotFound when the user is not on its list.
+func (db *DB) MemberDeliveryEntry(ctx context.Context, deliveryID, userID int64) (core.DeliveryEntry, error) {
+	return memberEntry(db.gorm.WithContext(ctx), "member delivery entry", deliveryID, userID)
+}
+
+// memberEntry reads the user's entry of the delivery, or core.ErrNotFound;
+// errors are wrapped with op.
+func memberEntry(g *gorm.DB, op string, deliveryID, userID int64) (core.DeliveryEntry, error) {
+	var rows []deliveryEntryRow
+	err := g.Raw(`SELECT `+deliveryEntryColumns+` FROM delivery_addresses WHERE delivery_id = ? AND user_id = ?`, deliveryID, userID).
 		Scan(&rows).Error
 	switch {
 	case err != nil:
-		return core.DeliveryEntry{}, false, translate(op, err)
+		return core.DeliveryEntry{}, translate(op, err)
 	case len(rows) == 0:
-		return core.DeliveryEntry{}, false, fmt.Errorf("%s: user #%d on delivery #%d: %w", op, userID, deliveryID, core.ErrNotFound)
+		return core.DeliveryEntry{}, fmt.Errorf("%s: user #%d on delivery #%d: %w", op, userID, deliveryID, core.ErrNotFound)
 	}
-	return rows[0].entry(), false, nil
+	return rows[0].entry(), nil
 }
 
-// MarkDeliverySent records that a claim of the entry is about to leave:
-// from then on it is settled before anything is sent again. It returns
-// core.ErrConflict unless the entry is claiming, and core.ErrNotFound when
-// there is no such entry.
-func (db *DB) MarkDeliverySent(ctx context.Context, deliveryID int64, address string, at time.Time) error {
+// MarkDeliverySent records that the claim which took the entry
+// (e.DeliveryID, e.Address) as attempt e.Attempt is about to leave: from
+// then on it is settled before anything is sent again. It returns
+// core.ErrConflict unless the entry is claiming by that attempt (another
+// claim took it since), and core.ErrNotFound when there is no such entry.
+func (db *DB) MarkDeliverySent(ctx context.Context, e core.DeliveryEntry, at time.Time) error {
 	g := db.gorm.WithContext(ctx)
-	address = strings.ToLower(strings.TrimSpace(address))
-	res := g.Exec(`UPDATE delivery_addresses SET sent = TRUE, updated_at = ? WHERE delivery_id = ? AND address = ? AND state = 'claiming'`,
-		dbTime(at), deliveryID, address)
-	return entryChanged(g, "mark delivery sent", deliveryID, address, res)
+	address := strings.ToLower(strings.TrimSpace(e.Address))
+	res := g.Exec(`
+		UPDATE delivery_addresses SET sent = TRUE, updated_at = ?
+		WHERE delivery_id = ? AND address = ? AND state = 'claiming' AND claim_attempt = ?`,
+		dbTime(at), e.DeliveryID, address, e.Attempt)
+	return entryChanged(g, "mark delivery sent", e.DeliveryID, address, res)
 }
 
-// FinishDeliveryClaim records the outcome of a claim that took the entry
-// (e.DeliveryID, e.Address): e.State, listed (not claimed; e.Sent when it
-// may have reached the service) or claimed, e.Sent and e.QueueUID, at
-// e.UpdatedAt. It returns an error for another state, core.ErrConflict
-// unless the entry is claiming, and core.ErrNotFound when there is no such
-// entry.
+// FinishDeliveryClaim records the outcome of the claim that took the
+// entry (e.DeliveryID, e.Address) as attempt e.Attempt: e.State, listed
+// (not claimed; e.Sent when it may have reached the service) or claimed,
+// e.Sent and e.QueueUID, at e.UpdatedAt. It returns an error for another
+// state, core.ErrConflict unless the entry is claiming by that attempt (a
+// claim whose lease ran out, taken again since, records nothing), and
+// core.ErrNotFound when there is no such entry.
 func (db *DB) FinishDeliveryClaim(ctx context.Context, e core.DeliveryEntry) error {
 	const op = "finish delivery claim"
 	if e.State != core.EntryListed && e.State != core.EntryClaimed {
@@ -344,14 +366,14 @@ func (db *DB) FinishDeliveryClaim(ctx context.Context, e core.DeliveryEntry) err
 	address := strings.ToLower(strings.TrimSpace(e.Address))
 	res := g.Exec(`
 		UPDATE delivery_addresses SET state = ?, sent = ?, queue_uid = ?, updated_at = ?
-		WHERE delivery_id = ? AND address = ? AND state = 'claiming'`,
-		string(e.State), e.Sent, e.QueueUID, dbTime(e.UpdatedAt), e.DeliveryID, address)
+		WHERE delivery_id = ? AND address = ? AND state = 'claiming' AND claim_attempt = ?`,
+		string(e.State), e.Sent, e.QueueUID, dbTime(e.UpdatedAt), e.DeliveryID, address, e.Attempt)
 	return entryChanged(g, op, e.DeliveryID, address, res)
 }
 
 // entryChanged turns a conditional UPDATE of one entry into an error:
 // core.ErrNotFound when the entry does not exist, core.ErrConflict when it
-// was not claiming.
+// was not claiming by the attempt the UPDATE named.
 func entryChanged(g *gorm.DB, op string, deliveryID int64, address string, res *gorm.DB) error {
 	if res.Error != nil {
 		return translate(op, res.Error)
@@ -367,7 +389,7 @@ func entryChanged(g *gorm.DB, op string, deliveryID int64, address string, res *
 	if n == 0 {
 		return fmt.Errorf("%s: %s on delivery #%d: %w", op, address, deliveryID, core.ErrNotFound)
 	}
-	return fmt.Errorf("%s: %s on delivery #%d is not being claimed: %w", op, address, deliveryID, core.ErrConflict)
+	return fmt.Errorf("%s: %s on delivery #%d is not being claimed by this claim: %w", op, address, deliveryID, core.ErrConflict)
 }
 
 // DeliveryStats counts the delivery's entries by state. It returns

@@ -329,7 +329,7 @@ func TestDB_TakeDeliveryClaim(t *testing.T) {
 		stale := now.Add(-core.DeliveryLease)
 
 		e, taken, err := db.TakeDeliveryClaim(ctx, dl.ID, users[0].ID, now, stale)
-		want := core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(1), UserID: users[0].ID, State: core.EntryClaiming, UpdatedAt: now}
+		want := core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(1), UserID: users[0].ID, State: core.EntryClaiming, Attempt: 1, UpdatedAt: now}
 		if err != nil || !taken || !cmp.Equal(e, want) {
 			t.Fatalf("TakeDeliveryClaim(listed) = %+v, %v, %v, want %+v taken", e, taken, err, want)
 		}
@@ -339,13 +339,15 @@ func TestDB_TakeDeliveryClaim(t *testing.T) {
 			t.Errorf("TakeDeliveryClaim(claiming) = %+v, %v, %v, want %+v not taken", e, taken, err, want)
 		}
 		// The lease ran out: taken again, its sent mark kept.
-		if err := db.MarkDeliverySent(ctx, dl.ID, strings.ToUpper(addr(1)), now); err != nil {
+		upper := e
+		upper.Address = strings.ToUpper(e.Address)
+		if err := db.MarkDeliverySent(ctx, upper, now); err != nil {
 			t.Fatalf("MarkDeliverySent() = %v", err)
 		}
 		late := now.Add(core.DeliveryLease + time.Second)
 		e, taken, err = db.TakeDeliveryClaim(ctx, dl.ID, users[0].ID, late, late.Add(-core.DeliveryLease))
-		if err != nil || !taken || !e.Sent || e.State != core.EntryClaiming || !e.UpdatedAt.Equal(late) {
-			t.Fatalf("TakeDeliveryClaim(stale) = %+v, %v, %v, want taken, sent, at %v", e, taken, err, late)
+		if err != nil || !taken || !e.Sent || e.State != core.EntryClaiming || e.Attempt != 2 || !e.UpdatedAt.Equal(late) {
+			t.Fatalf("TakeDeliveryClaim(stale) = %+v, %v, %v, want taken, sent, attempt 2, at %v", e, taken, err, late)
 		}
 		e.State, e.QueueUID, e.UpdatedAt = core.EntryClaimed, "q-1", late
 		if err := db.FinishDeliveryClaim(ctx, e); err != nil {
@@ -381,14 +383,14 @@ func TestDB_FinishDeliveryClaim(t *testing.T) {
 		if st, err := db.DeliveryStats(ctx, dl.ID); err != nil || st != (core.DeliveryStats{Listed: 4}) {
 			t.Errorf("DeliveryStats() = %+v, %v, want 4 listed", st, err)
 		}
-		if err := db.MarkDeliverySent(ctx, dl.ID, addr(1), now); !errors.Is(err, core.ErrConflict) {
+		if err := db.MarkDeliverySent(ctx, core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(1)}, now); !errors.Is(err, core.ErrConflict) {
 			t.Errorf("MarkDeliverySent(listed) = %v, want %v", err, core.ErrConflict)
 		}
 		listed := core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(1), State: core.EntryClaimed, UpdatedAt: now}
 		if err := db.FinishDeliveryClaim(ctx, listed); !errors.Is(err, core.ErrConflict) {
 			t.Errorf("FinishDeliveryClaim(listed) = %v, want %v", err, core.ErrConflict)
 		}
-		if err := db.MarkDeliverySent(ctx, dl.ID, addr(99), now); !errors.Is(err, core.ErrNotFound) {
+		if err := db.MarkDeliverySent(ctx, core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(99)}, now); !errors.Is(err, core.ErrNotFound) {
 			t.Errorf("MarkDeliverySent(not listed) = %v, want %v", err, core.ErrNotFound)
 		}
 
@@ -400,7 +402,7 @@ func TestDB_FinishDeliveryClaim(t *testing.T) {
 			}
 			taken = append(taken, e)
 		}
-		if err := db.MarkDeliverySent(ctx, dl.ID, taken[0].Address, now); err != nil {
+		if err := db.MarkDeliverySent(ctx, taken[0], now); err != nil {
 			t.Fatalf("MarkDeliverySent(claiming) = %v", err)
 		}
 		bad := taken[0]
@@ -425,7 +427,7 @@ func TestDB_FinishDeliveryClaim(t *testing.T) {
 		if err := db.FinishDeliveryClaim(ctx, done); err != nil {
 			t.Fatalf("FinishDeliveryClaim(claimed) = %v", err)
 		}
-		if err := db.MarkDeliverySent(ctx, dl.ID, done.Address, now); !errors.Is(err, core.ErrConflict) {
+		if err := db.MarkDeliverySent(ctx, done, now); !errors.Is(err, core.ErrConflict) {
 			t.Errorf("MarkDeliverySent(claimed) = %v, want %v", err, core.ErrConflict)
 		}
 		if err := db.FinishDeliveryClaim(ctx, core.DeliveryEntry{DeliveryID: dl.ID, Address: addr(99), State: core.EntryClaimed}); !errors.Is(err, core.ErrNotFound) {

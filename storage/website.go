@@ -145,10 +145,12 @@ func (db *DB) websiteClaimWhere(ctx context.Context, op, where string, args ...a
 }
 
 // TakeWebsiteClaims takes up to limit claims due at now, oldest due first:
-// queued ones, and sending ones whose lease ended (their taker died). Each
-// becomes sending until now+lease, with one more try, in one UPDATE that
-// hands a claim to one taker only (SKIP LOCKED on PostgreSQL; SQLite's
-// write lock on SQLite).
+// queued ones, and sending ones whose lease ended (their taker died, or
+// its request outlived the lease). Each becomes sending until now+lease,
+// with one more try, in one UPDATE that hands a claim to one taker only
+// (SKIP LOCKED on PostgreSQL; SQLite's write lock on SQLite); the Tries
+// each comes back with is the taker's to present to MarkWebsiteSent and
+// FinishWebsiteClaim.
 func (db *DB) TakeWebsiteClaims(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]core.WebsiteClaim, error) {
 	const op = "take website claims"
 	if limit <= 0 {
@@ -178,25 +180,29 @@ func (db *DB) TakeWebsiteClaims(ctx context.Context, now time.Time, lease time.D
 	return out, nil
 }
 
-// MarkWebsiteSent records that a request for the claim is about to leave:
-// from then on it is settled before anything is sent again. It returns
-// core.ErrConflict unless the claim is sending.
-func (db *DB) MarkWebsiteSent(ctx context.Context, id int64, at time.Time) error {
-	res := db.gorm.WithContext(ctx).Exec(`UPDATE website_claims SET sent = TRUE, updated_at = ? WHERE id = ? AND state = 'sending'`,
-		dbTime(at), id)
-	return websiteChanged(db.gorm.WithContext(ctx), "mark website claim sent", id, res)
+// MarkWebsiteSent records that a request for the claim c, as its taker
+// took it, is about to leave: from then on it is settled before anything
+// is sent again. It returns core.ErrConflict unless the claim is sending
+// by that take (c.Tries): a taker whose lease ran out and was taken again
+// sends nothing.
+func (db *DB) MarkWebsiteSent(ctx context.Context, c core.WebsiteClaim, at time.Time) error {
+	res := db.gorm.WithContext(ctx).Exec(`UPDATE website_claims SET sent = TRUE, updated_at = ? WHERE id = ? AND state = 'sending' AND tries = ?`,
+		dbTime(at), c.ID, c.Tries)
+	return websiteChanged(db.gorm.WithContext(ctx), "mark website claim sent", c.ID, res)
 }
 
-// FinishWebsiteClaim records what became of a claim the dispatcher took,
-// from sending only: minted (with the claim record's code and transaction
+// FinishWebsiteClaim records what became of the claim c the dispatcher
+// took, from sending by that take (c.Tries) only: minted (with the claim record's code and transaction
 // when the service gave them), refused (with its reason; nothing was
 // minted, so it is no longer sent), or queued again, due at out.DueAt (the
 // service asked to slow down, or the outcome is unknown: out.Sent). It
-// returns core.ErrConflict unless the claim is sending, and an error for
-// an unknown outcome.
-func (db *DB) FinishWebsiteClaim(ctx context.Context, id int64, out core.WebsiteOutcome, at time.Time) error {
+// returns core.ErrConflict unless the claim is sending by that take (a
+// taker whose lease ran out records nothing over the next taker's), and
+// an error for an unknown outcome.
+func (db *DB) FinishWebsiteClaim(ctx context.Context, c core.WebsiteClaim, out core.WebsiteOutcome, at time.Time) error {
 	const op = "finish website claim"
 	g := db.gorm.WithContext(ctx)
+	id, tries := c.ID, c.Tries
 	at = dbTime(at)
 	var res *gorm.DB
 	switch out.State {
@@ -205,17 +211,21 @@ func (db *DB) FinishWebsiteClaim(ctx context.Context, id int64, out core.Website
 			UPDATE website_claims SET state = 'minted', reason = '',
 				qr_hash = CASE WHEN ? = '' THEN qr_hash ELSE ? END,
 				transaction_id = CASE WHEN ? = '' THEN transaction_id ELSE ? END, updated_at = ?
-			WHERE id = ? AND state = 'sending'`,
-			out.Mint.QRHash, out.Mint.QRHash, out.Mint.TransactionID, out.Mint.TransactionID, at, id)
+			WHERE id = ? AND state = 'sending' AND tries = ?`,
+			out.Mint.QRHash, out.Mint.QRHash, out.Mint.TransactionID, out.Mint.TransactionID, at, id, tries)
 	case core.WebsiteRefused:
 		if out.Reason == "" {
 			return fmt.Errorf("%s: a refusal without a reason", op)
 		}
-		res = g.Exec(`UPDATE website_claims SET state = 'refused', reason = ?, sent = FALSE, updated_at = ? WHERE id = ? AND state = 'sending'`,
-			out.Reason, at, id)
+		res = g.Exec(`
+			UPDATE website_claims SET state = 'refused', reason = ?, sent = FALSE, updated_at = ?
+			WHERE id = ? AND state = 'sending' AND tries = ?`,
+			out.Reason, at, id, tries)
 	case core.WebsiteQueued:
-		res = g.Exec(`UPDATE website_claims SET state = 'queued', sent = ?, due_at = ?, updated_at = ? WHERE id = ? AND state = 'sending'`,
-			out.Sent, dbTime(out.DueAt), at, id)
+		res = g.Exec(`
+			UPDATE website_claims SET state = 'queued', sent = ?, due_at = ?, updated_at = ?
+			WHERE id = ? AND state = 'sending' AND tries = ?`,
+			out.Sent, dbTime(out.DueAt), at, id, tries)
 	default:
 		return fmt.Errorf("%s: unknown outcome %q", op, out.State)
 	}
@@ -224,7 +234,7 @@ func (db *DB) FinishWebsiteClaim(ctx context.Context, id int64, out core.Website
 
 // websiteChanged turns a conditional UPDATE of one claim into an error:
 // core.ErrNotFound when the claim does not exist, core.ErrConflict when it
-// was not in the state the UPDATE required.
+// was not in the state, or at the take, the UPDATE required.
 func websiteChanged(g *gorm.DB, op string, id int64, res *gorm.DB) error {
 	if res.Error != nil {
 		return translate(op, res.Error)
@@ -239,7 +249,7 @@ func websiteChanged(g *gorm.DB, op string, id int64, res *gorm.DB) error {
 	if n == 0 {
 		return fmt.Errorf("%s: claim #%d: %w", op, id, core.ErrNotFound)
 	}
-	return fmt.Errorf("%s: claim #%d is not being sent: %w", op, id, core.ErrConflict)
+	return fmt.Errorf("%s: claim #%d is not being sent by this taker: %w", op, id, core.ErrConflict)
 }
 
 // WebsiteQueueAhead counts the claims, of every drop, queued or being sent

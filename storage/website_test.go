@@ -92,13 +92,14 @@ func TestDB_WebsiteClaims(t *testing.T) {
 		if err != nil || len(taken) != 2 || taken[0].ID != c.ID || taken[0].State != core.WebsiteSending || taken[0].Tries != 1 {
 			t.Fatalf("TakeWebsiteClaims(at) = %+v, %v, want #%d and the other drop's, sending, first try", taken, err, c.ID)
 		}
-		if err := db.FinishWebsiteClaim(ctx, taken[1].ID, core.WebsiteOutcome{State: core.WebsiteMinted}, at); err != nil {
+		if err := db.FinishWebsiteClaim(ctx, taken[1], core.WebsiteOutcome{State: core.WebsiteMinted}, at); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := db.TakeWebsiteClaims(ctx, at.Add(30*time.Second), time.Minute, 10); err != nil || len(got) != 1 || got[0].ID != c2.ID {
-			t.Fatalf("TakeWebsiteClaims(within the lease) = %+v, %v, want #%d only", got, err, c2.ID)
+		taken2, err := db.TakeWebsiteClaims(ctx, at.Add(30*time.Second), time.Minute, 10)
+		if err != nil || len(taken2) != 1 || taken2[0].ID != c2.ID {
+			t.Fatalf("TakeWebsiteClaims(within the lease) = %+v, %v, want #%d only", taken2, err, c2.ID)
 		}
-		if err := db.MarkWebsiteSent(ctx, c.ID, at); err != nil {
+		if err := db.MarkWebsiteSent(ctx, taken[0], at); err != nil {
 			t.Fatalf("MarkWebsiteSent() = %v", err)
 		}
 		// The lease ran out: the claim is taken again, still marked sent.
@@ -107,16 +108,16 @@ func TestDB_WebsiteClaims(t *testing.T) {
 			t.Fatalf("TakeWebsiteClaims(lease over) = %+v, %v, want #%d sent, second try", again2, err, c.ID)
 		}
 		mint := core.WebsiteMint{QRHash: "abc123", TransactionID: "tx-9"}
-		if err := db.FinishWebsiteClaim(ctx, c.ID, core.WebsiteOutcome{State: core.WebsiteMinted, Mint: mint}, at); err != nil {
+		if err := db.FinishWebsiteClaim(ctx, again2[0], core.WebsiteOutcome{State: core.WebsiteMinted, Mint: mint}, at); err != nil {
 			t.Fatalf("FinishWebsiteClaim(minted) = %v", err)
 		}
-		if err := db.FinishWebsiteClaim(ctx, c.ID, core.WebsiteOutcome{State: core.WebsiteMinted}, at); !errors.Is(err, core.ErrConflict) {
+		if err := db.FinishWebsiteClaim(ctx, again2[0], core.WebsiteOutcome{State: core.WebsiteMinted}, at); !errors.Is(err, core.ErrConflict) {
 			t.Errorf("FinishWebsiteClaim(minted twice) = %v, want %v", err, core.ErrConflict)
 		}
-		if err := db.MarkWebsiteSent(ctx, c.ID, at); !errors.Is(err, core.ErrConflict) {
+		if err := db.MarkWebsiteSent(ctx, again2[0], at); !errors.Is(err, core.ErrConflict) {
 			t.Errorf("MarkWebsiteSent(minted) = %v, want %v", err, core.ErrConflict)
 		}
-		if err := db.FinishWebsiteClaim(ctx, 999999, core.WebsiteOutcome{State: core.WebsiteMinted}, at); !errors.Is(err, core.ErrNotFound) {
+		if err := db.FinishWebsiteClaim(ctx, core.WebsiteClaim{ID: 999999}, core.WebsiteOutcome{State: core.WebsiteMinted}, at); !errors.Is(err, core.ErrNotFound) {
 			t.Errorf("FinishWebsiteClaim(unknown) = %v, want %v", err, core.ErrNotFound)
 		}
 		got, err := db.WebsiteClaim(ctx, c.ID)
@@ -128,7 +129,7 @@ func TestDB_WebsiteClaims(t *testing.T) {
 		}
 
 		// Busy: back to the queue, due later, not sent.
-		if err := db.FinishWebsiteClaim(ctx, c2.ID, core.WebsiteOutcome{State: core.WebsiteQueued, DueAt: at.Add(time.Hour)}, at); err != nil {
+		if err := db.FinishWebsiteClaim(ctx, taken2[0], core.WebsiteOutcome{State: core.WebsiteQueued, DueAt: at.Add(time.Hour)}, at); err != nil {
 			t.Fatalf("FinishWebsiteClaim(queued) = %v", err)
 		}
 		if got, err := db.TakeWebsiteClaims(ctx, at.Add(59*time.Minute), time.Minute, 10); err != nil || len(got) != 0 {
@@ -139,10 +140,10 @@ func TestDB_WebsiteClaims(t *testing.T) {
 			t.Fatalf("TakeWebsiteClaims(due again) = %+v, %v", taken, err)
 		}
 		// Refused: a new claim queues it again, to the member's wallet now.
-		if err := db.FinishWebsiteClaim(ctx, c2.ID, core.WebsiteOutcome{State: core.WebsiteRefused}, at); err == nil {
+		if err := db.FinishWebsiteClaim(ctx, taken[0], core.WebsiteOutcome{State: core.WebsiteRefused}, at); err == nil {
 			t.Error("FinishWebsiteClaim(refused without a reason) = nil, want an error")
 		}
-		if err := db.FinishWebsiteClaim(ctx, c2.ID, core.WebsiteOutcome{State: core.WebsiteRefused, Reason: "limit"}, at); err != nil {
+		if err := db.FinishWebsiteClaim(ctx, taken[0], core.WebsiteOutcome{State: core.WebsiteRefused, Reason: "limit"}, at); err != nil {
 			t.Fatalf("FinishWebsiteClaim(refused) = %v", err)
 		}
 		if st, err := db.WebsiteStats(ctx, d.ID); err != nil || st != (core.WebsiteStats{Minted: 1, Refused: 1}) {
