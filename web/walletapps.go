@@ -49,6 +49,18 @@ var walletApps = []walletApp{
 		deep := "okx://wallet/dapp/url?dappUrl=" + url.QueryEscape(page)
 		return "https://web3.okx.com/download?deeplink=" + url.QueryEscape(deep)
 	}},
+	// https://docs.phantom.com/phantom-deeplinks/other-methods/browse:
+	// https://phantom.app/ul/browse/<url>?ref=<ref>, the address to open
+	// and "the URL of the requesting app" (here the page's own origin),
+	// both URL-encoded. Phantom's app holds Ethereum (and Base, Polygon)
+	// accounts beside Solana ones, and its browser injects an EVM provider.
+	{Name: "Phantom", Link: func(page string) string {
+		ref := page
+		if u, err := url.Parse(page); err == nil {
+			ref = u.Scheme + "://" + u.Host
+		}
+		return "https://phantom.app/ul/browse/" + url.QueryEscape(page) + "?ref=" + url.QueryEscape(ref)
+	}},
 }
 
 // appLink is a wallet app's button on the page.

@@ -40,6 +40,19 @@ func appTarget(t *testing.T, name, link string) string {
 			t.Fatalf("%s link %q: deeplink %q (%v), want okx://wallet/dapp/url?dappUrl=...", name, link, deep, err)
 		}
 		return deep.Query().Get("dappUrl")
+	case "phantom.app" + u.Path:
+		target, ok := strings.CutPrefix(u.EscapedPath(), "/ul/browse/")
+		if !ok || strings.Contains(target, "/") {
+			break
+		}
+		page, err := url.QueryUnescape(target)
+		if err != nil {
+			t.Fatalf("%s link %q: %v", name, link, err)
+		}
+		if p, err := url.Parse(page); err != nil || u.Query().Get("ref") != p.Scheme+"://"+p.Host {
+			t.Errorf("%s link %q: ref = %q, want the page's origin", name, link, u.Query().Get("ref"))
+		}
+		return page
 	}
 	t.Fatalf("%s link %q: not a known universal link", name, link)
 	return ""
@@ -59,7 +72,7 @@ func TestAppLinks(t *testing.T) {
 				t.Errorf("%s link %q opens %q, want %q", l.Name, l.URL, got, page)
 			}
 		}
-		if want := "MetaMask,Coinbase Wallet,Trust Wallet,OKX Wallet"; strings.Join(names, ",") != want {
+		if want := "MetaMask,Coinbase Wallet,Trust Wallet,OKX Wallet,Phantom"; strings.Join(names, ",") != want {
 			t.Errorf("appLinks() wallets = %q, want %q", names, want)
 		}
 	}
@@ -84,6 +97,10 @@ func TestAppLinks_Documented(t *testing.T) {
 		// then "https://web3.okx.com/download?deeplink=" +
 		// encodeURIComponent(deepLink): the page's address encoded twice.
 		"OKX Wallet": "https://web3.okx.com/download?deeplink=okx%3A%2F%2Fwallet%2Fdapp%2Furl%3FdappUrl%3Dhttps%253A%252F%252Fbot.example.org%252Fverify%252F00112233445566778899aabbccddeeff",
+		// phantom.app/ul/browse/<url>?ref=<ref>, both URL-encoded, as
+		// the documentation's example
+		// (browse/https%3A%2F%2Fmagiceden.io%2F...?ref=https%3A%2F%2Fmagiceden.io).
+		"Phantom": "https://phantom.app/ul/browse/https%3A%2F%2Fbot.example.org%2Fverify%2F00112233445566778899aabbccddeeff?ref=https%3A%2F%2Fbot.example.org",
 	}
 	got := make(map[string]string)
 	for _, l := range appLinks(page) {
