@@ -58,11 +58,11 @@ func (b *Bot) SealPost(ctx context.Context, ref PostRef, p Post) Post {
 // command stopped, for the command's reply to publish, with what
 // MintAttendees said. The command takes on telling the summary first
 // (core.AttendanceService.ClaimSummary), so that no replica's summaries
-// queue tells it meanwhile; the post's publication marks it told (Posted).
-// A post that is not published leaves it owed: the queue tells it once
-// the claim's lease ends. Neither mints nor post (nil) when another
-// process holds the summary already: it does both. A claim that fails is logged and the post
-// made: the summary may then be told twice, never lost.
+// queue tells it meanwhile; the post's publication marks it told (Posted). A
+// post that is not published leaves it owed: the queue tells it once the
+// claim's lease ends. Neither mints nor post (nil) when another process
+// holds the summary already: it does both. A claim that fails is logged and
+// the post made: the summary may then be told twice, never lost.
 func (b *Bot) stopSummary(ctx context.Context, sum core.AttendanceSummary) (*Post, string, error) {
 	id := sum.Session.ID
 	_, ok, err := b.attendance.ClaimSummary(ctx, id)

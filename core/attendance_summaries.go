@@ -42,7 +42,7 @@ type AttendanceSummaryStore interface {
 
 // AttendanceSummaryLease is how long the process that took on a summary
 // (ClaimSummary) holds it: minting to the eligible members and posting
-// fit in it (bot.AttendanceStopTimeout and a post's time). A process that died holding it leaves it to the next one
+// fit in it. A process that died holding it leaves it to the next one
 // after that.
 const AttendanceSummaryLease = 10 * time.Minute
 
@@ -75,12 +75,12 @@ type SummaryClaim struct {
 }
 
 // OwedSummaries returns the summaries still owed of stopped sessions, in
-// places on one of platforms (those this process can post to): the
-// process that stopped one died before telling it, or could not tell it
-// (a moderator's stop whose reply's post was not published, too). Those tried least come first, so that summaries failing
-// again and again do not hold back the others. Each is rebuilt from the
-// stored session and results; ClaimSummary decides who tells it. It
-// returns the store's error.
+// places on one of platforms (those this process can post to): the process
+// that stopped one died before telling it, or could not tell it (a
+// moderator's stop whose reply's post was not published, too). Those tried
+// least come first, so that summaries failing again and again do not hold
+// back the others. Each is rebuilt from the stored session and results;
+// ClaimSummary decides who tells it. It returns the store's error.
 func (s *AttendanceService) OwedSummaries(ctx context.Context, platforms ...Platform) ([]AttendanceSummary, error) {
 	const op = "owed attendance summaries"
 	if len(platforms) == 0 {
@@ -128,9 +128,9 @@ func (s *AttendanceService) ClaimSummary(ctx context.Context, sessionID int64) (
 	return SummaryClaim{SessionID: sessionID, Attempt: attempt, token: token}, true, nil
 }
 
-// SummaryTold records that the session's summary is out (published, or
-// told as a notice), or that the stop posts its own (a moderator's): it
-// is owed no more, whoever holds it. It returns the store's error.
+// SummaryTold records that the session's summary is out (its post published,
+// or told as a notice): it is owed no more, whoever holds it. It returns the
+// store's error.
 func (s *AttendanceService) SummaryTold(ctx context.Context, sessionID int64) error {
 	return wrapNil("attendance summary told", s.store.MarkAttendanceSummary(ctx, sessionID, s.clock.Now()))
 }

@@ -191,14 +191,14 @@ func (db *DB) MarkWebsiteSent(ctx context.Context, c core.WebsiteClaim, at time.
 	return websiteChanged(db.gorm.WithContext(ctx), "mark website claim sent", c.ID, res)
 }
 
-// FinishWebsiteClaim records what became of the claim c the dispatcher
-// took, from sending by that take (c.Tries) only: minted (with the claim record's code and transaction
-// when the service gave them), refused (with its reason; nothing was
-// minted, so it is no longer sent), or queued again, due at out.DueAt (the
-// service asked to slow down, or the outcome is unknown: out.Sent). It
-// returns core.ErrConflict unless the claim is sending by that take (a
-// taker whose lease ran out records nothing over the next taker's), and
-// an error for an unknown outcome.
+// FinishWebsiteClaim records what became of the claim c the dispatcher took,
+// from sending by that take (c.Tries) only: minted (with the claim record's
+// code and transaction when the service gave them), refused (with its
+// reason; nothing was minted, so it is no longer sent), or queued again, due
+// at out.DueAt (the service asked to slow down, or the outcome is unknown:
+// out.Sent). It returns core.ErrConflict unless the claim is sending by that
+// take (a taker whose lease ran out records nothing over the next taker's),
+// and an error for an unknown outcome.
 func (db *DB) FinishWebsiteClaim(ctx context.Context, c core.WebsiteClaim, out core.WebsiteOutcome, at time.Time) error {
 	const op = "finish website claim"
 	g := db.gorm.WithContext(ctx)

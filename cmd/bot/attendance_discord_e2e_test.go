@@ -667,11 +667,16 @@ func TestAttendance_DiscordStopPostFailed(t *testing.T) {
 		post := r.posted("**Attendance of Community call**", "1 member attended, 1 met the minimum of 10 minutes",
 			"Press Claim to get your POAP.")
 		discordReply(ctx, t, r.srv.Press(ada, r.claimButton(post)), containing("/mint/"))
+		// The post shows before the background tell marks the summary
+		// told: stopping Main waits for that tell to end.
+		r.stop()
 		r.clock.Add(core.AttendanceSummaryLease)
+		r.start()
 		r.s.m.owedSummaries(ctx)
 		if owed, err := r.s.m.attendance.OwedSummaries(ctx, core.Discord); err != nil || len(owed) != 0 {
 			t.Errorf("summaries owed after the summary was told = %d, %v; want none", len(owed), err)
 		}
+		r.stop()
 		if n := r.summaries(); n != 1 {
 			t.Errorf("%d summaries in the channel, want 1", n)
 		}

@@ -120,7 +120,7 @@ func startBuilt(t testing.TB, bin string, env map[string]string, args ...string)
 }
 
 // buildBot builds ./cmd/bot as the Dockerfile does (CGO_ENABLED=0,
-// -trimpath) into the test's temporary directory and returns its path.
+// -trimpath, -ldflags "-s -w") into the test's temporary directory and returns its path.
 func buildBot(t testing.TB) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
@@ -128,7 +128,7 @@ func buildBot(t testing.TB) string {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	bin := filepath.Join(t.TempDir(), "bot")
-	build := exec.Command(goTool, "build", "-trimpath", "-o", bin, ".")
+	build := exec.Command(goTool, "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/bot: %v\n%s", err, out)
