@@ -18,7 +18,6 @@ import (
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // dropStore is what the drop tests need of a store: what the services
@@ -57,7 +56,7 @@ func eachDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 // for what only storage implements (attendance).
 func eachDBDropEnv(t *testing.T, f func(t *testing.T, e *dropEnv)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(storage.Key{7}))
 		if err != nil {
 			t.Fatalf("storage.Open() = %v", err)

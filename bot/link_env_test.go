@@ -11,7 +11,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // t0 is when the link tests start, on the fake clock.
@@ -68,7 +67,7 @@ func (o *lockedObserver) ObserveCommand(platform, command, outcome string) {
 // eachLinkEnv runs f on a new environment per dialect (see storagetest).
 func eachLinkEnv(t *testing.T, opts Options, f func(t *testing.T, e *linkEnv)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		f(t, newLinkEnv(t, newURL(), opts))
 	})
 }

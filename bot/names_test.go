@@ -7,7 +7,6 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // TestHandle_NamesWithoutDirectionControls: the names a platform gives
@@ -15,7 +14,7 @@ import (
 // them: the member's stored name, the challenge message and what the
 // adapter reads back from the request are clean.
 func TestHandle_NamesWithoutDirectionControls(t *testing.T) {
-	e := newLinkEnv(t, storagetest.SQLiteURL(t), Options{})
+	e := newLinkEnv(t, migrated.SQLiteURL(t), Options{})
 	req := &Request{Place: core.Place{Platform: core.Telegram, ExternalID: "4242", Name: "\u202Bthe group\u202C"}, Chat: Chat{Private: true},
 		Caller: Caller{ExternalID: "4242", Name: "Ann\u202Egnp.exe\u2067\u200F"}}
 	reply, ok := e.b.HandleLine(context.Background(), req, "/link "+coretest.TestAddress, "")

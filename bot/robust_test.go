@@ -13,7 +13,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // badLines are things members type by mistake, or on purpose. Each must get
@@ -38,7 +37,7 @@ var badLines = []string{
 // real store with the sandbox: each gets a personal answer that says what
 // is wrong, counted as a user error, never an internal one.
 func TestBot_BadInput(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		e := newDropEnv(t, openStore(t, newURL()))
 		for _, mod := range []bool{false, true} {
 			for _, line := range badLines {
@@ -99,7 +98,7 @@ func TestBot_SameAnswer(t *testing.T) {
 			}
 		}
 	})
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		e := newDropEnv(t, openStore(t, newURL()))
 		var got []string
 		for _, tt := range tests {
@@ -127,7 +126,7 @@ func FuzzBot_HandleLine(f *testing.F) {
 	}
 	f.Add(fmt.Sprintf("/poaps %s", sandbox.DemoWallet))
 	f.Add("/drop add 197001 123456")
-	e := newDropEnv(f, openStore(f, storagetest.SQLiteURL(f)))
+	e := newDropEnv(f, openStore(f, migrated.SQLiteURL(f)))
 	f.Fuzz(func(t *testing.T, line string) {
 		req := &Request{Place: core.Place{Platform: core.Console, ExternalID: "guild"}, Caller: Caller{ExternalID: "m", Name: "m", ManagesDrops: true}}
 		if reply, ok := e.b.HandleLine(context.Background(), req, line, ""); ok && reply.Text == "" && reply.Post == nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // fakeSigner signs for coretest.TestAddress only.
@@ -80,12 +79,12 @@ func signRefusals(t *testing.T, b *Bot) {
 }
 
 func TestSign_OnlyWithSigner(t *testing.T) {
-	without := newLinkEnv(t, storagetest.SQLiteURL(t), Options{}).b
+	without := newLinkEnv(t, migrated.SQLiteURL(t), Options{}).b
 	lineOn(t, without, core.Console, "alice", "/link "+coretest.TestAddress)
 	if got := lineOn(t, without, core.Console, "alice", "/sign"); !strings.Contains(got, "I don't know the command `/sign`") {
 		t.Errorf("/sign without a signer = %q, want the unknown command", got)
 	}
-	with := newLinkEnv(t, storagetest.SQLiteURL(t), Options{Signer: fakeSigner{}}).b
+	with := newLinkEnv(t, migrated.SQLiteURL(t), Options{Signer: fakeSigner{}}).b
 	for _, tt := range []struct {
 		b        *Bot
 		platform core.Platform

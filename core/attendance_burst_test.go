@@ -89,7 +89,7 @@ func TestAttendance_Burst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("5,000 events: not in -short")
 	}
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		feedBurst(t, newAttendanceRig(t, newURL(), 0), newBurst(5000, 1000, 26))
 	})
 }

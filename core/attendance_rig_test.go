@@ -9,7 +9,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // attT0 is when attendance tests start.
@@ -28,11 +27,10 @@ type attendanceRig struct {
 	mod   core.Member
 }
 
-// eachAttendanceDB runs f with a rig on each database (see
-// storagetest.Each).
+// eachAttendanceDB runs f with a rig on each database (see migrated).
 func eachAttendanceDB(t *testing.T, max time.Duration, f func(t *testing.T, r *attendanceRig)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		f(t, newAttendanceRig(t, newURL(), max))
 	})
 }

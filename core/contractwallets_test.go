@@ -10,7 +10,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // fakeChain answers every signature the same way.
@@ -33,7 +32,7 @@ func (f fakeChain) ValidSignature(context.Context, string, []byte, []byte) (bool
 // on another chain says no, an unreachable chain counts nothing, and
 // without chains a mismatch says so.
 func TestWalletService_ContractWallets(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)
@@ -78,7 +77,7 @@ func TestWalletService_ContractWallets(t *testing.T) {
 // signature longer than a key's (or wrapped by ERC-6492) is
 // ErrChainsNotConfigured, not a malformed one, and counts for nothing.
 func TestWalletService_ContractSignatureWithoutChains(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +109,7 @@ func TestWalletService_ContractSignatureWithoutChains(t *testing.T) {
 // ChainChecksBurst times at once, then once per ChainCheckEvery, even when
 // every answer is an outage that counts nothing against the challenge.
 func TestWalletService_ChainChecksBudget(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)

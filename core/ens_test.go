@@ -12,7 +12,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // ensVector is one of ENSIP-15's validation vectors: a name, and either
@@ -160,7 +159,7 @@ func TestParseWallet_ENSReasons(t *testing.T) {
 // name that is neither linked nor valid is still refused with its reason.
 func TestWalletService_Unlink_EarlierRules(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // blockingActions is a platform whose Standing blocks until released, so
@@ -37,7 +36,7 @@ func (b *blockingActions) Standing(ctx context.Context, place string, t core.Gat
 // at the same time: while one is inside it, the other's /gate sync and
 // scheduled sweep do not start it; once it ends, the other may.
 func TestGate_ReplicasNeverSweepAPlaceTogether(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		ctx := context.Background()
 		url := newURL()
 		key, err := storage.ParseKey(strings.Repeat("cd", 32))

@@ -9,7 +9,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // TestGateService_Minted_OnlyVerifiedWallets: a mint to a wallet the
@@ -216,7 +215,7 @@ func (r *followRig) scans() int {
 // recorded first (a sender that outlived its lease) is not told again.
 func TestMintLinkService_ReconcileMints_Follows(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		t.Run("Settled", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), 0)
 			r.addDrop(t, core.ClaimMint)
@@ -308,7 +307,7 @@ func (r *followRig) deadLink(t *testing.T, d core.Drop, who, addr string) core.M
 // gates once, from one scan; one minted while they wait is told once too.
 func TestWebsiteService_RunWebsiteClaims_Follows(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		t.Run("Late", func(t *testing.T) {
 			r := newFollowRig(t, newURL(), time.Nanosecond)
 			r.addDrop(t, core.ClaimWebsite)

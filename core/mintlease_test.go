@@ -9,7 +9,6 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // TestMintLinkService_ReconcileMints_InFlight starts the reconciler while
@@ -21,7 +20,7 @@ import (
 // link recorded minted, audited once.
 func TestMintLinkService_ReconcileMints_InFlight(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db := openKeyed(t, newURL())
 		const n = 4
 		base := newDropIssuer()
@@ -95,7 +94,7 @@ func TestMintLinkService_ReconcileMints_InFlight(t *testing.T) {
 // is settled too.
 func TestMintLinkService_ReconcileMints_Replicas(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		url := newURL()
 		first := openKeyed(t, url)
 		second := first

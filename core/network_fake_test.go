@@ -10,7 +10,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // chainIssuer is a core.NetworkIssuer in memory: one drop, eventID, with an
@@ -124,7 +123,7 @@ func eachNetworkDB(t *testing.T, f func(t *testing.T, db *storage.DB)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL(), storage.WithKey(key))
 		if err != nil {
 			t.Fatal(err)

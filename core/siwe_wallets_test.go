@@ -9,7 +9,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 const siweURL = "https://bot.example.org:8443"
@@ -18,7 +17,7 @@ const siweURL = "https://bot.example.org:8443"
 // second one of another PUBLIC_URL on the same database.
 func siweServices(t *testing.T, f func(t *testing.T, s, moved *core.WalletService, clock *coretest.Clock)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +196,7 @@ func TestWalletService_Verify_SIWEStoredChecked(t *testing.T) {
 }
 
 func TestNewWalletService_PublicURL(t *testing.T) {
-	db, err := storage.Open(t.Context(), storagetest.SQLiteURL(t))
+	db, err := storage.Open(t.Context(), migrated.SQLiteURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,13 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // eachLimitedService runs f on a WalletService with limits over a new
 // database of each dialect.
 func eachLimitedService(t *testing.T, limits core.LinkLimits, f func(t *testing.T, s *core.WalletService, clock *coretest.Clock)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 var alice = core.Member{Platform: core.Discord, ExternalID: "123456", Name: "alice"}
@@ -17,7 +16,7 @@ var alice = core.Member{Platform: core.Discord, ExternalID: "123456", Name: "ali
 // eachService runs f on a Service over a new database of each dialect.
 func eachService(t *testing.T, f func(t *testing.T, s *core.WalletService, clock *coretest.Clock)) {
 	t.Helper()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		db, err := storage.Open(t.Context(), newURL())
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/poapbot/poapbot/poap/auth"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // Credentials of the setup checks; neither may appear in a line or a log.
@@ -34,7 +33,7 @@ func newCheckEnv(t *testing.T) *checkEnv {
 	sb := sandbox.New(sandbox.Options{APIKey: testKey, ClientID: checkClientID, ClientSecret: checkSecret.Reveal()})
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	db, err := storage.Open(t.Context(), storagetest.SQLiteURL(t), storage.WithKey(storage.Key{3}))
+	db, err := storage.Open(t.Context(), migrated.SQLiteURL(t), storage.WithKey(storage.Key{3}))
 	if err != nil {
 		t.Fatal(err)
 	}

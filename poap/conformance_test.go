@@ -15,7 +15,6 @@ import (
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // Credentials of the conformance run.
@@ -41,7 +40,7 @@ func newConformance(t *testing.T) *conformance {
 	t.Cleanup(func() { sb.Close() })
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	db, err := storage.Open(t.Context(), storagetest.SQLiteURL(t), storage.WithKey(storage.Key{1}))
+	db, err := storage.Open(t.Context(), migrated.SQLiteURL(t), storage.WithKey(storage.Key{1}))
 	if err != nil {
 		t.Fatal(err)
 	}

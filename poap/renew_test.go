@@ -18,7 +18,6 @@ import (
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // The client credentials of the renewal tests; the secret must never appear
@@ -67,7 +66,7 @@ func protected(t *testing.T, sb *sandbox.Server) (string, func(path string) int)
 // logs do not hold the client secret.
 func newRenewClient(t *testing.T, sb *sandbox.Server, base string, clock *coretest.Clock, apiKey core.Secret) *poap.Client {
 	t.Helper()
-	db, err := storage.Open(t.Context(), storagetest.SQLiteURL(t), storage.WithKey(storage.Key{0: 7, 31: 1}))
+	db, err := storage.Open(t.Context(), migrated.SQLiteURL(t), storage.WithKey(storage.Key{0: 7, 31: 1}))
 	if err != nil {
 		t.Fatalf("storage.Open() = %v", err)
 	}

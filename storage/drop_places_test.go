@@ -11,7 +11,7 @@ import (
 
 func TestDB_DropTenants(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		db := openTest(t, newURL())
 		var groups []core.Place
 		for _, id := range []string{"-1001", "-1002", "-1003"} {

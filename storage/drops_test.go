@@ -91,7 +91,7 @@ func mustStock(t *testing.T, db *DB, dropID int64) core.Stock {
 
 func TestDB_AddDrop(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		databaseURL := newURL()
 		db := openTest(t, databaseURL)
 		tn := mustTenant(t, db, "add-drop")

@@ -13,7 +13,7 @@ import (
 
 func TestDB_TryExclusive(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		url := newURL()
 		// Two replicas (or, on SQLite, two users of the file in one
 		// process).

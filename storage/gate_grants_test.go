@@ -94,7 +94,7 @@ func TestDB_ClaimGrant(t *testing.T) {
 // grant at once; one claims it, and of racing drops one drops it.
 func TestDB_ClaimGrant_Race(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		dbs := replicas(t, newURL(), 4)
 		g := mustAddGate(t, dbs[0], newGate(mustTenant(t, dbs[0], "race").ID, "role"))
 		u := mustUpsertUser(t, dbs[0], core.Discord, "racer", "")

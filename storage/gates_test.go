@@ -225,7 +225,7 @@ func TestDB_RemoveGate(t *testing.T) {
 // stays until the gate resumes.
 func TestDB_PauseGate(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		dbs := replicas(t, newURL(), 4)
 		db := dbs[0]
 		g := mustAddGate(t, db, newGate(mustTenant(t, db, "pause").ID, "role"))

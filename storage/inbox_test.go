@@ -119,7 +119,7 @@ func storedUpdate(t *testing.T, db *DB, botID, id int64) (r inboxRow, ok bool) {
 // its own; a batch counts only its new updates.
 func TestDB_AddUpdates(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		dbs := replicas(t, newURL(), 2)
 		db := dbs[0]
 		var added atomic.Int64

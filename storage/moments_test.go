@@ -134,7 +134,7 @@ func TestDB_AddMoment(t *testing.T) {
 // request record it once, and all learn which post has it.
 func TestDB_AddMoment_Concurrent(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		const n = 8
 		dbs := replicas(t, newURL(), n)
 		tn := mustTenant(t, dbs[0], "race")
@@ -280,7 +280,7 @@ func TestDB_AddMoment_RepeatedFile(t *testing.T) {
 // different keys at once, on separate handles: one is recorded.
 func TestDB_AddMoment_RepeatedFileConcurrent(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		const n = 8
 		dbs := replicas(t, newURL(), n)
 		tn := mustTenant(t, dbs[0], "race")
@@ -313,7 +313,7 @@ func TestDB_AddMoment_RepeatedFileConcurrent(t *testing.T) {
 // repeat.
 func TestDB_AddMoment_FilesInOtherOrders(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		dbs := replicas(t, newURL(), 2)
 		tn := mustTenant(t, dbs[0], "orders")
 		u := mustUpsertUser(t, dbs[0], core.Discord, "orderly", "")

@@ -2,8 +2,10 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
@@ -24,10 +26,25 @@ func eachDialect(t *testing.T, f func(t *testing.T, newURL func() string)) {
 	storagetest.Each(t, f)
 }
 
-// eachDB runs f on a new empty database of each dialect (see eachDialect).
+// migrated makes the SQLite databases of eachMigrated: copies of a file
+// Open migrated once.
+var migrated = storagetest.NewTemplate(func(ctx context.Context, databaseURL string) (io.Closer, error) {
+	return Open(ctx, databaseURL)
+})
+
+// eachMigrated is eachDialect for tests that are not about migrating: the
+// SQLite databases newURL returns are already migrated (see
+// storagetest.Template), and opening them finds nothing to apply.
+func eachMigrated(t *testing.T, f func(t *testing.T, newURL func() string)) {
+	t.Helper()
+	migrated.Each(t, f)
+}
+
+// eachDB runs f on a new database of each dialect, opened and migrated
+// (see eachMigrated).
 func eachDB(t *testing.T, f func(t *testing.T, db *DB)) {
 	t.Helper()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		f(t, openTest(t, newURL()))
 	})
 }

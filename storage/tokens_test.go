@@ -219,7 +219,7 @@ func TestDB_RecordTokenIssue_Prunes(t *testing.T) {
 
 func TestDB_LockTokens(t *testing.T) {
 	t.Parallel()
-	eachDialect(t, func(t *testing.T, newURL func() string) {
+	eachMigrated(t, func(t *testing.T, newURL func() string) {
 		databaseURL := newURL()
 		replicas := replicas(t, databaseURL, 2)
 		t.Run("NoOverlap", func(t *testing.T) {

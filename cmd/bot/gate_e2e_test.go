@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/poapbot/poapbot/bot/discord/discordtest"
+	"github.com/poapbot/poapbot/bot/telegram"
 	"github.com/poapbot/poapbot/bot/telegram/telegramtest"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
@@ -84,7 +85,12 @@ func TestGate_TelegramJoinRequests(t *testing.T) {
 	for name, dbURL := range testDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tg, s := startTelegram(t, dbURL, nil)
+			// Each member reads several private messages in a row;
+			// Telegram's three in three seconds would make them wait: this
+			// test is not about that limit.
+			tg, s := startTelegram(t, dbURL, func(m *Main) {
+				m.TelegramLimits.Private = telegram.Window{N: 1000, Per: time.Second}
+			})
 			ctx, cancel := context.WithTimeout(context.Background(), 3*gateWait)
 			defer cancel()
 			group, mod := gatedGroup(tg)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
@@ -116,12 +117,33 @@ func TestRun_Configuration(t *testing.T) {
 	}
 }
 
+// migrated makes the SQLite files of testDatabases and startMainTuned:
+// copies of one storage.Open migrated once per test process (see
+// storagetest.Template).
+var migrated = storagetest.NewTemplate(func(ctx context.Context, databaseURL string) (io.Closer, error) {
+	return storage.Open(ctx, databaseURL)
+})
+
 // testDatabases lists the databases the end-to-end test runs on: a SQLite
-// file always, PostgreSQL when TEST_DATABASE_URL is set (in a schema of its
-// own, so runs never see each other's rows).
+// file always, already migrated, and PostgreSQL when TEST_DATABASE_URL is
+// set (in a schema of its own, so runs never see each other's rows).
 func testDatabases(t *testing.T) map[string]string {
 	t.Helper()
-	dbs := map[string]string{"sqlite": storagetest.SQLiteURL(t)}
+	return databases(t, migrated.SQLiteURL)
+}
+
+// emptyDatabases is testDatabases with an empty SQLite file, for the tests
+// of what the bot's start does to a new database.
+func emptyDatabases(t *testing.T) map[string]string {
+	t.Helper()
+	return databases(t, storagetest.SQLiteURL)
+}
+
+// databases lists a SQLite database sqliteURL makes and, when
+// TEST_DATABASE_URL is set, a PostgreSQL schema.
+func databases(t *testing.T, sqliteURL func(testing.TB) string) map[string]string {
+	t.Helper()
+	dbs := map[string]string{"sqlite": sqliteURL(t)}
 	if base := os.Getenv(storagetest.EnvURL); base != "" {
 		dbs["postgres"] = storagetest.PostgresURL(t, base)
 	}
@@ -166,7 +188,7 @@ func startMainTuned(t testing.TB, env map[string]string, withConsole bool, tune 
 		env["BOT_SECRET_KEY"] = strings.Repeat("ab", 32)
 	}
 	if env["DATABASE_URL"] == "" {
-		env["DATABASE_URL"] = storagetest.SQLiteURL(t)
+		env["DATABASE_URL"] = migrated.SQLiteURL(t)
 	}
 	cfg := testConfig(t, env)
 	in, stdin := io.Pipe()
@@ -234,7 +256,7 @@ func TestMain_Console(t *testing.T) {
 // no migration again and the bot still answers.
 func TestMain_Restart(t *testing.T) {
 	t.Parallel()
-	for name, url := range testDatabases(t) {
+	for name, url := range emptyDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var versions []int

@@ -8,14 +8,13 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 // TestSign_Console links a demo wallet under -sandbox on the console and
 // has /sign prove it; /sign refuses a wallet that is not a demo wallet.
 func TestSign_Console(t *testing.T) {
 	t.Parallel()
-	s := startMain(t, storagetest.SQLiteURL(t))
+	s := startMain(t, migrated.SQLiteURL(t))
 	fmt.Fprintf(s.stdin, "/as alice\n/link %s\n", sandbox.DemoWallet2)
 	waitOutput(t, s, "Signing is free")
 	msg := challengeIn(t, s.out.String())

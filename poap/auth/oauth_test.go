@@ -12,7 +12,6 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/wire"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 func TestTokens_ServiceErrors(t *testing.T) {
@@ -34,7 +33,7 @@ func TestTokens_ServiceErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTokenEnv(t)
-			tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{ClientSecret: tt.secret})
+			tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{ClientSecret: tt.secret})
 			e.sb.FailNext(min(tt.fail, 1), tt.fail)
 			_, err := tk.Token(t.Context(), tt.audience)
 			var apiErr *poap.APIError
@@ -91,7 +90,7 @@ func TestTokens_Response(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url, got := tokenServer(t, tt.status, tt.body)
-			db := openStore(t, storagetest.SQLiteURL(t))
+			db := openStore(t, migrated.SQLiteURL(t))
 			clock := newClock()
 			tk, err := New(Options{AuthURL: url + "/", ClientID: testClientID, ClientSecret: testClientSecret, Store: db, Now: clock.Now})
 			if err != nil {
@@ -122,7 +121,7 @@ func TestTokens_Response(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	db := openStore(t, storagetest.SQLiteURL(t))
+	db := openStore(t, migrated.SQLiteURL(t))
 	ok := Options{AuthURL: "https://auth.accounts.poap.xyz", ClientID: "id", ClientSecret: "hunter2", Store: db}
 	if _, err := New(ok); err != nil {
 		t.Errorf("New(%+v) = %v, want nil", ok, err)

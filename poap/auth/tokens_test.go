@@ -12,12 +12,11 @@ import (
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
-	"github.com/poapbot/poapbot/storage/storagetest"
 )
 
 func TestTokens_Restarts(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		e := newTokenEnv(t)
 		databaseURL := newURL()
 		var first core.Secret
@@ -46,7 +45,7 @@ func TestTokens_Restarts(t *testing.T) {
 
 func TestTokens_Concurrent(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		e := newTokenEnv(t)
 		databaseURL := newURL()
 		// Two replicas: two handles on PostgreSQL; on SQLite, which one
@@ -86,7 +85,7 @@ func TestTokens_Budget(t *testing.T) {
 	t.Parallel()
 	t.Run("StoredIssues", func(t *testing.T) {
 		e := newTokenEnv(t)
-		db := openStore(t, storagetest.SQLiteURL(t))
+		db := openStore(t, migrated.SQLiteURL(t))
 		// Another replica spent the budget in the last hour.
 		for _, ago := range []time.Duration{50, 40, 30, 10} {
 			if err := db.RecordTokenIssue(t.Context(), e.client(), audience, e.clock.Now().Add(-ago*time.Minute)); err != nil {
@@ -111,7 +110,7 @@ func TestTokens_Budget(t *testing.T) {
 	})
 	t.Run("FifthRenewal", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
+		tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{})
 		token, err := tk.Token(t.Context(), audience)
 		if err != nil {
 			t.Fatalf("Token() = %v", err)
@@ -134,7 +133,7 @@ func TestTokens_Budget(t *testing.T) {
 func TestTokens_RenewAhead(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	db := openStore(t, storagetest.SQLiteURL(t))
+	db := openStore(t, migrated.SQLiteURL(t))
 	tk := e.newTokens(t, db, Options{})
 	first, err := tk.Token(t.Context(), audience)
 	if err != nil {
@@ -159,7 +158,7 @@ func TestTokens_RenewFailure(t *testing.T) {
 	t.Parallel()
 	t.Run("KeepsWorkingToken", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
+		tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{})
 		first, _ := tk.Token(t.Context(), audience)
 		e.clock.Add(sandboxLifetime - time.Hour)
 		e.sb.FailNext(1, 503)
@@ -180,7 +179,7 @@ func TestTokens_RenewFailure(t *testing.T) {
 	})
 	t.Run("ExpiredToken", func(t *testing.T) {
 		e := newTokenEnv(t)
-		tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
+		tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{})
 		tk.Token(t.Context(), audience)
 		e.clock.Add(sandboxLifetime)
 		e.sb.FailNext(1, 503)
@@ -193,7 +192,7 @@ func TestTokens_RenewFailure(t *testing.T) {
 func TestTokens_Renew(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
+	tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{})
 	first, _ := tk.Token(t.Context(), audience)
 	second, err := tk.Renew(t.Context(), audience, first)
 	if err != nil || second == first || e.tokenRequests() != 2 {
@@ -226,7 +225,7 @@ const sandboxLifetime = 24 * time.Hour
 func TestTokens_ContextDone(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	tk := e.newTokens(t, openStore(t, storagetest.SQLiteURL(t)), Options{})
+	tk := e.newTokens(t, openStore(t, migrated.SQLiteURL(t)), Options{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := tk.Token(ctx, audience); !errors.Is(err, context.Canceled) {
@@ -239,7 +238,7 @@ func TestTokens_ContextDone(t *testing.T) {
 
 func TestTokens_Clients(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, newURL func() string) {
+	migrated.Each(t, func(t *testing.T, newURL func() string) {
 		// Production's token service and a sandbox's, with the same
 		// client id and audience, on one store: each keeps its own token
 		// and budget.
@@ -285,7 +284,7 @@ func TestTokens_Clients(t *testing.T) {
 func TestTokens_BudgetAcrossAudiences(t *testing.T) {
 	t.Parallel()
 	e := newTokenEnv(t)
-	db := openStore(t, storagetest.SQLiteURL(t))
+	db := openStore(t, migrated.SQLiteURL(t))
 	// Three tokens for Moments in the last hour, one of another client.
 	for _, ago := range []time.Duration{50, 40, 30} {
 		if err := db.RecordTokenIssue(t.Context(), e.client(), sandbox.DefaultMomentsAudience, e.clock.Now().Add(-ago*time.Minute)); err != nil {

@@ -1,7 +1,8 @@
-// Package storagetest gives tests empty databases of every dialect the bot
-// runs on: a SQLite file always, and a PostgreSQL schema of its own when
+// Package storagetest gives tests databases of every dialect the bot runs
+// on: a SQLite file always, and a PostgreSQL schema of its own when
 // TEST_DATABASE_URL is set (CI sets it), so tests run in parallel and again
-// without seeing each other's rows.
+// without seeing each other's rows. They are empty, or with a Template,
+// SQLite files already migrated.
 package storagetest
 
 import (
@@ -25,9 +26,15 @@ const EnvURL = "TEST_DATABASE_URL"
 // which returns the URL of a new empty database each time it is called.
 func Each(t *testing.T, f func(t *testing.T, newURL func() string)) {
 	t.Helper()
+	each(t, f, SQLiteURL)
+}
+
+// each is Each with sqliteURL making the SQLite databases.
+func each(t *testing.T, f func(t *testing.T, newURL func() string), sqliteURL func(testing.TB) string) {
+	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		f(t, func() string { return SQLiteURL(t) })
+		f(t, func() string { return sqliteURL(t) })
 	})
 	t.Run("postgres", func(t *testing.T) {
 		base := os.Getenv(EnvURL)
