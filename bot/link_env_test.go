@@ -11,6 +11,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // t0 is when the link tests start, on the fake clock.

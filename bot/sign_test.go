@@ -7,6 +7,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // fakeSigner signs for coretest.TestAddress only.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/storage/storagetest"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // burst is a large call's voice events: n events over members, one a

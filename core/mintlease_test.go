@@ -9,6 +9,7 @@ import (
 
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // TestMintLinkService_ReconcileMints_InFlight starts the reconciler while

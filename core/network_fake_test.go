@@ -10,6 +10,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // chainIssuer is a core.NetworkIssuer in memory: one drop, eventID, with an

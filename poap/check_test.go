@@ -12,6 +12,7 @@ import (
 	"github.com/poapbot/poapbot/poap/auth"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // Credentials of the setup checks; neither may appear in a line or a log.

@@ -15,6 +15,7 @@ import (
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/poap/wire"
 	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // Credentials of the conformance run.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/poapbot/poapbot/internal/testlog"
 	"github.com/poapbot/poapbot/poap/sandbox"
-	"github.com/poapbot/poapbot/storage"
 	"github.com/poapbot/poapbot/storage/storagetest"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // configVars are the variables a test clears so the developer's own
@@ -116,13 +116,6 @@ func TestRun_Configuration(t *testing.T) {
 		})
 	}
 }
-
-// migrated makes the SQLite files of testDatabases and startMainTuned:
-// copies of one storage.Open migrated once per test process (see
-// storagetest.Template).
-var migrated = storagetest.NewTemplate(func(ctx context.Context, databaseURL string) (io.Closer, error) {
-	return storage.Open(ctx, databaseURL)
-})
 
 // testDatabases lists the databases the end-to-end test runs on: a SQLite
 // file always, already migrated, and PostgreSQL when TEST_DATABASE_URL is

@@ -8,6 +8,7 @@ import (
 	"github.com/poapbot/poapbot/bot"
 	"github.com/poapbot/poapbot/core/coretest"
 	"github.com/poapbot/poapbot/poap/sandbox"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 // TestSign_Console links a demo wallet under -sandbox on the console and

@@ -12,6 +12,7 @@ import (
 	"github.com/poapbot/poapbot/core"
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/wire"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 func TestTokens_ServiceErrors(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/poapbot/poapbot/poap"
 	"github.com/poapbot/poapbot/poap/sandbox"
 	"github.com/poapbot/poapbot/storage"
+	"github.com/poapbot/poapbot/storage/storagetest/migrated"
 )
 
 func TestTokens_Restarts(t *testing.T) {
