@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,58 +67,6 @@ func claimAsync(ctx context.Context, r *deliveryRig) <-chan claimed {
 	return done
 }
 
-// leaseWebsite is a website claim of eventID whose mints the test steers:
-// onMint runs as the next mint starts (the lock released), and next, when
-// set, is what that mint answers instead of minting.
-type leaseWebsite struct {
-	mu     sync.Mutex
-	minted map[string]bool
-	onMint func()
-	next   error
-}
-
-func (w *leaseWebsite) Website(context.Context, string) (core.WebsiteStatus, error) {
-	return core.WebsiteStatus{Name: "lease", EventID: eventID, Active: true}, nil
-}
-func (w *leaseWebsite) RequestWebsite(context.Context, core.WebsiteRequest) error { return errNotHere }
-func (w *leaseWebsite) PendingWebsiteRequests(context.Context, int64) (int, error) {
-	return 0, nil
-}
-
-func (w *leaseWebsite) MintWebsite(_ context.Context, _, wallet string) (core.WebsiteMint, error) {
-	w.mu.Lock()
-	during := w.onMint
-	w.onMint = nil
-	w.mu.Unlock()
-	if during != nil {
-		during()
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err := w.next; err != nil {
-		w.next = nil
-		return core.WebsiteMint{}, err
-	}
-	wallet = strings.ToLower(wallet)
-	if w.minted[wallet] {
-		return core.WebsiteMint{}, core.ErrWalletHoldsDrop
-	}
-	w.minted[wallet] = true
-	return core.WebsiteMint{QRHash: "web-" + wallet}, nil
-}
-
-func (w *leaseWebsite) Holds(_ context.Context, wallet string, _ int64) (bool, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.minted[strings.ToLower(wallet)], nil
-}
-
-func (w *leaseWebsite) set(change func(w *leaseWebsite)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	change(w)
-}
-
 // finishTap passes FinishWebsiteClaim on and tells the test, for each,
 // which take of the claim it was for and what the store answered.
 type finishTap struct {
@@ -151,7 +97,7 @@ func TestWebsiteService_RunWebsiteClaims_StaleTaker(t *testing.T) {
 		ctx := t.Context()
 		address := fmt.Sprintf("0x%040x", 0xa01)
 		ann := deliveryMember(t, db, "ann", verifiedWallet(address))
-		web := &leaseWebsite{minted: map[string]bool{}}
+		web := &websiteFake{event: eventID, minted: map[string]bool{}}
 		store := &finishTap{WebsiteStore: db, done: make(chan finish, 8)}
 		clock := coretest.NewClock(t0)
 		heard := &mintCount{heard: map[string]int{}}
@@ -172,14 +118,14 @@ func TestWebsiteService_RunWebsiteClaims_StaleTaker(t *testing.T) {
 		}
 
 		first, second := newStall(t), newStall(t)
-		web.set(func(w *leaseWebsite) { w.onMint = first.hook })
+		web.set(func(w *websiteFake) { w.onMint = first.hook })
 		stop := dispatchWebsite(t, nt.websites)
 		first.reached(t, "the first take's mint")
-		web.set(func(w *leaseWebsite) { w.onMint = second.hook })
+		web.set(func(w *websiteFake) { w.onMint = second.hook })
 		clock.Add(core.WebsiteLease + time.Second)
 		second.reached(t, "the second take's mint, after the first's lease ran out")
 
-		web.set(func(w *leaseWebsite) { w.next = core.ErrIssuerUnavailable })
+		web.set(func(w *websiteFake) { w.next = core.ErrIssuerUnavailable })
 		first.let()
 		if got := within(t, store.done, "the first take's outcome"); got.tries != 1 || !errors.Is(got.err, core.ErrConflict) {
 			t.Errorf("the first take's outcome, after the second took the claim: take %d, %v; want take 1, %v", got.tries, got.err, core.ErrConflict)

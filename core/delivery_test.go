@@ -63,13 +63,7 @@ func (f *deliveryIssuer) Holds(_ context.Context, wallet string, _ int64) (bool,
 }
 
 func (f *deliveryIssuer) CreateDelivery(_ context.Context, r core.DeliveryRequest) (int64, error) {
-	f.mu.Lock()
-	during := f.onCreate
-	f.onCreate = nil
-	f.mu.Unlock()
-	if during != nil {
-		during()
-	}
+	runHook(&f.mu, &f.onCreate)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates++
@@ -102,13 +96,7 @@ func (f *deliveryIssuer) DeliveryBySlug(_ context.Context, slug string) (core.De
 }
 
 func (f *deliveryIssuer) ClaimDelivery(_ context.Context, _ int64, address string) (string, error) {
-	f.mu.Lock()
-	during := f.onClaim
-	f.onClaim = nil
-	f.mu.Unlock()
-	if during != nil {
-		during()
-	}
+	runHook(&f.mu, &f.onClaim)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := f.next

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"testing"
@@ -64,35 +65,66 @@ func (m *mintTap) Minted(ctx context.Context, user core.User, wallet string) {
 	m.heard <- user
 }
 
-// websiteFake is a website claim of followEvent that mints at once; what
-// it mints shows in the holders' scans.
+// websiteFake is a website claim of event (followEvent when 0) that mints
+// at once; what it mints shows in the holders' scans, when there are
+// holders. Tests steer the next mint: onMint runs as it starts (outside
+// the lock), and next, when set, is what it answers instead of minting.
 type websiteFake struct {
 	holders *holdersFake
+	event   int64
 	mu      sync.Mutex
 	minted  map[string]bool
+	onMint  func()
+	next    error
 }
 
-func (w *websiteFake) Website(context.Context, string) (core.WebsiteStatus, error) {
-	return core.WebsiteStatus{Name: "follow", EventID: followEvent, Active: true}, nil
+func (w *websiteFake) Website(_ context.Context, name string) (core.WebsiteStatus, error) {
+	return core.WebsiteStatus{Name: name, EventID: cmp.Or(w.event, followEvent), Active: true}, nil
 }
 func (w *websiteFake) RequestWebsite(context.Context, core.WebsiteRequest) error { return nil }
 func (w *websiteFake) PendingWebsiteRequests(context.Context, int64) (int, error) {
 	return 0, nil
 }
 func (w *websiteFake) MintWebsite(_ context.Context, _, wallet string) (core.WebsiteMint, error) {
+	runHook(&w.mu, &w.onMint)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.next; err != nil {
+		w.next = nil
+		return core.WebsiteMint{}, err
+	}
 	if w.minted[wallet] {
 		return core.WebsiteMint{}, core.ErrWalletHoldsDrop
 	}
 	w.minted[wallet] = true
-	w.holders.give(wallet, followEvent)
+	if w.holders != nil {
+		w.holders.give(wallet, followEvent)
+	}
 	return core.WebsiteMint{QRHash: "web-" + wallet}, nil
 }
 func (w *websiteFake) Holds(_ context.Context, wallet string, _ int64) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.minted[wallet], nil
+}
+
+// set changes the fake under its lock.
+func (w *websiteFake) set(change func(w *websiteFake)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	change(w)
+}
+
+// runHook runs the hook in *h once: taken and cleared under mu, run
+// outside it (a hook may hold the request until the test lets it go).
+func runHook(mu *sync.Mutex, h *func()) {
+	mu.Lock()
+	during := *h
+	*h = nil
+	mu.Unlock()
+	if during != nil {
+		during()
+	}
 }
 
 // followRig is a drop service whose MintEvents is a gate service, over
